@@ -1,0 +1,18 @@
+/** Codes of {@link SkillsetError}: programming errors and misuse, never problems in a skill. */
+export type SkillsetErrorCode = "internal" | "invalid-argument" | "invalid-option";
+
+/**
+ * The one error class skillset throws. It marks programmer errors (a wrong argument, a broken invariant);
+ * anything wrong with a skill is a diagnostic instead.
+ */
+export class SkillsetError extends Error {
+	readonly code: SkillsetErrorCode;
+	readonly data: unknown;
+
+	constructor(code: SkillsetErrorCode, message: string, options: { data?: unknown; cause?: unknown } = {}) {
+		super(message, { cause: options.cause });
+		this.name = "SkillsetError";
+		this.code = code;
+		this.data = options.data;
+	}
+}

@@ -1,0 +1,156 @@
+import type { Finding } from "./diagnostics.ts";
+
+const LF = 0x0a;
+const CR = 0x0d;
+const SPACE = 0x20;
+const TAB = 0x09;
+const DASH = 0x2d;
+
+/** The frontmatter cap: 64 KiB of YAML between the fences. */
+export const DEFAULT_MAX_FRONTMATTER_BYTES: number = 64 * 1024;
+
+/** Where the frontmatter fences are, in bytes of the file (the BOM included in the count). */
+export interface FenceLocation {
+	kind: "found";
+	/** Bytes of a leading UTF-8 BOM (0 or 3). */
+	bomLength: number;
+	/** 1-based line of the opening `---` (after any blank lines). */
+	openLine: number;
+	/** First byte of the YAML text, just after the opening fence line. */
+	yamlStart: number;
+	/** End of the YAML text: the first byte of the closing fence line. */
+	yamlEnd: number;
+	/** First byte after the closing fence line: where the body starts. */
+	bodyStart: number;
+	findings: Finding[];
+}
+
+/** The outcome of looking for the fences in a file, or in a prefix of it. */
+export type FenceResult = FenceLocation | { kind: "need-more" } | { kind: "failed"; findings: Finding[] };
+
+/** Options for {@link locateFrontmatter}. */
+export interface LocateOptions {
+	/** True when `bytes` is the whole file; false when more bytes may follow. */
+	complete: boolean;
+	maxFrontmatterBytes?: number;
+}
+
+/**
+ * Finds the frontmatter fences in SKILL.md bytes. Fences are whole lines: the first line (after a BOM and, with a
+ * finding, blank lines) is `---`, and the frontmatter ends at the next line that is `---`; trailing spaces and CR
+ * are allowed on both. Works on a prefix of the file and answers `need-more` until the closing fence is in view.
+ * Searching bytes is safe because no UTF-8 sequence contains the bytes of `-`, CR or LF.
+ */
+export function locateFrontmatter(bytes: Uint8Array, options: LocateOptions): FenceResult {
+	const findings: Finding[] = [];
+	const bomLength = hasBom(bytes) ? 3 : 0;
+	if (bomLength)
+		findings.push({ code: "encoding.bom", message: "A UTF-8 BOM was ignored", at: { line: 1, column: 1 } });
+
+	let pos = bomLength;
+	let line = 1;
+	for (;;) {
+		const newline = bytes.indexOf(LF, pos);
+		if (newline === -1 && !options.complete) return { kind: "need-more" };
+		const end = newline === -1 ? bytes.length : newline;
+		if (newline === -1 || !isBlankLine(bytes, pos, end)) break;
+		pos = newline + 1;
+		line++;
+	}
+	if (isBlankLine(bytes, pos, bytes.length) && options.complete) {
+		return { kind: "failed", findings: [...findings, { code: "file.empty", message: "SKILL.md is empty" }] };
+	}
+	const openEnd = lineEnd(bytes, pos);
+	if (!isFenceLine(bytes, pos, openEnd)) {
+		const missing: Finding = {
+			code: "frontmatter.missing",
+			message: "SKILL.md must start with YAML frontmatter (---)",
+			at: { line, column: 1 },
+		};
+		return { kind: "failed", findings: [...findings, missing] };
+	}
+	if (line > 1) {
+		const count = line - 1;
+		findings.push({
+			code: "frontmatter.leading-blank",
+			message: `${count} blank line${count === 1 ? "" : "s"} before the opening ---`,
+			at: { line: 1, column: 1 },
+		});
+	}
+	return findClosingFence(bytes, { ...options, bomLength, openLine: line, yamlStart: openEnd + 1, findings });
+}
+
+interface OpenFence {
+	complete: boolean;
+	maxFrontmatterBytes?: number;
+	bomLength: number;
+	openLine: number;
+	yamlStart: number;
+	findings: Finding[];
+}
+
+function findClosingFence(bytes: Uint8Array, open: OpenFence): FenceResult {
+	const maxBytes = open.maxFrontmatterBytes ?? DEFAULT_MAX_FRONTMATTER_BYTES;
+	let pos = open.yamlStart;
+	while (pos <= bytes.length) {
+		if (pos - open.yamlStart > maxBytes) return tooLarge(open, maxBytes);
+		const newline = bytes.indexOf(LF, pos);
+		if (newline === -1 && !open.complete) return { kind: "need-more" };
+		const end = newline === -1 ? bytes.length : newline;
+		if (isFenceLine(bytes, pos, end)) {
+			const { bomLength, openLine, yamlStart, findings } = open;
+			const bodyStart = newline === -1 ? bytes.length : newline + 1;
+			return { kind: "found", bomLength, openLine, yamlStart, yamlEnd: pos, bodyStart, findings };
+		}
+		if (newline === -1) break;
+		pos = newline + 1;
+	}
+	const unclosed: Finding = {
+		code: "frontmatter.unclosed",
+		message: "SKILL.md frontmatter not properly closed with ---",
+		at: { line: open.openLine, column: 1 },
+	};
+	return { kind: "failed", findings: [...open.findings, unclosed] };
+}
+
+function tooLarge(open: OpenFence, maxBytes: number): FenceResult {
+	const finding: Finding = {
+		code: "frontmatter.too-large",
+		message: `The frontmatter is larger than ${maxBytes} bytes`,
+		at: { line: open.openLine, column: 1 },
+	};
+	return { kind: "failed", findings: [...open.findings, finding] };
+}
+
+function hasBom(bytes: Uint8Array): boolean {
+	return bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
+}
+
+function lineEnd(bytes: Uint8Array, start: number): number {
+	const newline = bytes.indexOf(LF, start);
+	return newline === -1 ? bytes.length : newline;
+}
+
+/** Index just past the last byte of the line that is not CR, space or tab. */
+function trimmedEnd(bytes: Uint8Array, start: number, end: number): number {
+	let last = end;
+	while (last > start) {
+		const byte = bytes[last - 1];
+		if (byte !== CR && byte !== SPACE && byte !== TAB) break;
+		last--;
+	}
+	return last;
+}
+
+function isBlankLine(bytes: Uint8Array, start: number, end: number): boolean {
+	return trimmedEnd(bytes, start, end) === start;
+}
+
+function isFenceLine(bytes: Uint8Array, start: number, end: number): boolean {
+	return (
+		trimmedEnd(bytes, start, end) === start + 3 &&
+		bytes[start] === DASH &&
+		bytes[start + 1] === DASH &&
+		bytes[start + 2] === DASH
+	);
+}

@@ -1,0 +1,81 @@
+import type { SkillCode } from "./codes.ts";
+import { codePointLength } from "./diagnostics.ts";
+
+/** Spec §name: at most 64 characters, counted in code points. */
+export const MAX_NAME_CODE_POINTS = 64;
+
+/** One rule a name breaks. */
+export interface NameProblem {
+	code: SkillCode;
+	message: string;
+}
+
+// Python's str.isalnum, which the reference validator uses: letters (Lu, Ll, Lt, Lm, Lo) and numbers.
+const ALNUM = /^[\p{L}\p{N}]$/u;
+// Characters that would turn a name into a path or hide part of it.
+const UNSAFE = /[/\\\p{Cc}]/u;
+const ASCII_NAME = /^[a-z0-9-]+$/;
+
+/** The name as the spec compares it: trimmed, then NFKC-normalised (what the reference validator does). */
+export function normalizeSkillName(raw: string): string {
+	return raw.trim().normalize("NFKC");
+}
+
+/**
+ * Checks a normalised name against the spec's rules, in the reference validator's order, and against the
+ * directory name (NFKC of it) when one is given. Returns every rule broken; an empty list means valid.
+ */
+export function checkSkillName(name: string, dirName?: string): NameProblem[] {
+	const problems: NameProblem[] = [];
+	const length = codePointLength(name);
+	if (length > MAX_NAME_CODE_POINTS) {
+		problems.push({
+			code: "name.too-long",
+			message: `Skill name '${name}' exceeds ${MAX_NAME_CODE_POINTS} character limit (${length} chars)`,
+		});
+	}
+	if (name !== name.toLowerCase()) {
+		problems.push({ code: "name.uppercase", message: `Skill name '${name}' must be lowercase` });
+	}
+	if (name.startsWith("-") || name.endsWith("-")) {
+		problems.push({ code: "name.hyphen-edge", message: "Skill name cannot start or end with a hyphen" });
+	}
+	if (name.includes("--")) {
+		problems.push({ code: "name.consecutive-hyphens", message: "Skill name cannot contain consecutive hyphens" });
+	}
+	const characterProblem = checkCharacters(name);
+	if (characterProblem) problems.push(characterProblem);
+	if (dirName !== undefined && dirName.normalize("NFKC") !== name) {
+		problems.push({
+			code: "name.dir-mismatch",
+			message: `Directory name '${dirName}' must match skill name '${name}'`,
+		});
+	}
+	return problems;
+}
+
+/** True when `name` is a valid spec name (directory match aside). */
+export function isValidSkillName(name: string): boolean {
+	return name.length > 0 && name === normalizeSkillName(name) && checkSkillName(name).length === 0;
+}
+
+/** True for names that are valid but use more than a-z, 0-9 and hyphens. */
+export function isNonAsciiName(name: string): boolean {
+	return !ASCII_NAME.test(name);
+}
+
+function checkCharacters(name: string): NameProblem | undefined {
+	if (UNSAFE.test(name)) {
+		const shown = JSON.stringify(name);
+		return { code: "name.unsafe-chars", message: `Skill name ${shown} contains a path separator or control character` };
+	}
+	for (const char of name) {
+		if (char !== "-" && !ALNUM.test(char)) {
+			return {
+				code: "name.invalid-chars",
+				message: `Skill name '${name}' contains invalid characters. Only letters, digits, and hyphens are allowed.`,
+			};
+		}
+	}
+	return undefined;
+}

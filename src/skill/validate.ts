@@ -1,0 +1,359 @@
+import type { Profile } from "./codes.ts";
+import { codePointLength, type Finding } from "./diagnostics.ts";
+import {
+	coerceField,
+	EXTENSION_FIELDS,
+	EXTENSION_SETS,
+	type ExtensionSet,
+	extensionFieldType,
+	type FieldType,
+	SPEC_FIELDS,
+	splitToolList,
+} from "./fields.ts";
+import { checkSkillName, isNonAsciiName, normalizeSkillName } from "./names.ts";
+import type { FrontmatterField, FrontmatterMap } from "./yaml.ts";
+
+/** Spec §description: 1-1024 characters. */
+export const MAX_DESCRIPTION_CODE_POINTS = 1024;
+/** Spec §compatibility: at most 500 characters. */
+export const MAX_COMPATIBILITY_CODE_POINTS = 500;
+
+/** What a skill declares, read from its frontmatter. Strings are trimmed; optional fields appear when set. */
+export interface SkillProperties {
+	/** The skill's id: its declared name (trimmed, NFKC), or under `lenient` the directory name when unusable. */
+	name: string;
+	/** The name as written, when it differs from `name`; a display title. */
+	declaredName?: string;
+	description: string;
+	license?: string;
+	compatibility?: string;
+	/** String values; other scalars keep their source text (`1.0` stays "1.0"). */
+	metadata?: Record<string, string>;
+	/** Tool patterns from the space-separated string (or list). Pre-approval, never more than the host allows. */
+	allowedTools?: string[];
+	whenToUse?: string;
+	argumentHint?: string;
+	disableModelInvocation?: boolean;
+	userInvocable?: boolean;
+	model?: string;
+	/** WorkBuddy display title. */
+	title?: string;
+	/** WorkBuddy triggers: when the skill should be read. */
+	readWhen?: string[];
+	agentCreated?: boolean;
+	/** Skills to activate first. */
+	dependsOn?: string[];
+	/** The declared permission block as written; the policy stage parses it. */
+	permissions?: FrontmatterMap;
+	/** Every other field, as written: allowed or unknown extensions. */
+	extra: FrontmatterMap;
+}
+
+/** Options for {@link validateFrontmatter}. */
+export interface ValidateOptions {
+	/** `strict` (default) follows the spec and the reference validator; `lenient` warns and loads. */
+	profile?: Profile;
+	/** The skill directory's base name, for the name match (and the lenient fallback). */
+	dirName?: string;
+	/** Extra top-level fields that strict validation accepts. */
+	allowFields?: readonly string[];
+	/** Extension sets that strict validation accepts (lenient understands all of them). */
+	allowExtensions?: readonly ExtensionSet[];
+}
+
+/** The outcome of {@link validateFrontmatter}: properties when a name and description could be read. */
+export interface FrontmatterValidation {
+	properties: SkillProperties | null;
+	/** Offsets index the YAML text the fields came from. */
+	findings: Finding[];
+}
+
+/**
+ * Checks parsed frontmatter fields against a validation profile and reads them into {@link SkillProperties}.
+ * Strict agrees with the reference validator; lenient downgrades what a client can live with to warnings, maps
+ * WorkBuddy `title`/`summary` onto missing `name`/`description`, and falls back to the directory name.
+ */
+export function validateFrontmatter(
+	fields: ReadonlyMap<string, FrontmatterField>,
+	options: ValidateOptions = {},
+): FrontmatterValidation {
+	const profile = options.profile ?? "strict";
+	const findings: Finding[] = [];
+	const known = knownFields(profile, options);
+	checkUnknownFields(fields, known, findings);
+	const name = readName(fields, profile, options.dirName, findings);
+	const description = readDescription(fields, profile, findings);
+	const properties: SkillProperties = {
+		name: name?.id ?? "",
+		description: description ?? "",
+		extra: Object.create(null),
+	};
+	if (name?.declared !== undefined && name.declared !== name.id) properties.declaredName = name.declared;
+	readOptionalSpecFields(fields, properties, findings);
+	readExtensionFields(fields, known, profile, properties, findings);
+	const complete = name !== undefined && description !== undefined;
+	return { properties: complete ? properties : null, findings };
+}
+
+/** The field names a profile accepts, each with its type when it is an extension field. */
+function knownFields(profile: Profile, options: ValidateOptions): Map<string, FieldType | null> {
+	const known = new Map<string, FieldType | null>(SPEC_FIELDS.map((field) => [field, null]));
+	const sets = profile === "lenient" ? EXTENSION_SETS : (options.allowExtensions ?? []);
+	for (const set of sets) {
+		for (const [field, type] of Object.entries(EXTENSION_FIELDS[set])) known.set(field, type);
+	}
+	for (const field of options.allowFields ?? []) {
+		if (!known.has(field)) known.set(field, extensionFieldType(field) ?? null);
+	}
+	return known;
+}
+
+function checkUnknownFields(
+	fields: ReadonlyMap<string, FrontmatterField>,
+	known: Map<string, unknown>,
+	out: Finding[],
+) {
+	for (const field of fields.values()) {
+		if (known.has(field.key)) continue;
+		out.push({
+			code: "field.unknown",
+			message: `Unexpected field in frontmatter: '${field.key}'`,
+			at: field.keyOffset,
+			field: field.key,
+		});
+	}
+}
+
+interface ResolvedName {
+	id: string;
+	declared?: string;
+}
+
+function readName(
+	fields: ReadonlyMap<string, FrontmatterField>,
+	profile: Profile,
+	dirName: string | undefined,
+	out: Finding[],
+): ResolvedName | undefined {
+	const field = fields.get("name") ?? mappedField(fields, "title", "name", profile, out);
+	const declared = readRequiredText(field, "name", out);
+	if (declared === undefined) return fallbackName(undefined, profile, dirName, out);
+	const name = normalizeSkillName(declared);
+	const problems = checkSkillName(name, dirName);
+	const at = field?.valueOffset;
+	for (const problem of problems) out.push({ ...problem, at, field: "name" });
+	const unusable = problems.some((p) => p.code !== "name.dir-mismatch");
+	if (unusable) return fallbackName(name, profile, dirName, out, at);
+	if (isNonAsciiName(name)) {
+		out.push({ code: "name.non-ascii", message: `Skill name '${name}' uses letters outside a-z`, at, field: "name" });
+	}
+	return declared.trim() === name ? { id: name } : { id: name, declared: declared.trim() };
+}
+
+/** Lenient only: when the declared name cannot be the id, the directory name is. */
+function fallbackName(
+	declared: string | undefined,
+	profile: Profile,
+	dirName: string | undefined,
+	out: Finding[],
+	at?: number,
+): ResolvedName | undefined {
+	if (profile === "strict") return declared === undefined ? undefined : { id: declared };
+	if (dirName === undefined) return declared === undefined ? undefined : { id: declared };
+	out.push({
+		code: "name.fallback",
+		message: `Using the directory name '${dirName}' as the skill's name`,
+		at: at ?? 0,
+		field: "name",
+	});
+	return declared === undefined ? { id: dirName } : { id: dirName, declared };
+}
+
+function readDescription(
+	fields: ReadonlyMap<string, FrontmatterField>,
+	profile: Profile,
+	out: Finding[],
+): string | undefined {
+	const field = fields.get("description") ?? mappedField(fields, "summary", "description", profile, out);
+	const text = readRequiredText(field, "description", out);
+	if (text === undefined || !field) return undefined;
+	const length = codePointLength(text);
+	if (length > MAX_DESCRIPTION_CODE_POINTS) {
+		out.push({
+			code: "description.too-long",
+			message: `Description exceeds ${MAX_DESCRIPTION_CODE_POINTS} character limit (${length} chars)`,
+			at: field.valueOffset,
+			field: "description",
+		});
+	}
+	return text.trim();
+}
+
+/** Lenient only: a WorkBuddy field standing in for a missing spec field. */
+function mappedField(
+	fields: ReadonlyMap<string, FrontmatterField>,
+	from: string,
+	to: string,
+	profile: Profile,
+	out: Finding[],
+): FrontmatterField | undefined {
+	const field = profile === "lenient" ? fields.get(from) : undefined;
+	if (!field) return undefined;
+	out.push({ code: "field.mapped", message: `'${from}' is used as the ${to}`, at: field.keyOffset, field: from });
+	return field;
+}
+
+/** The raw text of a required string field, or undefined with a finding when it is missing, empty or a collection. */
+function readRequiredText(
+	field: FrontmatterField | undefined,
+	name: "name" | "description",
+	out: Finding[],
+): string | undefined {
+	if (!field) {
+		out.push({
+			code: `${name}.missing`,
+			message: `Missing required field in frontmatter: ${name}`,
+			at: 0,
+			field: name,
+		});
+		return undefined;
+	}
+	const message = `Field '${name}' must be a non-empty string`;
+	if (field.text === undefined) {
+		out.push({ code: `${name}.not-string`, message, at: field.valueOffset, field: name });
+		return undefined;
+	}
+	if (field.text.trim() === "") {
+		out.push({ code: `${name}.empty`, message, at: field.valueOffset, field: name });
+		return undefined;
+	}
+	return field.text;
+}
+
+function readOptionalSpecFields(
+	fields: ReadonlyMap<string, FrontmatterField>,
+	properties: SkillProperties,
+	out: Finding[],
+): void {
+	const compatibility = readCompatibility(fields.get("compatibility"), out);
+	if (compatibility !== undefined) properties.compatibility = compatibility;
+	const license = fields.get("license");
+	if (license?.text !== undefined) properties.license = license.text.trim();
+	else if (license) {
+		out.push({ code: "license.not-string", message: "Field 'license' should be a string", at: license.valueOffset });
+	}
+	const metadata = fields.get("metadata");
+	if (metadata) properties.metadata = readMetadata(metadata, out);
+	const tools = fields.get("allowed-tools");
+	if (tools) {
+		const allowed = readAllowedTools(tools, out);
+		if (allowed) properties.allowedTools = allowed;
+	}
+}
+
+function readCompatibility(field: FrontmatterField | undefined, out: Finding[]): string | undefined {
+	if (!field) return undefined;
+	const base = { at: field.valueOffset, field: "compatibility" };
+	if (field.text === undefined) {
+		out.push({ code: "compatibility.not-string", message: "Field 'compatibility' must be a string", ...base });
+		return undefined;
+	}
+	const length = codePointLength(field.text);
+	if (field.text.trim() === "") {
+		out.push({ code: "compatibility.empty", message: "Field 'compatibility' is empty", ...base });
+	} else if (length > MAX_COMPATIBILITY_CODE_POINTS) {
+		const message = `Compatibility exceeds ${MAX_COMPATIBILITY_CODE_POINTS} character limit (${length} chars)`;
+		out.push({ code: "compatibility.too-long", message, ...base });
+	}
+	return field.text.trim();
+}
+
+/** Metadata as string→string: scalars keep their source text; nested values are reported and kept as JSON. */
+function readMetadata(field: FrontmatterField, out: Finding[]): Record<string, string> {
+	const metadata: Record<string, string> = Object.create(null);
+	if (!field.children) {
+		out.push({
+			code: "metadata.not-string-map",
+			message: "Field 'metadata' should be a mapping",
+			at: field.valueOffset,
+		});
+		return metadata;
+	}
+	for (const child of field.children.values()) {
+		if (child.text !== undefined) {
+			metadata[child.key] = child.text;
+			continue;
+		}
+		metadata[child.key] = JSON.stringify(child.value);
+		out.push({
+			code: "metadata.not-string-map",
+			message: `metadata.${child.key} should be a string, not a ${child.kind}`,
+			at: child.valueOffset,
+			field: "metadata",
+		});
+	}
+	return metadata;
+}
+
+function readAllowedTools(field: FrontmatterField, out: Finding[]): string[] | undefined {
+	if (field.text !== undefined) return splitToolList(field.text);
+	const items = field.items;
+	if (items?.every((item) => item.text !== undefined)) {
+		out.push({ code: "allowed-tools.list", message: "allowed-tools is a list", at: field.valueOffset });
+		return items.flatMap((item) => splitToolList(item.text ?? ""));
+	}
+	out.push({
+		code: "allowed-tools.invalid",
+		message: "allowed-tools must be a space-separated string",
+		at: field.valueOffset,
+		field: "allowed-tools",
+	});
+	return undefined;
+}
+
+// Extension fields that SkillProperties models directly, by frontmatter key.
+const MODELLED: Readonly<Record<string, keyof SkillProperties>> = {
+	when_to_use: "whenToUse",
+	"argument-hint": "argumentHint",
+	"disable-model-invocation": "disableModelInvocation",
+	"user-invocable": "userInvocable",
+	model: "model",
+	title: "title",
+	read_when: "readWhen",
+	agent_created: "agentCreated",
+	depends_on: "dependsOn",
+	permissions: "permissions",
+};
+
+function readExtensionFields(
+	fields: ReadonlyMap<string, FrontmatterField>,
+	known: Map<string, FieldType | null>,
+	profile: Profile,
+	properties: SkillProperties,
+	out: Finding[],
+): void {
+	for (const field of fields.values()) {
+		if (SPEC_FIELDS.includes(field.key)) continue;
+		const type = known.get(field.key);
+		if (!type) {
+			properties.extra[field.key] = field.value;
+			continue;
+		}
+		const value = coerceField(field.value, type, profile === "lenient");
+		if (value === undefined) {
+			const message = `Field '${field.key}' must be ${TYPE_NAMES[type]}`;
+			out.push({ code: "field.type", message, at: field.valueOffset, field: field.key });
+			continue;
+		}
+		const property = MODELLED[field.key];
+		if (property) Object.assign(properties, { [property]: typeof value === "string" ? value.trim() : value });
+		else properties.extra[field.key] = field.value;
+	}
+}
+
+const TYPE_NAMES: Readonly<Record<FieldType, string>> = {
+	string: "a string",
+	boolean: "true or false",
+	"string-list": "a string or a list of strings",
+	mapping: "a mapping",
+};

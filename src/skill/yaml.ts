@@ -1,0 +1,273 @@
+import {
+	CST,
+	type Document,
+	type DocumentOptions,
+	isAlias,
+	isMap,
+	isNode,
+	isScalar,
+	isSeq,
+	Lexer,
+	type ParseOptions,
+	parseAllDocuments,
+	type SchemaOptions,
+	type YAMLError,
+	type YAMLMap,
+} from "yaml";
+import type { Finding } from "./diagnostics.ts";
+import { repairColonValues } from "./yaml-repair.ts";
+
+/** A frontmatter value: YAML core-schema scalars, lists, and null-prototype mappings. */
+export type FrontmatterValue = string | number | boolean | null | FrontmatterValue[] | FrontmatterMap;
+
+/** A mapping from the frontmatter. It has a null prototype, so no key is inherited. */
+export interface FrontmatterMap {
+	[key: string]: FrontmatterValue;
+}
+
+/** One top-level field, with where it is and how it was written. Offsets index the YAML text. */
+export interface FrontmatterField {
+	key: string;
+	value: FrontmatterValue;
+	/** A scalar's text as written, quotes and escapes resolved (`1.0` stays "1.0"); undefined for collections. */
+	text: string | undefined;
+	kind: "scalar" | "sequence" | "mapping";
+	keyOffset: number;
+	valueOffset: number;
+	/** The entries of a mapping value, in order. */
+	children?: Map<string, FrontmatterField>;
+	/** The items of a list value (their `key` is the index). */
+	items?: FrontmatterField[];
+}
+
+/** The outcome of parsing frontmatter YAML. `data` is null when the YAML was rejected. */
+export interface ParsedYaml {
+	data: FrontmatterMap | null;
+	fields: Map<string, FrontmatterField>;
+	/** The text the offsets refer to: the input, or its repaired form. */
+	text: string;
+	findings: Finding[];
+}
+
+/** Options for {@link parseFrontmatterYaml}. */
+export interface ParseYamlOptions {
+	/** Try the colon repair when the YAML does not parse (lenient profile only). */
+	repair?: boolean;
+}
+
+/** Deepest nesting accepted, counting flow brackets before parsing and all collections after. */
+export const MAX_YAML_DEPTH = 32;
+/** Most keys accepted: duplicate-key checking is quadratic in the key count. */
+export const MAX_YAML_KEYS = 1000;
+
+const FORBIDDEN_KEYS: ReadonlySet<string> = new Set(["__proto__", "constructor", "prototype"]);
+
+const YAML_OPTIONS: ParseOptions & DocumentOptions & SchemaOptions = {
+	version: "1.2",
+	schema: "core",
+	merge: false,
+	uniqueKeys: true,
+	stringKeys: true,
+	resolveKnownTags: false,
+	logLevel: "silent",
+	prettyErrors: false,
+	strict: true,
+};
+
+/**
+ * Parses frontmatter YAML the hardened way: a lexer pre-scan bounds nesting and key count before the parser runs,
+ * then one document only, core schema, no merge keys, no aliases or anchors, no tags or directives, unique keys,
+ * warnings as errors, `__proto__`/`constructor`/`prototype` rejected, and null-prototype results.
+ */
+export function parseFrontmatterYaml(text: string, options: ParseYamlOptions = {}): ParsedYaml {
+	const failed = (findings: Finding[]): ParsedYaml => ({ data: null, fields: new Map(), text, findings });
+	const prescan = prescanYaml(text);
+	if (prescan.length > 0) return failed(prescan);
+	const first = parseOnce(text);
+	if (first.data !== null || !options.repair || !first.repairable) return first;
+	const repair = repairColonValues(text);
+	if (!repair) return first;
+	const second = parseOnce(repair.text);
+	if (second.data === null) return first;
+	const starts = lineStarts(repair.text);
+	for (const line of repair.lines) {
+		second.findings.push({
+			code: "yaml.repaired",
+			message: "A value containing ': ' was quoted to make the YAML valid",
+			at: starts[line] ?? 0,
+		});
+	}
+	return second;
+}
+
+/** Rejects input whose flow nesting or key count would make the parser itself the danger. */
+function prescanYaml(text: string): Finding[] {
+	let depth = 0;
+	let keys = 0;
+	let offset = 0;
+	for (const token of new Lexer().lex(text)) {
+		const type = CST.tokenType(token);
+		if (type === "flow-map-start" || type === "flow-seq-start") {
+			depth++;
+			if (depth > MAX_YAML_DEPTH) {
+				return [{ code: "yaml.too-deep", message: `Nesting deeper than ${MAX_YAML_DEPTH} levels`, at: offset }];
+			}
+		} else if (type === "flow-map-end" || type === "flow-seq-end") depth--;
+		else if (type === "map-value-ind" && ++keys > MAX_YAML_KEYS) {
+			return [{ code: "yaml.too-many-keys", message: `More than ${MAX_YAML_KEYS} keys`, at: offset }];
+		}
+		offset += token.length;
+	}
+	return [];
+}
+
+interface ParseOnce extends ParsedYaml {
+	/** True when the only problems are syntax errors that the colon repair might fix. */
+	repairable: boolean;
+}
+
+function parseOnce(text: string): ParseOnce {
+	const result: ParseOnce = { data: null, fields: new Map(), text, findings: [], repairable: false };
+	const documents = parseAllDocuments(text, YAML_OPTIONS);
+	if (documents.length > 1) {
+		const second = documents[1]?.range[0] ?? 0;
+		result.findings.push({ code: "yaml.multiple-documents", message: "More than one YAML document", at: second });
+		return result;
+	}
+	const document = documents[0];
+	if (!document) {
+		result.findings.push({ code: "frontmatter.not-mapping", message: "The frontmatter is empty", at: 0 });
+		return result;
+	}
+	result.findings.push(...documentProblems(document));
+	if (result.findings.length > 0) {
+		result.repairable = result.findings.every((f) => f.code === "yaml.invalid");
+		return result;
+	}
+	const contents = document.contents;
+	if (!isMap(contents)) {
+		const at = contents?.range[0] ?? 0;
+		result.findings.push({
+			code: "frontmatter.not-mapping",
+			message: "SKILL.md frontmatter must be a YAML mapping",
+			at,
+		});
+		return result;
+	}
+	const converter = new Converter();
+	const data = converter.map(contents, 1);
+	result.findings.push(...converter.findings);
+	if (converter.fatal) return result;
+	result.data = data;
+	result.fields = childFields(contents, data);
+	return result;
+}
+
+function documentProblems(document: Document.Parsed): Finding[] {
+	const findings = [...document.errors, ...document.warnings].map(yamlErrorFinding);
+	const { directives } = document;
+	const customTags = Object.keys(directives.tags).filter((handle) => handle !== "!!" && handle !== "!");
+	if (directives.yaml.explicit || customTags.length > 0) {
+		findings.push({ code: "yaml.directive", message: "YAML directives (%YAML, %TAG) are not allowed", at: 0 });
+	}
+	return findings;
+}
+
+function yamlErrorFinding(error: YAMLError): Finding {
+	const at = error.pos[0];
+	const message = error.message.split("\n")[0] ?? error.message;
+	if (error.code === "DUPLICATE_KEY") return { code: "yaml.duplicate-key", message: "Map keys must be unique", at };
+	if (error.code === "TAG_RESOLVE_FAILED") return { code: "yaml.tag", message, at };
+	return { code: "yaml.invalid", message: `Invalid YAML in frontmatter: ${message}`, at };
+}
+
+/** Copies YAML nodes into plain null-prototype data, reporting what the hardened profile forbids. */
+class Converter {
+	readonly findings: Finding[] = [];
+	fatal = false;
+
+	value(node: unknown, depth: number): FrontmatterValue {
+		if (!node) return null;
+		if (depth > MAX_YAML_DEPTH) return this.#reject("yaml.too-deep", `Nesting deeper than ${MAX_YAML_DEPTH}`, node);
+		if (isAlias(node)) return this.#reject("yaml.alias", `Alias *${node.source} is not allowed`, node);
+		if (isNode(node)) {
+			if (node.anchor) this.#reject("yaml.alias", `Anchor &${node.anchor} is not allowed`, node);
+			if (node.tag) this.#reject("yaml.tag", `Tag ${node.tag} is not allowed`, node);
+		}
+		if (isMap(node)) return this.map(node, depth);
+		if (isSeq(node)) {
+			this.#flow(node);
+			return node.items.map((item) => this.value(item, depth + 1));
+		}
+		if (isScalar(node)) return scalarValue(node.value, node.source);
+		return this.#reject("yaml.invalid", "Unsupported YAML node", node);
+	}
+
+	map(node: YAMLMap, depth: number): FrontmatterMap {
+		this.#flow(node);
+		const out: FrontmatterMap = Object.create(null);
+		for (const pair of node.items) {
+			const key = isScalar(pair.key) ? String(pair.key.value ?? "") : "";
+			if (FORBIDDEN_KEYS.has(key)) {
+				this.#reject("yaml.forbidden-key", `The key '${key}' is not allowed`, pair.key);
+				continue;
+			}
+			out[key] = this.value(pair.value, depth + 1);
+		}
+		return out;
+	}
+
+	#flow(node: { flow?: boolean; range?: [number, number, number] | null }): void {
+		if (!node.flow) return;
+		this.findings.push({
+			code: "yaml.flow-style",
+			message: "Flow collections ([...] and {...}) are not allowed by the reference validator",
+			at: node.range?.[0] ?? 0,
+		});
+	}
+
+	#reject(code: Finding["code"], message: string, node: unknown): null {
+		const at = isNode(node) || isAlias(node) ? (node.range?.[0] ?? 0) : 0;
+		this.findings.push({ code, message, at });
+		this.fatal = true;
+		return null;
+	}
+}
+
+function scalarValue(value: unknown, source: string | undefined): FrontmatterValue {
+	const type = typeof value;
+	if (value === null || type === "string" || type === "boolean" || type === "number") return value as FrontmatterValue;
+	return source ?? String(value);
+}
+
+function childFields(map: YAMLMap, data: FrontmatterMap): Map<string, FrontmatterField> {
+	const fields = new Map<string, FrontmatterField>();
+	for (const pair of map.items) {
+		if (!isScalar(pair.key)) continue;
+		const key = String(pair.key.value ?? "");
+		if (!Object.hasOwn(data, key)) continue;
+		fields.set(key, describeNode(key, pair.key.range?.[0] ?? 0, pair.value, data[key] ?? null));
+	}
+	return fields;
+}
+
+function describeNode(key: string, keyOffset: number, node: unknown, value: FrontmatterValue): FrontmatterField {
+	const valueOffset = isNode(node) ? (node.range?.[0] ?? keyOffset) : keyOffset;
+	const field: FrontmatterField = { key, value, text: undefined, kind: "scalar", keyOffset, valueOffset };
+	if (isMap(node) && value !== null && typeof value === "object" && !Array.isArray(value)) {
+		field.kind = "mapping";
+		field.children = childFields(node, value);
+	} else if (isSeq(node) && Array.isArray(value)) {
+		field.kind = "sequence";
+		field.items = node.items.map((item, index) => describeNode(String(index), valueOffset, item, value[index] ?? null));
+	} else {
+		field.text = isScalar(node) ? (node.source ?? String(node.value ?? "")) : "";
+	}
+	return field;
+}
+
+function lineStarts(text: string): number[] {
+	const starts = [0];
+	for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) starts.push(i + 1);
+	return starts;
+}

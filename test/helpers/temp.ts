@@ -1,0 +1,24 @@
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { afterAll } from "vitest";
+
+/** A fresh temporary directory for the current test file, removed after all its tests. */
+export async function tempDir(): Promise<string> {
+	const dir = await mkdtemp(join(tmpdir(), "skillset-test-"));
+	afterAll(() => rm(dir, { recursive: true, force: true }));
+	return dir;
+}
+
+/** Writes `files` (relative path → text or bytes) under `root`, creating folders. Returns `root`. */
+export async function writeTree(root: string, files: Record<string, string | Uint8Array>): Promise<string> {
+	for (const [path, content] of Object.entries(files)) {
+		const target = join(root, path);
+		await mkdir(dirname(target), { recursive: true });
+		await writeFile(target, content);
+	}
+	return root;
+}
+
+/** The shared folder beside the checkout (specs, conformance cases, corpus). */
+export const SHARED_DIR: string = join(import.meta.dirname, "..", "..", "..", "shared");
