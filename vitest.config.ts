@@ -1,8 +1,8 @@
 import { fileURLToPath } from "node:url";
-import { defineConfig } from "vitest/config";
+import { defineConfig, type ViteUserConfig } from "vitest/config";
 
-// Tests import the package entry; this points it at the sources so they run without a build.
-export default defineConfig({
+// Tests import the package entry; these aliases point it at the sources so tests run without a build.
+const config: ViteUserConfig = defineConfig({
 	resolve: {
 		alias: {
 			"skillset/cli": fileURLToPath(new URL("./src/cli/index.ts", import.meta.url)),
@@ -13,3 +13,5 @@ export default defineConfig({
 		include: ["test/**/*.test.ts"],
 	},
 });
+
+export default config;

@@ -73,8 +73,8 @@ export type SkillCode =
 export interface CodeInfo {
 	/** Severity when validating with the `strict` profile; `null` when that profile never reports it. */
 	readonly strict: Severity | null;
-	/** Severity when validating with the `lenient` profile (discovery). */
-	readonly lenient: Severity;
+	/** Severity when validating with the `lenient` profile (discovery); `null` when it never reports it. */
+	readonly lenient: Severity | null;
 	/** One line: what the code means. */
 	readonly description: string;
 	/** How to fix it. */
@@ -239,7 +239,7 @@ export const SKILL_CODES: Readonly<Record<SkillCode, CodeInfo>> = {
 	},
 	"yaml.flow-style": {
 		strict: e,
-		lenient: i,
+		lenient: null,
 		description: "A flow collection (`[a, b]` or `{a: b}`) is used; the reference validator rejects them.",
 		hint: "Write lists as `- item` lines and mappings as `key: value` lines, or quote the text.",
 	},

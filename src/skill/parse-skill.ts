@@ -101,7 +101,7 @@ interface FencedOptions {
 function parseFenced(bytes: Uint8Array, fences: FenceLocation, options: FencedOptions): ParsedSkill {
 	const yamlLine = fences.openLine + 1;
 	const decoded = decodeRange(bytes, fences.yamlStart, fences.yamlEnd, yamlLine);
-	const yaml = parseFrontmatterYaml(decoded.text, { repair: options.profile === "lenient" });
+	const yaml = parseFrontmatterYaml(decoded.text, { profile: options.profile });
 	const index = new LineIndex(yaml.text, yamlLine);
 	const findings = [...fences.findings, ...decoded.findings, ...yaml.findings];
 	const bodyLine = yamlLine + countNewlines(bytes, fences.yamlStart, fences.bodyStart);

@@ -135,7 +135,9 @@ function readName(
 	dirName: string | undefined,
 	out: Finding[],
 ): ResolvedName | undefined {
-	const field = fields.get("name") ?? mappedField(fields, "title", "name", profile, out);
+	const title = profile === "lenient" && !fields.has("name") ? fields.get("title") : undefined;
+	if (title?.text !== undefined && dirName !== undefined) return titleAsName(title, title.text, dirName, out);
+	const field = fields.get("name");
 	const declared = readRequiredText(field, "name", out);
 	if (declared === undefined) return fallbackName(undefined, profile, dirName, out);
 	const name = normalizeSkillName(declared);
@@ -148,6 +150,20 @@ function readName(
 		out.push({ code: "name.non-ascii", message: `Skill name '${name}' uses letters outside a-z`, at, field: "name" });
 	}
 	return declared.trim() === name ? { id: name } : { id: name, declared: declared.trim() };
+}
+
+/**
+ * Lenient only: a WorkBuddy `title` without a `name`. A title is display text, so it names the skill only when it
+ * is already a valid name equal to the directory's; otherwise the directory name is the id and the title is kept.
+ */
+function titleAsName(field: FrontmatterField, title: string, dirName: string, out: Finding[]): ResolvedName {
+	const name = normalizeSkillName(title);
+	const usable = name !== "" && checkSkillName(name, dirName).length === 0;
+	const message = usable
+		? `'title' is used as the name`
+		: `'title' is the display title; the directory name '${dirName}' is the name`;
+	out.push({ code: "field.mapped", message, at: field.keyOffset, field: "title" });
+	return usable ? { id: name } : { id: dirName, declared: title.trim() };
 }
 
 /** Lenient only: when the declared name cannot be the id, the directory name is. */

@@ -14,6 +14,7 @@ import {
 	type YAMLError,
 	type YAMLMap,
 } from "yaml";
+import type { Profile } from "./codes.ts";
 import type { Finding } from "./diagnostics.ts";
 import { repairColonValues } from "./yaml-repair.ts";
 
@@ -51,8 +52,11 @@ export interface ParsedYaml {
 
 /** Options for {@link parseFrontmatterYaml}. */
 export interface ParseYamlOptions {
-	/** Try the colon repair when the YAML does not parse (lenient profile only). */
-	repair?: boolean;
+	/**
+	 * `lenient` tries the colon repair when the YAML does not parse; `strict` (default) reports flow collections,
+	 * which the reference validator rejects.
+	 */
+	profile?: Profile;
 }
 
 /** Deepest nesting accepted, counting flow brackets before parsing and all collections after. */
@@ -83,11 +87,12 @@ export function parseFrontmatterYaml(text: string, options: ParseYamlOptions = {
 	const failed = (findings: Finding[]): ParsedYaml => ({ data: null, fields: new Map(), text, findings });
 	const prescan = prescanYaml(text);
 	if (prescan.length > 0) return failed(prescan);
-	const first = parseOnce(text);
-	if (first.data !== null || !options.repair || !first.repairable) return first;
+	const strict = options.profile !== "lenient";
+	const first = parseOnce(text, strict);
+	if (first.data !== null || strict || !first.repairable) return first;
 	const repair = repairColonValues(text);
 	if (!repair) return first;
-	const second = parseOnce(repair.text);
+	const second = parseOnce(repair.text, strict);
 	if (second.data === null) return first;
 	const starts = lineStarts(repair.text);
 	for (const line of repair.lines) {
@@ -126,7 +131,7 @@ interface ParseOnce extends ParsedYaml {
 	repairable: boolean;
 }
 
-function parseOnce(text: string): ParseOnce {
+function parseOnce(text: string, reportFlow: boolean): ParseOnce {
 	const result: ParseOnce = { data: null, fields: new Map(), text, findings: [], repairable: false };
 	const documents = parseAllDocuments(text, YAML_OPTIONS);
 	if (documents.length > 1) {
@@ -154,7 +159,7 @@ function parseOnce(text: string): ParseOnce {
 		});
 		return result;
 	}
-	const converter = new Converter();
+	const converter = new Converter(reportFlow);
 	const data = converter.map(contents, 1);
 	result.findings.push(...converter.findings);
 	if (converter.fatal) return result;
@@ -184,7 +189,12 @@ function yamlErrorFinding(error: YAMLError): Finding {
 /** Copies YAML nodes into plain null-prototype data, reporting what the hardened profile forbids. */
 class Converter {
 	readonly findings: Finding[] = [];
+	readonly #reportFlow: boolean;
 	fatal = false;
+
+	constructor(reportFlow: boolean) {
+		this.#reportFlow = reportFlow;
+	}
 
 	value(node: unknown, depth: number): FrontmatterValue {
 		if (!node) return null;
@@ -218,7 +228,7 @@ class Converter {
 	}
 
 	#flow(node: { flow?: boolean; range?: [number, number, number] | null }): void {
-		if (!node.flow) return;
+		if (!node.flow || !this.#reportFlow) return;
 		this.findings.push({
 			code: "yaml.flow-style",
 			message: "Flow collections ([...] and {...}) are not allowed by the reference validator",

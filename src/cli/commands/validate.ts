@@ -1,0 +1,94 @@
+import type { ParseArgsConfig } from "node:util";
+import {
+	type Diagnostic,
+	EXTENSION_SETS,
+	type ExtensionSet,
+	type Profile,
+	type SkillProperties,
+	validateSkillPath,
+} from "../../skill/index.ts";
+import { type CliIo, type CommandResult, type Style, UsageError } from "../io.ts";
+import { plural, renderCounts, renderDiagnostic } from "../render-diagnostics.ts";
+
+/** The command's options, for `node:util` parseArgs. */
+export const options: NonNullable<ParseArgsConfig["options"]> = {
+	profile: { type: "string", default: "strict" },
+	"allow-field": { type: "string", multiple: true },
+	"allow-fields": { type: "string", multiple: true },
+	json: { type: "boolean", default: false },
+};
+
+/** Shown with --help and after a usage error. */
+export const usage: string = `Usage: skillset validate PATH... [options]
+
+Validate skills against the Agent Skills spec. PATH is a skill directory or its SKILL.md.
+
+Options:
+  --profile strict|lenient   strict (default): the spec, as the reference validator reads it;
+                             lenient: what a client loads, with warnings
+  --allow-field NAME         accept an extra frontmatter field (repeatable)
+  --allow-fields SET         accept an extension set: ${EXTENSION_SETS.join(", ")} (repeatable)
+  --json                     print a JSON array of results
+
+Exit status: 0 all valid, 1 any invalid, 2 usage error.`;
+
+/** One path's result, as `--json` prints it. */
+export interface ValidateResult {
+	path: string;
+	file: string | null;
+	valid: boolean;
+	profile: Profile;
+	skill: SkillProperties | null;
+	diagnostics: Diagnostic[];
+}
+
+type Values = { profile?: string; "allow-field"?: string[]; "allow-fields"?: string[] };
+
+/** Validates every PATH; exit 1 when any is invalid. */
+export async function run(
+	values: Values,
+	positionals: readonly string[],
+	_io: CliIo,
+): Promise<CommandResult<ValidateResult[]>> {
+	if (positionals.length === 0) throw new UsageError("validate needs at least one PATH");
+	const profile = parseProfile(values.profile);
+	const allowExtensions = (values["allow-fields"] ?? []).flatMap((v) => v.split(",")).map(parseExtensionSet);
+	const allowFields = values["allow-field"] ?? [];
+	const data: ValidateResult[] = [];
+	for (const path of positionals) {
+		const result = await validateSkillPath(path, { profile, allowFields, allowExtensions });
+		const { file, valid, properties, diagnostics } = result;
+		data.push({ path, file, valid, profile, skill: properties, diagnostics });
+	}
+	return { exitCode: data.every((r) => r.valid) ? 0 : 1, data };
+}
+
+/** The human report: every diagnostic, one line per valid skill without any, and a summary line. */
+export function render(data: readonly ValidateResult[], style: Style): string {
+	const lines: string[] = [];
+	const hinted = new Set<string>();
+	for (const result of data) {
+		for (const diagnostic of result.diagnostics) {
+			lines.push(renderDiagnostic(diagnostic, style, !hinted.has(diagnostic.code)));
+			hinted.add(diagnostic.code);
+		}
+		if (result.valid && result.diagnostics.length === 0)
+			lines.push(`${result.file ?? result.path}  ${style.bold("ok")}`);
+	}
+	const invalid = data.filter((r) => !r.valid).length;
+	const counts = renderCounts(data.flatMap((r) => r.diagnostics));
+	const verdict = `${plural(data.length, "skill")} checked: ${data.length - invalid} valid, ${invalid} invalid`;
+	lines.push(counts ? `${verdict} (${counts})` : verdict);
+	return `${lines.join("\n")}\n`;
+}
+
+function parseProfile(value: string | undefined): Profile {
+	if (value === "strict" || value === "lenient") return value;
+	throw new UsageError(`--profile must be strict or lenient, not '${value}'`);
+}
+
+function parseExtensionSet(value: string): ExtensionSet {
+	const set = EXTENSION_SETS.find((name) => name === value.trim());
+	if (!set) throw new UsageError(`--allow-fields takes ${EXTENSION_SETS.join(" or ")}, not '${value}'`);
+	return set;
+}

@@ -1,0 +1,91 @@
+import { readFileSync } from "node:fs";
+import { type ParseArgsConfig, parseArgs } from "node:util";
+import { type CliIo, type CommandResult, createStyle, type Style, UsageError } from "./io.ts";
+
+/** What every command module exports. */
+export interface CommandModule {
+	options: NonNullable<ParseArgsConfig["options"]>;
+	usage: string;
+	run(values: Record<string, unknown>, positionals: readonly string[], io: CliIo): Promise<CommandResult>;
+	render(data: never, style: Style): string;
+}
+
+interface CommandEntry {
+	summary: string;
+	load: () => Promise<CommandModule>;
+}
+
+// Commands are imported only when called, so `skillset validate` loads nothing it does not use.
+const COMMANDS: Readonly<Record<string, CommandEntry>> = {
+	validate: {
+		summary: "check skills against the spec (strict) or a client's rules (lenient)",
+		load: async () => (await import("./commands/validate.ts")) as unknown as CommandModule,
+	},
+};
+
+/** Exit status for a bug in skillset itself, kept apart from 1 (findings) and 2 (usage). */
+export const EXIT_INTERNAL_ERROR = 3;
+
+/** Runs the CLI with `argv` (without node and the script) and returns the exit status. Never exits the process. */
+export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+	const [name, ...rest] = argv;
+	if (name === undefined) return usageError(io, mainUsage(), "no command given");
+	if (name === "--help" || name === "-h" || name === "help") return print(io, mainUsage());
+	if (name === "--version" || name === "-v") return print(io, `${readVersion()}\n`);
+	const entry = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+	if (!entry) return usageError(io, mainUsage(), `unknown command '${name}'`);
+	const command = await entry.load();
+	try {
+		const { values, positionals } = parseArgs({
+			args: [...rest],
+			options: { ...command.options, help: { type: "boolean", short: "h" } },
+			allowPositionals: true,
+			strict: true,
+		});
+		if (values.help) return print(io, `${command.usage}\n`);
+		const result = await command.run(values, positionals, io);
+		const output = (values as { json?: boolean }).json
+			? `${JSON.stringify(result.data, null, 2)}\n`
+			: command.render(result.data as never, createStyle(io));
+		io.stdout(output);
+		return result.exitCode;
+	} catch (error) {
+		if (error instanceof UsageError || isParseArgsError(error)) {
+			return usageError(io, command.usage, (error as Error).message);
+		}
+		io.stderr(`skillset: internal error (please report it): ${(error as Error).stack ?? String(error)}\n`);
+		return EXIT_INTERNAL_ERROR;
+	}
+}
+
+function mainUsage(): string {
+	const width = Math.max(...Object.keys(COMMANDS).map((name) => name.length));
+	const commands = Object.entries(COMMANDS).map(([name, entry]) => `  ${name.padEnd(width)}  ${entry.summary}`);
+	return `Usage: skillset COMMAND [options]
+
+Commands:
+${commands.join("\n")}
+
+Run 'skillset COMMAND --help' for a command's options.
+`;
+}
+
+function print(io: CliIo, text: string): number {
+	io.stdout(text);
+	return 0;
+}
+
+function usageError(io: CliIo, usage: string, message: string): number {
+	io.stderr(`${usage.trimEnd()}\n\nskillset: ${message}\n`);
+	return 2;
+}
+
+function isParseArgsError(error: unknown): boolean {
+	const code = (error as { code?: unknown } | null)?.code;
+	return typeof code === "string" && code.startsWith("ERR_PARSE_ARGS");
+}
+
+function readVersion(): string {
+	const manifest = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8"));
+	return String(manifest.version);
+}
