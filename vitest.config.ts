@@ -1,14 +1,10 @@
-import { fileURLToPath } from "node:url";
 import { defineConfig, type ViteUserConfig } from "vitest/config";
 
-// Tests import the package entry; these aliases point it at the sources so tests run without a build.
+// Tests import the package by name; the `skillset-source` export condition points it at src/, so they run
+// against the sources without a build (tsconfig.json sets the same condition for type checking).
 const config: ViteUserConfig = defineConfig({
-	resolve: {
-		alias: {
-			"skillset/cli": fileURLToPath(new URL("./src/cli/index.ts", import.meta.url)),
-			skillset: fileURLToPath(new URL("./src/index.ts", import.meta.url)),
-		},
-	},
+	resolve: { conditions: ["skillset-source"] },
+	ssr: { resolve: { conditions: ["skillset-source"] } },
 	test: {
 		include: ["test/**/*.test.ts"],
 	},

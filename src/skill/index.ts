@@ -27,5 +27,5 @@ export type { FrontmatterValidation, SkillProperties, ValidateOptions } from "./
 export { MAX_COMPATIBILITY_CODE_POINTS, MAX_DESCRIPTION_CODE_POINTS, validateFrontmatter } from "./validate.ts";
 export type { SkillValidation, ValidateSkillOptions } from "./validate-skill.ts";
 export { sortByPosition, validateParsedSkill, validateSkillMd } from "./validate-skill.ts";
-export type { FrontmatterField, FrontmatterMap, FrontmatterValue } from "./yaml.ts";
+export type { FrontmatterField, FrontmatterMap, FrontmatterValue, ParsedYaml, ParseYamlOptions } from "./yaml.ts";
 export { MAX_YAML_DEPTH, MAX_YAML_KEYS, parseFrontmatterYaml } from "./yaml.ts";

@@ -169,7 +169,13 @@ function parseOnce(text: string, reportFlow: boolean): ParseOnce {
 }
 
 function documentProblems(document: Document.Parsed): Finding[] {
-	const findings = [...document.errors, ...document.warnings].map(yamlErrorFinding);
+	// Syntax errors cascade: after the first, the parser's later complaints are mostly echoes of it.
+	const findings = [...document.errors, ...document.warnings]
+		.map(yamlErrorFinding)
+		.filter(
+			(finding, index, all) =>
+				finding.code !== "yaml.invalid" || all.findIndex((f) => f.code === "yaml.invalid") === index,
+		);
 	const { directives } = document;
 	const customTags = Object.keys(directives.tags).filter((handle) => handle !== "!!" && handle !== "!");
 	if (directives.yaml.explicit || customTags.length > 0) {
