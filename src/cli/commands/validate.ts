@@ -16,6 +16,7 @@ export const options: NonNullable<ParseArgsConfig["options"]> = {
 	"allow-field": { type: "string", multiple: true },
 	"allow-fields": { type: "string", multiple: true },
 	json: { type: "boolean", default: false },
+	"exit-zero": { type: "boolean", default: false },
 };
 
 /** Shown with --help and after a usage error. */
@@ -29,6 +30,7 @@ Options:
   --allow-field NAME         accept an extra frontmatter field (repeatable)
   --allow-fields SET         accept an extension set: ${EXTENSION_SETS.join(", ")} (repeatable)
   --json                     print a JSON array of results
+  --exit-zero                exit 0 even when a skill is invalid (report only)
 
 Exit status: 0 all valid, 1 any invalid, 2 usage error.`;
 
@@ -42,7 +44,7 @@ export interface ValidateResult {
 	diagnostics: Diagnostic[];
 }
 
-type Values = { profile?: string; "allow-field"?: string[]; "allow-fields"?: string[] };
+type Values = { profile?: string; "allow-field"?: string[]; "allow-fields"?: string[]; "exit-zero"?: boolean };
 
 /** Validates every PATH; exit 1 when any is invalid. */
 export async function run(
@@ -60,7 +62,8 @@ export async function run(
 		const { file, valid, properties, diagnostics } = result;
 		data.push({ path, file, valid, profile, skill: properties, diagnostics });
 	}
-	return { exitCode: data.every((r) => r.valid) ? 0 : 1, data };
+	const exitCode = values["exit-zero"] || data.every((r) => r.valid) ? 0 : 1;
+	return { exitCode, data };
 }
 
 /** The human report: every diagnostic, one line per valid skill without any, and a summary line. */
