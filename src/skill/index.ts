@@ -14,6 +14,7 @@ export type { NameProblem } from "./names.ts";
 export { checkSkillName, isValidSkillName, MAX_NAME_CODE_POINTS, normalizeSkillName } from "./names.ts";
 export type { ParsedFrontmatterPrefix, ParsedSkill, ParseSkillOptions, SkillFrontmatter } from "./parse-skill.ts";
 export { DEFAULT_MAX_FILE_BYTES, parseSkillFrontmatter, parseSkillMd } from "./parse-skill.ts";
+export type { SkillProperties } from "./properties.ts";
 export type { ReadSkill, SkillPathValidation } from "./read.ts";
 export {
 	pickSkillFileName,
@@ -23,8 +24,9 @@ export {
 	SKILL_FILE_NAME,
 	validateSkillPath,
 } from "./read.ts";
-export type { FrontmatterValidation, SkillProperties, ValidateOptions } from "./validate.ts";
-export { MAX_COMPATIBILITY_CODE_POINTS, MAX_DESCRIPTION_CODE_POINTS, validateFrontmatter } from "./validate.ts";
+export type { FrontmatterValidation, ValidateOptions } from "./validate.ts";
+export { MAX_DESCRIPTION_CODE_POINTS, validateFrontmatter } from "./validate.ts";
+export { MAX_COMPATIBILITY_CODE_POINTS } from "./validate-fields.ts";
 export type { SkillValidation, ValidateSkillOptions } from "./validate-skill.ts";
 export { sortByPosition, validateParsedSkill, validateSkillMd } from "./validate-skill.ts";
 export type { FrontmatterField, FrontmatterMap, FrontmatterValue, ParsedYaml, ParseYamlOptions } from "./yaml.ts";

@@ -1,7 +1,8 @@
 import type { Profile } from "./codes.ts";
 import { type Diagnostic, hasErrors, placeFindings } from "./diagnostics.ts";
 import { type ParsedSkill, type ParseSkillOptions, parseSkillMd, type SkillFrontmatter } from "./parse-skill.ts";
-import { type SkillProperties, type ValidateOptions, validateFrontmatter } from "./validate.ts";
+import type { SkillProperties } from "./properties.ts";
+import { type ValidateOptions, validateFrontmatter } from "./validate.ts";
 
 /** Options for {@link validateSkillMd}: parsing and validation together. */
 export interface ValidateSkillOptions extends ParseSkillOptions, ValidateOptions {}
