@@ -28,9 +28,19 @@ export function pickSkillFileName(names: Iterable<string>): { name: string; exac
 	return first === undefined ? undefined : { name: first, exact: false };
 }
 
-/** A SKILL.md read from disk: the parse result and the file's size in bytes. */
+/** What identifies a file's version on disk: if none of these changed, its content is taken as unchanged. */
+export interface FileSignature {
+	dev: number;
+	ino: number;
+	size: number;
+	mtimeMs: number;
+	ctimeMs: number;
+}
+
+/** A SKILL.md read from disk: the parse result, its size in bytes, and its signature (absent when unreadable). */
 export interface ReadSkill extends ParsedSkill {
 	size: number;
+	signature?: FileSignature;
 }
 
 /**
@@ -39,7 +49,7 @@ export interface ReadSkill extends ParsedSkill {
  */
 export async function readSkillFrontmatter(file: string, options: ParseSkillOptions = {}): Promise<ReadSkill> {
 	const opts = { ...options, file: options.file ?? file };
-	return withFile(file, opts, async (handle, size) => {
+	return withFile(file, opts, async (handle, { size }) => {
 		const limit = Math.min(size, (options.maxFrontmatterBytes ?? DEFAULT_MAX_FRONTMATTER_BYTES) + FENCE_SLACK_BYTES);
 		let buffer = new Uint8Array(Math.min(FIRST_CHUNK_BYTES, Math.max(size, 1)));
 		let filled = 0;
@@ -62,7 +72,7 @@ export async function readSkillBody(
 	options: ParseSkillOptions = {},
 ): Promise<{ body: string | undefined; diagnostics: Diagnostic[] }> {
 	const opts = { ...options, file: options.file ?? file };
-	const read = await withFile(file, opts, async (handle, size) => {
+	const read = await withFile(file, opts, async (handle, { size }) => {
 		const bytes = new Uint8Array(Math.max(0, size - location.bodyOffset));
 		const { bytesRead } = await handle.read(bytes, 0, bytes.length, location.bodyOffset);
 		const decoded = decodeRange(bytes, 0, bytesRead, location.bodyLine);
@@ -75,7 +85,7 @@ export async function readSkillBody(
 /** Reads and parses a whole SKILL.md file. */
 export async function readSkillMd(file: string, options: ParseSkillOptions = {}): Promise<ReadSkill> {
 	const opts = { ...options, file: options.file ?? file };
-	return withFile(file, opts, async (handle, size) => {
+	return withFile(file, opts, async (handle, { size }) => {
 		const bytes = new Uint8Array(size);
 		const { bytesRead } = await handle.read(bytes, 0, size, 0);
 		return { ...parseSkillMd(bytes.subarray(0, bytesRead), opts), size };
@@ -153,8 +163,8 @@ async function locateSkillFile(path: string): Promise<Located> {
 async function withFile<T extends { diagnostics: Diagnostic[] }>(
 	file: string,
 	options: ParseSkillOptions & { file: string },
-	read: (handle: FileHandle, size: number) => Promise<T>,
-): Promise<T | ReadSkill> {
+	read: (handle: FileHandle, signature: FileSignature) => Promise<T>,
+): Promise<(T & { signature: FileSignature }) | ReadSkill> {
 	let handle: FileHandle | undefined;
 	try {
 		handle = await open(file, "r");
@@ -165,7 +175,8 @@ async function withFile<T extends { diagnostics: Diagnostic[] }>(
 			const message = `SKILL.md is ${info.size} bytes; the cap is ${maxFileBytes}`;
 			return failure(options, info.size, [{ code: "file.too-large", message }]);
 		}
-		return await read(handle, info.size);
+		const signature = { dev: info.dev, ino: info.ino, size: info.size, mtimeMs: info.mtimeMs, ctimeMs: info.ctimeMs };
+		return { ...(await read(handle, signature)), signature };
 	} catch (error) {
 		const code = (error as NodeJS.ErrnoException).code ?? String(error);
 		return failure(options, 0, [unreadable(`Cannot read ${file}: ${code}`)]);

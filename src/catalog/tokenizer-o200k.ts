@@ -1,0 +1,5 @@
+import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
+import type { Tokenizer } from "./tokenizer.ts";
+
+/** Exact o200k_base token counts (the encoding of GPT-4o, GPT-4.1, o-series and GPT-5 models). */
+export const o200kTokenizer: Tokenizer = { name: "o200k_base", count: (text) => countTokens(text) };

@@ -1,0 +1,158 @@
+import { homedir } from "node:os";
+import { resolve } from "node:path";
+import { ScanCache } from "./cache.ts";
+import { type DiscoveryDiagnostic, discoveryDiagnostic } from "./codes.ts";
+import { type LoadedSkill, type LoadOptions, loadCandidate } from "./load.ts";
+import { mapLimit } from "./pool.ts";
+import { buildReport, type DiscoveryReport } from "./report.ts";
+import { type CollisionPolicy, resolveSkills } from "./resolve.ts";
+import { type RootOptions, resolveRoots } from "./roots.ts";
+import { SkillIndex } from "./skill-index.ts";
+import { type Candidate, DEFAULT_WALK_LIMITS, type RootWalk, type WalkLimits, walkRoot } from "./walk.ts";
+
+/** Everything discovery can be told. All of it is optional. */
+export interface DiscoverOptions extends RootOptions, LoadOptions {
+	/** What to do with one name in several roots. Default `precedence`. */
+	policy?: CollisionPolicy;
+	limits?: Partial<WalkLimits>;
+	/** Follow links to folders (default true). */
+	followSymlinks?: boolean;
+	/** Accept a SKILL.md that is itself a link (default false). */
+	allowSymlinkedSkillFile?: boolean;
+	/** Skills to switch off, by name or qualified name. */
+	disabled?: readonly string[];
+	/** Most file-system operations in flight at once (default 32). */
+	concurrency?: number;
+}
+
+/** An index and the report that explains it. */
+export interface DiscoveryResult {
+	index: SkillIndex;
+	report: DiscoveryReport;
+}
+
+const DEFAULT_CONCURRENCY = 32;
+const ROOTS_IN_PARALLEL = 8;
+
+/** Finds, reads and resolves every skill the options point at, once. */
+export async function discover(options: DiscoverOptions = {}): Promise<DiscoveryResult> {
+	return scanOnce(options, undefined);
+}
+
+/**
+ * A discovery that remembers what it read: the first `scan()` is a full scan; later ones re-read only folders and
+ * SKILL.md files whose signature changed. `current` is the last result.
+ */
+export interface Discovery {
+	scan(): Promise<DiscoveryResult>;
+	readonly current: DiscoveryResult | undefined;
+	readonly options: Readonly<DiscoverOptions>;
+}
+
+/** Creates an incremental {@link Discovery}. Options are read now; the cwd defaults to the cwd at this call. */
+export function createDiscovery(options: DiscoverOptions = {}): Discovery {
+	const fixed: DiscoverOptions = { ...options, cwd: resolve(options.cwd ?? process.cwd()) };
+	const cache = new ScanCache();
+	let current: DiscoveryResult | undefined;
+	let running: Promise<DiscoveryResult> | undefined;
+	return {
+		options: fixed,
+		get current() {
+			return current;
+		},
+		async scan() {
+			// Overlapping calls share one scan: the cache is not safe for two walks at once.
+			running ??= scanOnce(fixed, cache).finally(() => {
+				running = undefined;
+			});
+			current = await running;
+			return current;
+		},
+	};
+}
+
+async function scanOnce(options: DiscoverOptions, cache: ScanCache | undefined): Promise<DiscoveryResult> {
+	const started = performance.now();
+	cache?.begin();
+	const cwd = resolve(options.cwd ?? process.cwd());
+	const roots = await resolveRoots({ ...options, cwd, home: options.home ?? homedir() });
+	const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
+	const walkOptions = {
+		limits: { ...DEFAULT_WALK_LIMITS, ...options.limits },
+		followSymlinks: options.followSymlinks !== false,
+		allowSymlinkedSkillFile: options.allowSymlinkedSkillFile === true,
+		concurrency,
+		...(cache ? { listDir: cache.listDir } : {}),
+	};
+	const walks = await mapLimit(roots, ROOTS_IN_PARALLEL, (root) => walkRoot(root, walkOptions));
+	const walked = performance.now();
+	const diagnostics: DiscoveryDiagnostic[] = walks.flatMap((walk) => walk.diagnostics);
+	const candidates = uniqueCandidates(walks, diagnostics);
+	const loadOptions: LoadOptions = {
+		maxFileBytes: options.maxFileBytes,
+		maxFrontmatterBytes: options.maxFrontmatterBytes,
+	};
+	const loaded = await mapLimit(candidates, concurrency, (candidate) =>
+		cache ? cache.load(candidate, loadOptions) : loadCandidate(candidate, loadOptions),
+	);
+	const loadedAt = performance.now();
+	const walkRejected = walks.flatMap((walk) => walk.rejected).map(rejectedAtWalk);
+	const resolution = resolveSkills([...loaded, ...walkRejected], {
+		policy: options.policy ?? "precedence",
+		disabled: options.disabled ?? [],
+		lockedRanks: new Set(roots.filter((root) => root.locked).map((root) => root.rank)),
+	});
+	const index = new SkillIndex(resolution.skills);
+	cache?.end();
+	const done = performance.now();
+	const report = buildReport({
+		cwd,
+		policy: options.policy ?? "precedence",
+		roots,
+		walks,
+		skills: index.skills,
+		rejected: resolution.rejected,
+		diagnostics,
+		timings: {
+			walkMs: round(walked - started),
+			loadMs: round(loadedAt - walked),
+			resolveMs: round(done - loadedAt),
+			totalMs: round(done - started),
+		},
+		reused: cache ? { ...cache.reused } : { dirs: 0, files: 0 },
+	});
+	return { index, report };
+}
+
+/** One candidate per real SKILL.md: the first root (by precedence) that reaches it owns it. */
+function uniqueCandidates(walks: readonly RootWalk[], diagnostics: DiscoveryDiagnostic[]): Candidate[] {
+	const owners = new Map<string, Candidate>();
+	const unique: Candidate[] = [];
+	for (const candidate of walks.flatMap((walk) => walk.candidates)) {
+		const owner = owners.get(candidate.realFile);
+		if (owner) {
+			const message = `Same file as ${owner.file} (from the ${owner.root.scope} root ${owner.root.path}); loaded once`;
+			diagnostics.push(discoveryDiagnostic("entry.duplicate-path", message, candidate.file));
+			continue;
+		}
+		owners.set(candidate.realFile, candidate);
+		unique.push(candidate);
+	}
+	return unique;
+}
+
+/** A candidate the walk refused (a linked SKILL.md) goes to the rejected list with its diagnostics. */
+function rejectedAtWalk(candidate: Candidate): LoadedSkill {
+	return {
+		candidate,
+		properties: null,
+		diagnostics: candidate.diagnostics,
+		bodyOffset: undefined,
+		bodyLine: undefined,
+		size: 0,
+	};
+}
+
+function round(ms: number): number {
+	return Math.round(ms * 10) / 10;
+}

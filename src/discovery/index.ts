@@ -1,0 +1,18 @@
+// The `discovery/` stage: roots and scopes, the bounded walk, identity and collisions, the immutable index, the
+// report, incremental rescans and watching. Later stages import only from this file.
+
+export type { DiscoveryCode, DiscoveryCodeInfo, DiscoveryDiagnostic, DiscoveryOnlyCode } from "./codes.ts";
+export { DISCOVERY_CODES } from "./codes.ts";
+export type { DiscoverOptions, Discovery, DiscoveryResult } from "./discover.ts";
+export { createDiscovery, discover } from "./discover.ts";
+export type { LoadedSkill } from "./load.ts";
+export type { DiscoveryReport, RootReport, SkillSummary } from "./report.ts";
+export type { CollisionPolicy, IndexedSkill, RejectedSkill, SkillStatus } from "./resolve.ts";
+export { COLLISION_POLICIES } from "./resolve.ts";
+export type { DiscoveryRoot, Preset, PresetName, RootOptions, RootSource, Scope } from "./roots.ts";
+export { DEFAULT_CONVENTIONS, DEFAULT_SCOPE_ORDER, PRESET_NAMES, PRESETS, resolveRoots } from "./roots.ts";
+export { SkillIndex } from "./skill-index.ts";
+export type { WalkLimits } from "./walk.ts";
+export { DEFAULT_WALK_LIMITS } from "./walk.ts";
+export type { IndexChanges, SkillWatcher, WatchEvent, WatchOptions } from "./watch.ts";
+export { diffIndexes, watchSkills } from "./watch.ts";

@@ -1,0 +1,45 @@
+import { basename } from "node:path";
+import {
+	type FileSignature,
+	type ParseSkillOptions,
+	readSkillFrontmatter,
+	type SkillProperties,
+	validateParsedSkill,
+} from "../skill/index.ts";
+import type { DiscoveryDiagnostic } from "./codes.ts";
+import type { Candidate } from "./walk.ts";
+
+/** A candidate after its frontmatter was read and checked with the lenient profile. */
+export interface LoadedSkill {
+	candidate: Candidate;
+	/** Null when the skill cannot be used (no description, unreadable frontmatter, ...). */
+	properties: SkillProperties | null;
+	/** The walk's diagnostics for this skill and its own. */
+	diagnostics: DiscoveryDiagnostic[];
+	/** Where the body starts, for reading it at activation. */
+	bodyOffset: number | undefined;
+	bodyLine: number | undefined;
+	/** Size of SKILL.md in bytes. */
+	size: number;
+	/** The file's signature when it was read (absent when it could not be). */
+	signature?: FileSignature;
+}
+
+/** Options for reading a candidate's frontmatter. */
+export type LoadOptions = Pick<ParseSkillOptions, "maxFileBytes" | "maxFrontmatterBytes">;
+
+/** Reads only the frontmatter bytes of a candidate's SKILL.md and validates it leniently. Never throws. */
+export async function loadCandidate(candidate: Candidate, options: LoadOptions = {}): Promise<LoadedSkill> {
+	const parseOptions = { ...options, profile: "lenient", file: candidate.file } as const;
+	const read = await readSkillFrontmatter(candidate.file, parseOptions);
+	const checked = validateParsedSkill(read, { ...parseOptions, dirName: basename(candidate.dir) });
+	return {
+		candidate,
+		properties: checked.valid ? checked.properties : null,
+		diagnostics: [...candidate.diagnostics, ...checked.diagnostics],
+		bodyOffset: read.bodyOffset,
+		bodyLine: read.bodyLine,
+		size: read.size,
+		...(read.signature ? { signature: read.signature } : {}),
+	};
+}

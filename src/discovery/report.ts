@@ -1,0 +1,155 @@
+import type { DiscoveryDiagnostic } from "./codes.ts";
+import type { CollisionPolicy, IndexedSkill, RejectedSkill } from "./resolve.ts";
+import type { DiscoveryRoot, RootSource, Scope } from "./roots.ts";
+import type { RootWalk } from "./walk.ts";
+
+/** One root in the report: where it is, whether it exists, what it held and which bounds it hit. */
+export interface RootReport {
+	path: string;
+	scope: Scope;
+	rank: number;
+	source: RootSource;
+	preset?: string;
+	exists: boolean;
+	trusted: boolean;
+	locked: boolean;
+	counts: {
+		dirs: number;
+		entries: number;
+		candidates: number;
+		selected: number;
+		shadowed: number;
+		untrusted: number;
+		disabled: number;
+		rejected: number;
+	};
+	bounds: { depth: boolean; dirs: boolean; entries: boolean };
+}
+
+/** A skill as the report shows it. */
+export interface SkillSummary {
+	name: string;
+	qualifiedName: string;
+	id: string;
+	description: string;
+	scope: Scope;
+	root: string;
+	file: string;
+	modelInvocable: boolean;
+	/** For shadowed skills: the qualified name of the copy that wins. */
+	shadowedBy?: string;
+	diagnostics: DiscoveryDiagnostic[];
+}
+
+/**
+ * Everything discovery found, as JSON-serialisable data: every root, every skill by status (selected, shadowed,
+ * untrusted, disabled, rejected) with its diagnostics, the walk's own diagnostics, counts and timings.
+ */
+export interface DiscoveryReport {
+	cwd: string;
+	policy: CollisionPolicy;
+	roots: RootReport[];
+	selected: SkillSummary[];
+	shadowed: SkillSummary[];
+	untrusted: SkillSummary[];
+	disabled: SkillSummary[];
+	rejected: RejectedSkill[];
+	/** Diagnostics about roots and the walk (skills carry their own). */
+	diagnostics: DiscoveryDiagnostic[];
+	counts: {
+		roots: number;
+		candidates: number;
+		selected: number;
+		shadowed: number;
+		untrusted: number;
+		disabled: number;
+		rejected: number;
+	};
+	timings: { walkMs: number; loadMs: number; resolveMs: number; totalMs: number };
+	/** What an incremental scan reused from the previous one. */
+	reused: { dirs: number; files: number };
+}
+
+/** What {@link buildReport} needs. */
+export interface ReportInput {
+	cwd: string;
+	policy: CollisionPolicy;
+	roots: readonly DiscoveryRoot[];
+	walks: readonly RootWalk[];
+	skills: readonly IndexedSkill[];
+	rejected: readonly RejectedSkill[];
+	diagnostics: readonly DiscoveryDiagnostic[];
+	timings: DiscoveryReport["timings"];
+	reused: DiscoveryReport["reused"];
+}
+
+/** Assembles the report from the stages' outputs. */
+export function buildReport(input: ReportInput): DiscoveryReport {
+	const byStatus = (status: IndexedSkill["status"]) => input.skills.filter((s) => s.status === status).map(summarize);
+	const report: DiscoveryReport = {
+		cwd: input.cwd,
+		policy: input.policy,
+		roots: input.walks.map((walk) => rootReport(walk, input)),
+		selected: byStatus("selected"),
+		shadowed: byStatus("shadowed"),
+		untrusted: byStatus("untrusted"),
+		disabled: byStatus("disabled"),
+		rejected: [...input.rejected],
+		diagnostics: [...input.diagnostics],
+		counts: { roots: 0, candidates: 0, selected: 0, shadowed: 0, untrusted: 0, disabled: 0, rejected: 0 },
+		timings: input.timings,
+		reused: input.reused,
+	};
+	report.counts = {
+		roots: report.roots.length,
+		candidates: report.roots.reduce((sum, root) => sum + root.counts.candidates, 0),
+		selected: report.selected.length,
+		shadowed: report.shadowed.length,
+		untrusted: report.untrusted.length,
+		disabled: report.disabled.length,
+		rejected: report.rejected.length,
+	};
+	return report;
+}
+
+function rootReport(walk: RootWalk, input: ReportInput): RootReport {
+	const { root } = walk;
+	const mine = input.skills.filter((s) => s.rank === root.rank);
+	const count = (status: IndexedSkill["status"]) => mine.filter((s) => s.status === status).length;
+	return {
+		path: root.path,
+		scope: root.scope,
+		rank: root.rank,
+		source: root.source,
+		...(root.preset ? { preset: root.preset } : {}),
+		exists: walk.exists,
+		trusted: root.trusted,
+		locked: root.locked,
+		counts: {
+			dirs: walk.counts.dirs,
+			entries: walk.counts.entries,
+			candidates: walk.candidates.length + walk.rejected.length,
+			selected: count("selected"),
+			shadowed: count("shadowed"),
+			untrusted: count("untrusted"),
+			disabled: count("disabled"),
+			rejected: input.rejected.filter((r) => r.rank === root.rank).length,
+		},
+		bounds: { ...walk.bounds },
+	};
+}
+
+function summarize(skill: IndexedSkill): SkillSummary {
+	return {
+		name: skill.name,
+		qualifiedName: skill.qualifiedName,
+		id: skill.id,
+		description: skill.description,
+		scope: skill.scope,
+		root: skill.root,
+		file: skill.file,
+		modelInvocable: skill.modelInvocable,
+		...(skill.shadowedBy ? { shadowedBy: skill.shadowedBy } : {}),
+		diagnostics: [...skill.diagnostics],
+	};
+}

@@ -1,0 +1,79 @@
+import type { IndexedSkill } from "./resolve.ts";
+
+/**
+ * An immutable index of discovered skills, ordered by rank then name. Look skills up by name (as listed in the
+ * catalog) or by qualified name (`name@scope`); shadowed, untrusted and disabled skills are in it too, with their
+ * status, so a host can say why one is not usable.
+ */
+export class SkillIndex {
+	/** Every usable skill, in rank-then-name order. */
+	readonly skills: readonly IndexedSkill[];
+	readonly #byName = new Map<string, IndexedSkill>();
+	readonly #byQualifiedName = new Map<string, IndexedSkill>();
+
+	constructor(skills: readonly IndexedSkill[]) {
+		this.skills = Object.freeze(skills.map(freezeSkill));
+		for (const skill of this.skills) this.#byQualifiedName.set(skill.qualifiedName, skill);
+		// A bare name belongs to the selected copy first; shadowed copies answer only to their qualified names.
+		for (const status of ["selected", "disabled", "untrusted"] as const) {
+			for (const skill of this.skills) {
+				if (skill.status === status && !this.#byName.has(skill.name)) this.#byName.set(skill.name, skill);
+			}
+		}
+	}
+
+	/** The skill with this name or qualified name, whatever its status. */
+	get(name: string): IndexedSkill | undefined {
+		const normalized = name.trim().normalize("NFKC");
+		return this.#byName.get(normalized) ?? this.#byQualifiedName.get(normalized);
+	}
+
+	/** Selected skills: the ones a session may activate. */
+	get selected(): readonly IndexedSkill[] {
+		return this.skills.filter((skill) => skill.status === "selected");
+	}
+
+	/** What a catalog lists: selected, trusted, enabled and model-invocable skills, in order. */
+	get catalogSkills(): readonly IndexedSkill[] {
+		return this.skills.filter((skill) => skill.status === "selected" && skill.modelInvocable);
+	}
+
+	/** The names of selected skills, in order. */
+	names(): string[] {
+		return this.selected.map((skill) => skill.name);
+	}
+
+	/** Up to `count` selected names closest to `name` (edit distance, then shared prefix). */
+	closest(name: string, count = 3): string[] {
+		const scored = this.names().map((candidate) => ({ candidate, score: distance(name, candidate) }));
+		scored.sort((a, b) => a.score - b.score || (a.candidate < b.candidate ? -1 : 1));
+		const limit = Math.max(2, Math.floor(name.length / 2));
+		return scored
+			.filter((s) => s.score <= limit || s.candidate.includes(name))
+			.slice(0, count)
+			.map((s) => s.candidate);
+	}
+
+	/** The number of skills in the index. */
+	get size(): number {
+		return this.skills.length;
+	}
+}
+
+function freezeSkill(skill: IndexedSkill): IndexedSkill {
+	return Object.freeze({ ...skill, diagnostics: Object.freeze([...skill.diagnostics]) }) as IndexedSkill;
+}
+
+/** Levenshtein distance, two rows. */
+function distance(a: string, b: string): number {
+	let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
+	for (let i = 1; i <= a.length; i++) {
+		const current = [i];
+		for (let j = 1; j <= b.length; j++) {
+			const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+			current.push(Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, (previous[j - 1] ?? 0) + cost));
+		}
+		previous = current;
+	}
+	return previous[b.length] ?? 0;
+}

@@ -1,0 +1,358 @@
+import type { Dirent, Stats } from "node:fs";
+import { readdir, realpath, stat } from "node:fs/promises";
+import { join, relative, sep } from "node:path";
+import { pickSkillFileName, SKILL_FILE_NAME } from "../skill/index.ts";
+import { type DiscoveryDiagnostic, discoveryDiagnostic } from "./codes.ts";
+import { mapLimit } from "./pool.ts";
+import type { DiscoveryRoot } from "./roots.ts";
+
+/** Bounds of one root's walk. Hitting one is a diagnostic, never a failure. */
+export interface WalkLimits {
+	/** Deepest folder scanned, counted from the root (its children are depth 1). Default 6. */
+	maxDepth: number;
+	/** Most folders listed per root. Default 2,000. */
+	maxDirs: number;
+	/** Most directory entries seen per root. Default 20,000. */
+	maxEntries: number;
+}
+
+/** The bounds of DESIGN.md §3. */
+export const DEFAULT_WALK_LIMITS: Readonly<WalkLimits> = { maxDepth: 6, maxDirs: 2000, maxEntries: 20_000 };
+
+/** A SKILL.md found by the walk, not yet read. */
+export interface Candidate {
+	root: DiscoveryRoot;
+	/** The skill folder as reached from the root (may pass through links). */
+	dir: string;
+	/** The SKILL.md path as reached. */
+	file: string;
+	/** The SKILL.md path with every link resolved: the skill's identity on disk. */
+	realFile: string;
+	/** The skill folder relative to the root, with `/` separators. */
+	relDir: string;
+	diagnostics: DiscoveryDiagnostic[];
+}
+
+/** What the walk of one root found, and what it skipped. */
+export interface RootWalk {
+	root: DiscoveryRoot;
+	exists: boolean;
+	candidates: Candidate[];
+	/** Skill folders rejected at the walk (a symlinked SKILL.md), with why. */
+	rejected: Candidate[];
+	diagnostics: DiscoveryDiagnostic[];
+	counts: { dirs: number; entries: number };
+	bounds: { depth: boolean; dirs: boolean; entries: boolean };
+}
+
+/** A folder listing as the walk needs it. */
+export interface DirEntry {
+	name: string;
+	kind: "file" | "dir" | "link" | "other";
+}
+
+/** Lists folders; the incremental scanner passes one that reuses listings of unchanged folders. */
+export type ListDir = (dir: string) => Promise<DirEntry[]>;
+
+/** Options for {@link walkRoot}. */
+export interface WalkOptions {
+	limits: WalkLimits;
+	/** Follow links to folders (default true), with a visited set against loops. */
+	followSymlinks: boolean;
+	/** Accept a SKILL.md that is a link (default false). */
+	allowSymlinkedSkillFile: boolean;
+	concurrency: number;
+	listDir?: ListDir;
+}
+
+const SKIPPED_DIRS: ReadonlySet<string> = new Set(["node_modules", ".git"]);
+const RESOURCE_DIRS: ReadonlySet<string> = new Set(["scripts", "references", "assets"]);
+
+interface Pending {
+	dir: string;
+	real: string;
+	depth: number;
+}
+
+interface Link {
+	path: string;
+	parent: Pending;
+}
+
+/**
+ * Walks one root breadth-first, level by level in name order (so bounds cut the same folders every time), with
+ * bounded parallel listing. A folder holding a SKILL.md is a skill: the walk does not go into it. Hidden folders,
+ * `.git` and `node_modules` below the root are skipped; folder links are followed once per real path.
+ */
+export async function walkRoot(root: DiscoveryRoot, options: WalkOptions): Promise<RootWalk> {
+	const walk: RootWalk = {
+		root,
+		exists: false,
+		candidates: [],
+		rejected: [],
+		diagnostics: [],
+		counts: { dirs: 0, entries: 0 },
+		bounds: { depth: false, dirs: false, entries: false },
+	};
+	const rootReal = await openRoot(root, walk);
+	if (rootReal === undefined) return walk;
+	const state = new WalkState(root, walk, options, rootReal);
+	let level: Pending[] = [{ dir: root.path, real: rootReal, depth: 0 }];
+	while (level.length > 0) {
+		const admitted = state.admit(level);
+		const listed = await mapLimit(admitted, options.concurrency, (item) => state.list(item));
+		const next: Pending[] = [];
+		const links: Link[] = [];
+		for (const [index, entries] of listed.entries()) {
+			const item = admitted[index];
+			if (item && entries) next.push(...(await state.visit(item, entries, links)));
+		}
+		// Links are followed after every real folder of the level, so a real folder is never reached by its alias.
+		for (const link of links) {
+			const followed = await state.follow(link);
+			if (followed) next.push(followed);
+		}
+		level = next.sort((a, b) => compareNames(a.dir, b.dir));
+	}
+	state.finish();
+	return walk;
+}
+
+async function openRoot(root: DiscoveryRoot, walk: RootWalk): Promise<string | undefined> {
+	let info: Stats;
+	try {
+		info = await stat(root.path);
+	} catch (error) {
+		const code = errorCode(error);
+		if (code !== "ENOENT" && code !== "ENOTDIR") {
+			walk.diagnostics.push(discoveryDiagnostic("root.unreadable", `Cannot read root: ${code}`, root.path));
+		} else if (root.source === "option") {
+			walk.diagnostics.push(discoveryDiagnostic("root.missing", "The root does not exist", root.path));
+		}
+		return undefined;
+	}
+	walk.exists = true;
+	if (!info.isDirectory()) {
+		walk.diagnostics.push(discoveryDiagnostic("root.not-directory", "The root is not a directory", root.path));
+		return undefined;
+	}
+	return realpath(root.path);
+}
+
+class WalkState {
+	readonly #root: DiscoveryRoot;
+	readonly #walk: RootWalk;
+	readonly #options: WalkOptions;
+	readonly #visited: Set<string>;
+	readonly #listDir: ListDir;
+	readonly #hidden: string[] = [];
+	readonly #tooDeep: string[] = [];
+
+	constructor(root: DiscoveryRoot, walk: RootWalk, options: WalkOptions, rootReal: string) {
+		this.#root = root;
+		this.#walk = walk;
+		this.#options = options;
+		this.#visited = new Set([rootReal]);
+		this.#listDir = options.listDir ?? listDir;
+	}
+
+	/** Applies the folder bound to the next level: folders past it are not listed. */
+	admit(level: Pending[]): Pending[] {
+		const room = this.#options.limits.maxDirs - this.#walk.counts.dirs;
+		if (level.length > room && !this.#walk.bounds.dirs) {
+			this.#walk.bounds.dirs = true;
+			const message = `Stopped after ${this.#options.limits.maxDirs} folders; ${level.length - room} more not scanned`;
+			this.#walk.diagnostics.push(discoveryDiagnostic("walk.dir-limit", message, this.#root.path));
+		}
+		const admitted = level.slice(0, Math.max(0, room));
+		this.#walk.counts.dirs += admitted.length;
+		return admitted;
+	}
+
+	async list(item: Pending): Promise<DirEntry[] | undefined> {
+		try {
+			return await this.#listDir(item.dir);
+		} catch (error) {
+			const code = errorCode(error);
+			const vanished = code === "ENOENT" || code === "ENOTDIR";
+			const diagnostic = vanished
+				? discoveryDiagnostic("walk.vanished", "The folder disappeared during the scan", item.dir)
+				: discoveryDiagnostic("walk.unreadable", `Cannot list the folder: ${code}`, item.dir);
+			this.#walk.diagnostics.push(diagnostic);
+			return undefined;
+		}
+	}
+
+	/** Records the skill in `item`, or returns its real subfolders to walk next and collects its folder links. */
+	async visit(item: Pending, entries: DirEntry[], links: Link[]): Promise<Pending[]> {
+		if (this.#walk.bounds.entries) return [];
+		this.#walk.counts.entries += entries.length;
+		if (this.#walk.counts.entries > this.#options.limits.maxEntries) {
+			this.#walk.bounds.entries = true;
+			const message = `Stopped after ${this.#options.limits.maxEntries} entries`;
+			this.#walk.diagnostics.push(discoveryDiagnostic("walk.entry-limit", message, this.#root.path));
+			return [];
+		}
+		const skillFile = pickSkillFileName(
+			entries.filter((e) => e.kind === "file" || e.kind === "link").map((e) => e.name),
+		);
+		if (skillFile) {
+			await this.#addSkill(item, entries, skillFile.name);
+			return [];
+		}
+		return this.#subfolders(item, entries, links);
+	}
+
+	async #addSkill(item: Pending, entries: DirEntry[], fileName: string): Promise<void> {
+		const candidate: Candidate = {
+			root: this.#root,
+			dir: item.dir,
+			file: join(item.dir, fileName),
+			realFile: join(item.real, fileName),
+			relDir: relative(this.#root.path, item.dir).split(sep).join("/"),
+			diagnostics: [],
+		};
+		if (fileName !== SKILL_FILE_NAME) {
+			const message = `The skill file is named '${fileName}', not '${SKILL_FILE_NAME}'`;
+			const info = { code: "entry.case", severity: "warning", message, file: candidate.file } as const;
+			candidate.diagnostics.push({ ...info, hint: "Rename the file to `SKILL.md`." });
+		}
+		const entry = entries.find((e) => e.name === fileName);
+		if (entry?.kind === "link") {
+			const linked = await this.#resolveLinkedFile(candidate);
+			if (!linked) return;
+		}
+		this.#walk.candidates.push(candidate);
+		await this.#reportNested(item, entries, candidate);
+	}
+
+	/** A SKILL.md that is a link: rejected unless allowed, and then identified by its target. */
+	async #resolveLinkedFile(candidate: Candidate): Promise<boolean> {
+		if (!this.#options.allowSymlinkedSkillFile) {
+			const message = "SKILL.md is a symbolic link; it is not loaded";
+			candidate.diagnostics.push(discoveryDiagnostic("entry.symlink", message, candidate.file));
+			this.#walk.rejected.push(candidate);
+			return false;
+		}
+		try {
+			candidate.realFile = await realpath(candidate.file);
+			return true;
+		} catch {
+			const message = "SKILL.md is a link to nothing";
+			candidate.diagnostics.push(discoveryDiagnostic("entry.dangling-link", message, candidate.file));
+			this.#walk.rejected.push(candidate);
+			return false;
+		}
+	}
+
+	/** One cheap look for skills nested in a skill's own (non-resource) subfolders. */
+	async #reportNested(item: Pending, entries: DirEntry[], candidate: Candidate): Promise<void> {
+		const subdirs = entries.filter((e) => e.kind === "dir" && !RESOURCE_DIRS.has(e.name) && !isSkipped(e.name));
+		for (const sub of subdirs) {
+			const nested = join(item.dir, sub.name, SKILL_FILE_NAME);
+			if (!(await isFile(nested))) continue;
+			const message = `${sub.name}/${SKILL_FILE_NAME} is inside the skill '${candidate.relDir}' and is not loaded`;
+			this.#walk.diagnostics.push(discoveryDiagnostic("entry.nested", message, nested));
+		}
+	}
+
+	#subfolders(item: Pending, entries: DirEntry[], links: Link[]): Pending[] {
+		const next: Pending[] = [];
+		for (const entry of entries) {
+			if (entry.kind !== "dir" && entry.kind !== "link") continue;
+			if (isSkipped(entry.name)) {
+				if (entry.name.startsWith(".") && entry.name !== ".git") this.#hidden.push(join(item.dir, entry.name));
+				continue;
+			}
+			const path = join(item.dir, entry.name);
+			if (item.depth + 1 > this.#options.limits.maxDepth) {
+				this.#tooDeep.push(path);
+				continue;
+			}
+			if (entry.kind === "link") {
+				links.push({ path, parent: item });
+				continue;
+			}
+			const real = join(item.real, entry.name);
+			if (this.#visited.has(real)) continue;
+			this.#visited.add(real);
+			next.push({ dir: path, real, depth: item.depth + 1 });
+		}
+		return next;
+	}
+
+	/** Follows a link to a folder once per real path; loops, dangling links and duplicates are reported. */
+	async follow({ path, parent }: Link): Promise<Pending | undefined> {
+		if (!this.#options.followSymlinks) return undefined;
+		let real: string;
+		try {
+			real = await realpath(path);
+		} catch {
+			this.#walk.diagnostics.push(discoveryDiagnostic("entry.dangling-link", "The link points at nothing", path));
+			return undefined;
+		}
+		if (!(await isDirectory(real))) return undefined;
+		if (parent.real === real || parent.real.startsWith(`${real}${sep}`)) {
+			const message = `The link points back at ${real}, which is already being scanned`;
+			this.#walk.diagnostics.push(discoveryDiagnostic("walk.symlink-loop", message, path));
+			return undefined;
+		}
+		if (this.#visited.has(real)) {
+			const message = `The link leads to ${real}, which is already scanned through another path`;
+			this.#walk.diagnostics.push(discoveryDiagnostic("entry.duplicate-path", message, path));
+			return undefined;
+		}
+		this.#visited.add(real);
+		return { dir: path, real, depth: parent.depth + 1 };
+	}
+
+	finish(): void {
+		if (this.#tooDeep.length > 0) {
+			this.#walk.bounds.depth = true;
+			const message = `${this.#tooDeep.length} folder(s) deeper than ${this.#options.limits.maxDepth} levels were not scanned, e.g. ${this.#tooDeep[0]}`;
+			this.#walk.diagnostics.push(discoveryDiagnostic("walk.depth-limit", message, this.#root.path));
+		}
+		if (this.#hidden.length > 0) {
+			const shown = this.#hidden.slice(0, 5).map((path) => relative(this.#root.path, path));
+			const more = this.#hidden.length > 5 ? ` and ${this.#hidden.length - 5} more` : "";
+			const message = `Hidden folders were not scanned: ${shown.join(", ")}${more}`;
+			this.#walk.diagnostics.push(discoveryDiagnostic("walk.hidden-skipped", message, this.#root.path));
+		}
+	}
+}
+
+/** Lists a folder with entry kinds from `readdir`, without a stat per entry. */
+export async function listDir(dir: string): Promise<DirEntry[]> {
+	const entries = await readdir(dir, { withFileTypes: true });
+	return entries
+		.map((entry) => ({ name: entry.name, kind: direntKind(entry) }))
+		.sort((a, b) => compareNames(a.name, b.name));
+}
+
+function direntKind(entry: Dirent): DirEntry["kind"] {
+	if (entry.isDirectory()) return "dir";
+	if (entry.isSymbolicLink()) return "link";
+	if (entry.isFile()) return "file";
+	return "other";
+}
+
+function isSkipped(name: string): boolean {
+	return name.startsWith(".") || SKIPPED_DIRS.has(name);
+}
+
+/** Code-unit order: the same on every platform and locale. */
+export function compareNames(a: string, b: string): number {
+	return a < b ? -1 : a > b ? 1 : 0;
+}
+
+async function isFile(path: string): Promise<boolean> {
+	return (await stat(path).catch(() => undefined))?.isFile() === true;
+}
+
+async function isDirectory(path: string): Promise<boolean> {
+	return (await stat(path).catch(() => undefined))?.isDirectory() === true;
+}
+
+function errorCode(error: unknown): string {
+	return (error as NodeJS.ErrnoException).code ?? String(error);
+}

@@ -1,0 +1,107 @@
+import { type FSWatcher, watch as watchPath } from "node:fs";
+import type { Discovery, DiscoveryResult } from "./discover.ts";
+import type { IndexedSkill } from "./resolve.ts";
+import type { SkillIndex } from "./skill-index.ts";
+
+/** Which skills (by qualified name) a rescan added, changed or removed. */
+export interface IndexChanges {
+	added: string[];
+	changed: string[];
+	removed: string[];
+}
+
+/** A change notification: what changed, and the new index and report (already swapped in). */
+export interface WatchEvent extends IndexChanges, DiscoveryResult {}
+
+/** Options for {@link watchSkills}. */
+export interface WatchOptions {
+	/** Quiet time after the last file event before rescanning. Default 200 ms. */
+	debounceMs?: number;
+	/** Called after each rescan that changed the index. */
+	onChange: (event: WatchEvent) => void;
+	/** Called when a rescan fails (it should not; discovery reports problems as diagnostics). */
+	onError?: (error: unknown) => void;
+}
+
+/** A running watch. `index` is always the latest complete index; `close()` stops it. */
+export interface SkillWatcher {
+	readonly index: SkillIndex | undefined;
+	/** Resolves when the first scan has finished. */
+	readonly ready: Promise<DiscoveryResult>;
+	close(): void;
+}
+
+/**
+ * Watches the discovery's existing roots recursively. File events are debounced; then an incremental rescan runs
+ * and, only if the index differs, the new index replaces the old one in one step and `onChange` says exactly what
+ * changed. Roots created after the watch starts are not watched; call `scan()` to pick them up.
+ */
+export function watchSkills(discovery: Discovery, options: WatchOptions): SkillWatcher {
+	const debounceMs = options.debounceMs ?? 200;
+	const watchers: FSWatcher[] = [];
+	let timer: NodeJS.Timeout | undefined;
+	let closed = false;
+	let queue: Promise<unknown> = Promise.resolve();
+
+	const rescan = async (): Promise<void> => {
+		const before = discovery.current?.index;
+		const result = await discovery.scan();
+		if (closed || !before) return;
+		const changes = diffIndexes(before, result.index);
+		if (changes.added.length + changes.changed.length + changes.removed.length > 0) {
+			options.onChange({ ...changes, ...result });
+		}
+	};
+	const schedule = (): void => {
+		if (closed) return;
+		clearTimeout(timer);
+		timer = setTimeout(() => {
+			queue = queue.then(rescan).catch((error: unknown) => options.onError?.(error));
+		}, debounceMs);
+	};
+
+	const ready = discovery.scan().then((result) => {
+		if (closed) return result;
+		for (const root of result.report.roots.filter((r) => r.exists)) {
+			try {
+				const watcher = watchPath(root.path, { recursive: true }, schedule);
+				watcher.on("error", (error) => options.onError?.(error));
+				watchers.push(watcher);
+			} catch (error) {
+				options.onError?.(error);
+			}
+		}
+		return result;
+	});
+	return {
+		get index() {
+			return discovery.current?.index;
+		},
+		ready,
+		close() {
+			closed = true;
+			clearTimeout(timer);
+			for (const watcher of watchers) watcher.close();
+		},
+	};
+}
+
+/** The skills that differ between two indexes, by qualified name, each list in name order. */
+export function diffIndexes(before: SkillIndex, after: SkillIndex): IndexChanges {
+	const old = new Map(before.skills.map((skill) => [skill.qualifiedName, skill]));
+	const current = new Map(after.skills.map((skill) => [skill.qualifiedName, skill]));
+	const added = [...current.keys()].filter((name) => !old.has(name));
+	const removed = [...old.keys()].filter((name) => !current.has(name));
+	const changed = [...current.entries()]
+		.filter(([name, skill]) => {
+			const previous = old.get(name);
+			return previous !== undefined && fingerprint(previous) !== fingerprint(skill);
+		})
+		.map(([name]) => name);
+	return { added: added.sort(), changed: changed.sort(), removed: removed.sort() };
+}
+
+function fingerprint(skill: IndexedSkill): string {
+	const { file, mtimeMs, size, status, name, description, shadowedBy, modelInvocable } = skill;
+	return JSON.stringify([file, mtimeMs, size, status, name, description, shadowedBy, modelInvocable]);
+}
