@@ -5,14 +5,15 @@ export type { DiscoveryCode, DiscoveryCodeInfo, DiscoveryDiagnostic, DiscoveryOn
 export { DISCOVERY_CODES } from "./codes.ts";
 export type { DiscoverOptions, Discovery, DiscoveryResult } from "./discover.ts";
 export { createDiscovery, discover } from "./discover.ts";
-export type { LoadedSkill } from "./load.ts";
+export type { LoadedSkill, LoadOptions } from "./load.ts";
+export { loadCandidate } from "./load.ts";
 export type { DiscoveryReport, RootReport, SkillSummary } from "./report.ts";
 export type { CollisionPolicy, IndexedSkill, RejectedSkill, SkillStatus } from "./resolve.ts";
 export { COLLISION_POLICIES } from "./resolve.ts";
 export type { DiscoveryRoot, Preset, PresetName, RootOptions, RootSource, Scope } from "./roots.ts";
 export { DEFAULT_CONVENTIONS, DEFAULT_SCOPE_ORDER, PRESET_NAMES, PRESETS, resolveRoots } from "./roots.ts";
 export { SkillIndex } from "./skill-index.ts";
-export type { WalkLimits } from "./walk.ts";
-export { DEFAULT_WALK_LIMITS } from "./walk.ts";
+export type { Candidate, DirEntry, ListDir, RootWalk, WalkLimits, WalkOptions } from "./walk.ts";
+export { DEFAULT_WALK_LIMITS, listDir, walkRoot } from "./walk.ts";
 export type { IndexChanges, SkillWatcher, WatchEvent, WatchOptions } from "./watch.ts";
 export { diffIndexes, watchSkills } from "./watch.ts";

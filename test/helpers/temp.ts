@@ -22,3 +22,8 @@ export async function writeTree(root: string, files: Record<string, string | Uin
 
 /** The shared folder beside the checkout (specs, conformance cases, corpus). */
 export const SHARED_DIR: string = join(import.meta.dirname, "..", "..", "..", "shared");
+
+/** A minimal valid SKILL.md for `name`, with an optional description and extra frontmatter lines. */
+export function skillMd(name: string, description = `Does ${name} things.`, extra = ""): string {
+	return `---\nname: ${name}\ndescription: ${description}\n${extra ? `${extra}\n` : ""}---\n# ${name}\n\nSteps.\n`;
+}

@@ -1,0 +1,66 @@
+import type { ParseArgsConfig } from "node:util";
+import type { IndexedSkill } from "../../discovery/index.ts";
+import { type DiscoveryFlagValues, discoverFor, discoveryFlags, discoveryUsage } from "../discovery-flags.ts";
+import { type CliIo, type CommandResult, type Style, UsageError } from "../io.ts";
+
+/** The command's options, for `node:util` parseArgs. */
+export const options: NonNullable<ParseArgsConfig["options"]> = {
+	...discoveryFlags,
+	all: { type: "boolean", default: false },
+	json: { type: "boolean", default: false },
+};
+
+/** Shown with --help and after a usage error. */
+export const usage: string = `Usage: skillset list [DIR] [options]
+
+List the selected skills, one line each: name, scope and path.
+
+${discoveryUsage}
+
+Options:
+  --all                      also list shadowed, untrusted and disabled skills, with their status
+  --json                     print a JSON array`;
+
+/** One listed skill. */
+export interface ListedSkill {
+	name: string;
+	qualifiedName: string;
+	status: IndexedSkill["status"];
+	scope: IndexedSkill["scope"];
+	description: string;
+	file: string;
+	modelInvocable: boolean;
+}
+
+/** Lists skills (selected, or all with --all). */
+export async function run(
+	values: DiscoveryFlagValues & { all?: boolean },
+	positionals: readonly string[],
+	io: CliIo,
+): Promise<CommandResult<ListedSkill[]>> {
+	if (positionals.length > 1) throw new UsageError("list takes at most one DIR");
+	const { index } = await discoverFor(values, positionals[0], io);
+	const skills = values.all ? index.skills : index.selected;
+	const data = skills.map((s) => ({
+		name: s.name,
+		qualifiedName: s.qualifiedName,
+		status: s.status,
+		scope: s.scope,
+		description: s.description,
+		file: s.file,
+		modelInvocable: s.modelInvocable,
+	}));
+	return { exitCode: 0, data };
+}
+
+/** Aligned columns: name, scope (and status when not selected), path. */
+export function render(data: readonly ListedSkill[], style: Style): string {
+	if (data.length === 0) return "No skills found. Run 'skillset scan' to see where skillset looked.\n";
+	const width = Math.max(...data.map((s) => s.name.length));
+	const lines = data.map((s) => {
+		const status = s.status === "selected" ? "" : ` ${s.status}`;
+		const manual = s.modelInvocable ? "" : " user-only";
+		return `${s.name.padEnd(width)}  ${style.dim(`${s.scope}${status}${manual}`)}  ${s.file}`;
+	});
+	return `${lines.join("\n")}\n`;
+}

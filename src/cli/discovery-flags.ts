@@ -1,0 +1,81 @@
+import { homedir } from "node:os";
+import { resolve } from "node:path";
+import type { ParseArgsConfig } from "node:util";
+import { type DiscoverOptions, type DiscoveryResult, discover } from "../discovery/index.ts";
+import { configFromEnv, discoverOptionsFrom, homeFrom, loadConfig, type SkillsetConfig } from "./config.ts";
+import type { CliIo } from "./io.ts";
+
+/** The options every command that discovers takes. */
+export const discoveryFlags: NonNullable<ParseArgsConfig["options"]> = {
+	root: { type: "string", multiple: true },
+	"no-default-roots": { type: "boolean" },
+	preset: { type: "string", multiple: true },
+	policy: { type: "string" },
+	config: { type: "string" },
+	untrusted: { type: "boolean" },
+};
+
+/** Usage lines for {@link discoveryFlags}. */
+export const discoveryUsage = `Discovery options:
+  --root DIR                 an extra workspace root, highest precedence first (repeatable)
+  --no-default-roots         scan only the roots given (no .agents/skills, .claude/skills, .skills)
+  --preset NAME              add a client's folders: claude, codex, opencode, gemini, copilot, cline,
+                             kilo, pi, workbuddy (repeatable)
+  --policy NAME              collisions: precedence (default), reject, keep-all, qualify
+  --config FILE              settings file (default: ./skillset.config.json when present)
+  --untrusted                treat the workspace as untrusted: its skills stay out of the catalog`;
+
+/** The parsed values of {@link discoveryFlags}. */
+export interface DiscoveryFlagValues {
+	root?: string[];
+	"no-default-roots"?: boolean;
+	preset?: string[];
+	policy?: string;
+	config?: string;
+	untrusted?: boolean;
+}
+
+/** The merged settings: defaults < config file < SKILLSET_* environment < flags. */
+export interface ResolvedSettings {
+	config: SkillsetConfig;
+	discover: DiscoverOptions;
+}
+
+/** Merges config file, environment and flags into discovery options for a scan of `cwd`. */
+export async function resolveSettings(values: DiscoveryFlagValues, cwd: string, io: CliIo): Promise<ResolvedSettings> {
+	const file = await loadConfig(values.config ?? io.env.SKILLSET_CONFIG, cwd);
+	const env = configFromEnv(io.env, cwd);
+	const flags = configFromEnv(flagEnv(values), cwd, "option");
+	const config: SkillsetConfig = {
+		...file,
+		...env,
+		...flags,
+		roots: [...(env.roots ?? []), ...(file.roots ?? [])],
+		catalog: { ...file.catalog, ...env.catalog },
+	};
+	if (values["no-default-roots"]) config.defaultRoots = false;
+	if (values.untrusted) config.trustWorkspace = false;
+	return { config, discover: discoverOptionsFrom(config, cwd, homeFrom(io.env, homedir())) };
+}
+
+/** Flags expressed as the environment variables they override, so one checker validates both. */
+function flagEnv(values: DiscoveryFlagValues): Record<string, string | undefined> {
+	return { SKILLSET_PRESETS: values.preset?.join(","), SKILLSET_POLICY: values.policy };
+}
+
+/**
+ * Runs discovery for a command: settings from everywhere, the workspace at `dir` (default: the cwd). `--root`
+ * paths are resolved against the cwd and come before every other root.
+ */
+export async function discoverFor(
+	values: DiscoveryFlagValues,
+	dir: string | undefined,
+	io: CliIo,
+): Promise<ResolvedSettings & DiscoveryResult> {
+	const cwd = resolve(io.cwd, dir ?? ".");
+	const settings = await resolveSettings(values, cwd, io);
+	const flagRoots = (values.root ?? []).map((root) => resolve(io.cwd, root));
+	const roots = [...flagRoots, ...(settings.discover.roots ?? [])];
+	const options = { ...settings.discover, roots };
+	return { ...settings, discover: options, ...(await discover(options)) };
+}
