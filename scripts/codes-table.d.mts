@@ -1,4 +1,6 @@
-export function renderCodesTable(
-	codes: Readonly<Record<string, { strict: string | null; lenient: string | null; description: string }>>,
-): string;
-export function replaceCodesTable(readme: string, table: string): string;
+type Table = Readonly<
+	Record<string, { strict?: string | null; lenient?: string | null; severity?: string; description: string }>
+>;
+export function renderSkillCodes(codes: Table): string;
+export function renderDiscoveryCodes(codes: Table): string;
+export function replaceBlock(readme: string, name: string, table: string): string;

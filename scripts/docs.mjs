@@ -1,7 +1,10 @@
-// Regenerates the README's diagnostic code table from the built package: `npm run docs`.
+// Regenerates the README's diagnostic code tables from the built package: `npm run docs`.
 import { readFileSync, writeFileSync } from "node:fs";
-import { SKILL_CODES } from "../dist/index.js";
-import { renderCodesTable, replaceCodesTable } from "./codes-table.mjs";
+import { DISCOVERY_CODES, SKILL_CODES } from "../dist/index.js";
+import { renderDiscoveryCodes, renderSkillCodes, replaceBlock } from "./codes-table.mjs";
 
 const path = new URL("../README.md", import.meta.url);
-writeFileSync(path, replaceCodesTable(readFileSync(path, "utf8"), renderCodesTable(SKILL_CODES)));
+let readme = readFileSync(path, "utf8");
+readme = replaceBlock(readme, "skill-codes", renderSkillCodes(SKILL_CODES));
+readme = replaceBlock(readme, "discovery-codes", renderDiscoveryCodes(DISCOVERY_CODES));
+writeFileSync(path, readme);

@@ -45,18 +45,28 @@ export const ELLIPSIS = "…";
  */
 export function fitCatalog(entries: readonly CatalogEntry[], options: FitOptions): FitResult {
 	const fitter = new Fitter(options);
-	const asIs = fitter.fitsWhole(entries);
+	const asIs = fitter.fitsWhole(entries.length, (i) => entries[i] as CatalogEntry);
 	if (asIs !== undefined) return fitter.result("fits", entries, entries, [], asIs);
-	const capped = entries.map((entry) => capDescription(entry, options.maxDescriptionCodePoints));
-	const cappedText = fitter.fitsWhole(capped);
-	if (cappedText !== undefined) return fitter.result("capped", entries, capped, [], cappedText);
-	const slots = capped.map((entry) => fitter.slot(entry));
-	const everyone = fitter.roomForAll(slots);
-	if (everyone !== undefined) return fitter.share("shared", entries, slots, [], everyone);
-	const keep = fitter.howManyFit(slots);
-	const kept = slots.slice(0, keep);
-	const omitted = capped.slice(keep);
-	return fitter.share("dropped", entries, kept, omitted, fitter.roomFor(kept, omitted.length));
+	// Entries are capped and turned into slots only as far as the budget reaches: the work is bounded by the
+	// budget, not by the number of skills.
+	const capped: CatalogEntry[] = [];
+	const cappedAt = (i: number) =>
+		(capped[i] ??= capDescription(entries[i] as CatalogEntry, options.maxDescriptionCodePoints));
+	const cappedText = fitter.fitsWhole(entries.length, cappedAt);
+	if (cappedText !== undefined)
+		return fitter.result("capped", entries, range(entries.length).map(cappedAt), [], cappedText);
+	const slots: Slot[] = [];
+	const slotAt = (i: number) => (slots[i] ??= fitter.slot(cappedAt(i)));
+	const everyone = fitter.roomFor(entries.length, slotAt, 0);
+	if (everyone >= 0) return fitter.share("shared", entries, range(entries.length).map(slotAt), [], everyone);
+	const keep = fitter.howManyFit(entries.length, slotAt);
+	const kept = range(keep).map(slotAt);
+	const omitted = entries.slice(keep);
+	return fitter.share("dropped", entries, kept, omitted, fitter.roomFor(keep, slotAt, omitted.length));
+}
+
+function range(count: number): number[] {
+	return Array.from({ length: count }, (_, i) => i);
 }
 
 /** Cuts `text` to at most `max` code points at a word boundary, ending in an ellipsis; unchanged when short. */
@@ -107,14 +117,17 @@ class Fitter {
 	}
 
 	/** The whole catalog's text when it fits, checked entry by entry so a hopeless case stops early. */
-	fitsWhole(entries: readonly CatalogEntry[]): string | undefined {
+	fitsWhole(count: number, entryAt: (i: number) => CatalogEntry): string | undefined {
 		const { parts, meter, limit } = this.#options;
 		let sum = meter.measure(parts.assemble([], 0));
-		for (const entry of entries) {
-			sum += meter.measure(`${parts.entry(entry)}\n`);
+		for (let i = 0; i < count; i++) {
+			sum += meter.measure(`${parts.entry(entryAt(i))}\n`);
 			if (sum > limit) return undefined;
 		}
-		const text = parts.assemble(entries.map(parts.entry), 0);
+		const text = parts.assemble(
+			range(count).map((i) => parts.entry(entryAt(i))),
+			0,
+		);
 		return meter.measure(text) <= limit ? text : undefined;
 	}
 
@@ -125,32 +138,28 @@ class Fitter {
 		return { entry, words, costs: new Array(words.length), taken: 0, base };
 	}
 
-	/** The room left for descriptions if every slot is kept with an empty one; undefined when not all fit. */
-	roomForAll(slots: readonly Slot[]): number | undefined {
-		const room = this.roomFor(slots, 0);
-		return room >= 0 ? room : undefined;
-	}
-
-	roomFor(slots: readonly Slot[], omitted: number): number {
+	/** The room left for descriptions with the first `count` slots kept with empty ones; negative when too many. */
+	roomFor(count: number, slotAt: (i: number) => Slot, omitted: number): number {
 		const { parts, meter, limit } = this.#options;
 		let room = limit - meter.measure(parts.assemble([], omitted));
-		for (const slot of slots) {
-			room -= slot.base;
+		for (let i = 0; i < count; i++) {
+			room -= slotAt(i).base;
 			if (room < 0) return room;
 		}
 		return room;
 	}
 
 	/** How many slots (in precedence order) fit, each with at least the minimum description share. */
-	howManyFit(slots: readonly Slot[]): number {
+	howManyFit(count: number, slotAt: (i: number) => Slot): number {
 		const { parts, meter, limit, minShare } = this.#options;
-		let used = meter.measure(parts.assemble([], slots.length));
-		for (const [index, slot] of slots.entries()) {
-			const share = Math.min(minShare, meter.measure(this.#options.parts.escape(slot.entry.description)));
+		let used = meter.measure(parts.assemble([], count));
+		for (let i = 0; i < count; i++) {
+			const slot = slotAt(i);
+			const share = Math.min(minShare, meter.measure(parts.escape(slot.entry.description)));
 			used += slot.base + share;
-			if (used > limit) return index;
+			if (used > limit) return i;
 		}
-		return slots.length;
+		return count;
 	}
 
 	share(

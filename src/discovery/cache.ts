@@ -1,11 +1,8 @@
-import { type Stats, stat } from "node:fs";
-import { promisify } from "node:util";
+import { type Stats, statSync } from "node:fs";
 import type { FileSignature } from "../skill/index.ts";
 import { type LoadedSkill, type LoadOptions, loadCandidate } from "./load.ts";
 import type { Candidate } from "./walk.ts";
 import { type DirEntry, listDir } from "./walk.ts";
-
-const statAsync = promisify(stat);
 
 interface CachedDir {
 	signature: FileSignature;
@@ -27,8 +24,16 @@ export class ScanCache {
 	readonly #files = new Map<string, CachedFile>();
 	#seenDirs = new Set<string>();
 	#seenFiles = new Set<string>();
+	#roots: string[] = [];
+	#absentRoots: string[] = [];
+	#complete = false;
 	/** Counts of the last scan: how many listings and files were reused. */
 	reused: { dirs: number; files: number } = { dirs: 0, files: 0 };
+
+	/** How many folder listings and files the cache holds. */
+	get size(): { dirs: number; files: number } {
+		return { dirs: this.#dirs.size, files: this.#files.size };
+	}
 
 	/** Starts a scan: reuse counters reset, and entries not seen by {@link ScanCache.end} are pruned. */
 	begin(): void {
@@ -37,43 +42,69 @@ export class ScanCache {
 		this.reused = { dirs: 0, files: 0 };
 	}
 
-	end(): void {
+	/**
+	 * Ends a scan of `roots` (those that did not exist listed in `absent`): entries not seen are pruned. The fast
+	 * no-change check is possible only when every file seen could be read and remembered.
+	 */
+	end(roots: readonly string[], absent: readonly string[]): void {
 		for (const key of this.#dirs.keys()) if (!this.#seenDirs.has(key)) this.#dirs.delete(key);
 		for (const key of this.#files.keys()) if (!this.#seenFiles.has(key)) this.#files.delete(key);
+		this.#roots = [...roots];
+		this.#absentRoots = [...absent];
+		this.#complete = this.#files.size === this.#seenFiles.size;
+	}
+
+	/**
+	 * True when nothing the last scan of the same `roots` saw has changed: no absent root appeared, and every
+	 * folder it listed and every SKILL.md it read has the same signature. One stat per folder and file, no listing.
+	 */
+	unchanged(roots: readonly string[]): boolean {
+		if (!this.#complete || roots.length !== this.#roots.length || roots.some((r, i) => r !== this.#roots[i]))
+			return false;
+		if (this.#absentRoots.some((root) => statSync(root, { throwIfNoEntry: false }) !== undefined)) return false;
+		for (const [dir, cached] of this.#dirs) if (!sameAsNow(dir, cached.signature)) return false;
+		for (const [file, cached] of this.#files) if (!sameAsNow(file, cached.signature)) return false;
+		return true;
 	}
 
 	/** Lists `dir`, or returns the cached listing when the folder's signature is unchanged. */
-	listDir = async (dir: string): Promise<DirEntry[]> => {
+	listDir = (dir: string): DirEntry[] => {
 		this.#seenDirs.add(dir);
 		// The signature is taken before listing: a change during the listing shows up on the next scan.
-		const signature = signatureOf(await statAsync(dir));
+		const signature = signatureOf(statSync(dir));
 		const cached = this.#dirs.get(dir);
 		if (cached && sameSignature(cached.signature, signature)) {
 			this.reused.dirs++;
 			return cached.entries;
 		}
-		const entries = await listDir(dir);
+		const entries = listDir(dir);
 		this.#dirs.set(dir, { signature, entries });
 		return entries;
 	};
 
 	/** Loads a candidate, or reuses the last result when SKILL.md is unchanged. */
-	async load(candidate: Candidate, options: LoadOptions): Promise<LoadedSkill> {
+	load(candidate: Candidate, options: LoadOptions): LoadedSkill {
 		this.#seenFiles.add(candidate.file);
 		const cached = this.#files.get(candidate.file);
 		if (cached && cached.dir === candidate.dir) {
-			const current = await statAsync(candidate.file).then(signatureOf, () => undefined);
+			const info = statSync(candidate.file, { throwIfNoEntry: false });
+			const current = info ? signatureOf(info) : undefined;
 			if (current && sameSignature(current, cached.signature)) {
 				this.reused.files++;
 				const own = cached.loaded.diagnostics.slice(cached.loaded.candidate.diagnostics.length);
 				return { ...cached.loaded, candidate, diagnostics: [...candidate.diagnostics, ...own] };
 			}
 		}
-		const loaded = await loadCandidate(candidate, options);
+		const loaded = loadCandidate(candidate, options);
 		if (loaded.signature) this.#files.set(candidate.file, { signature: loaded.signature, dir: candidate.dir, loaded });
 		else this.#files.delete(candidate.file);
 		return loaded;
 	}
+}
+
+function sameAsNow(path: string, signature: FileSignature): boolean {
+	const info = statSync(path, { throwIfNoEntry: false });
+	return info !== undefined && sameSignature(signatureOf(info), signature);
 }
 
 function signatureOf(info: Stats): FileSignature {

@@ -3,7 +3,7 @@ import { resolve } from "node:path";
 import { ScanCache } from "./cache.ts";
 import { type DiscoveryDiagnostic, discoveryDiagnostic } from "./codes.ts";
 import { type LoadedSkill, type LoadOptions, loadCandidate } from "./load.ts";
-import { mapLimit } from "./pool.ts";
+import { mapInBatches } from "./pool.ts";
 import { buildReport, type DiscoveryReport } from "./report.ts";
 import { type CollisionPolicy, resolveSkills } from "./resolve.ts";
 import { type RootOptions, resolveRoots } from "./roots.ts";
@@ -21,8 +21,6 @@ export interface DiscoverOptions extends RootOptions, LoadOptions {
 	allowSymlinkedSkillFile?: boolean;
 	/** Skills to switch off, by name or qualified name. */
 	disabled?: readonly string[];
-	/** Most file-system operations in flight at once (default 32). */
-	concurrency?: number;
 }
 
 /** An index and the report that explains it. */
@@ -30,9 +28,6 @@ export interface DiscoveryResult {
 	index: SkillIndex;
 	report: DiscoveryReport;
 }
-
-const DEFAULT_CONCURRENCY = 32;
-const ROOTS_IN_PARALLEL = 8;
 
 /** Finds, reads and resolves every skill the options point at, once. */
 export async function discover(options: DiscoverOptions = {}): Promise<DiscoveryResult> {
@@ -55,6 +50,16 @@ export function createDiscovery(options: DiscoverOptions = {}): Discovery {
 	const cache = new ScanCache();
 	let current: DiscoveryResult | undefined;
 	let running: Promise<DiscoveryResult> | undefined;
+	const scan = async (): Promise<DiscoveryResult> => {
+		const previous = current;
+		if (previous) {
+			const started = performance.now();
+			const roots = await resolveRoots({ ...fixed, home: fixed.home ?? homedir() });
+			// Nothing changed: the same index, so callers (and watchers) can tell at a glance.
+			if (cache.unchanged(roots.map((root) => root.path))) return unchangedResult(previous, started, cache.size);
+		}
+		return scanOnce(fixed, cache);
+	};
 	return {
 		options: fixed,
 		get current() {
@@ -62,7 +67,7 @@ export function createDiscovery(options: DiscoverOptions = {}): Discovery {
 		},
 		async scan() {
 			// Overlapping calls share one scan: the cache is not safe for two walks at once.
-			running ??= scanOnce(fixed, cache).finally(() => {
+			running ??= scan().finally(() => {
 				running = undefined;
 			});
 			current = await running;
@@ -76,15 +81,14 @@ async function scanOnce(options: DiscoverOptions, cache: ScanCache | undefined):
 	cache?.begin();
 	const cwd = resolve(options.cwd ?? process.cwd());
 	const roots = await resolveRoots({ ...options, cwd, home: options.home ?? homedir() });
-	const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
 	const walkOptions = {
 		limits: { ...DEFAULT_WALK_LIMITS, ...options.limits },
 		followSymlinks: options.followSymlinks !== false,
 		allowSymlinkedSkillFile: options.allowSymlinkedSkillFile === true,
-		concurrency,
 		...(cache ? { listDir: cache.listDir } : {}),
 	};
-	const walks = await mapLimit(roots, ROOTS_IN_PARALLEL, (root) => walkRoot(root, walkOptions));
+	const walks: RootWalk[] = [];
+	for (const root of roots) walks.push(await walkRoot(root, walkOptions));
 	const walked = performance.now();
 	const diagnostics: DiscoveryDiagnostic[] = walks.flatMap((walk) => walk.diagnostics);
 	const candidates = uniqueCandidates(walks, diagnostics);
@@ -92,7 +96,7 @@ async function scanOnce(options: DiscoverOptions, cache: ScanCache | undefined):
 		maxFileBytes: options.maxFileBytes,
 		maxFrontmatterBytes: options.maxFrontmatterBytes,
 	};
-	const loaded = await mapLimit(candidates, concurrency, (candidate) =>
+	const loaded = await mapInBatches(candidates, (candidate) =>
 		cache ? cache.load(candidate, loadOptions) : loadCandidate(candidate, loadOptions),
 	);
 	const loadedAt = performance.now();
@@ -103,7 +107,10 @@ async function scanOnce(options: DiscoverOptions, cache: ScanCache | undefined):
 		lockedRanks: new Set(roots.filter((root) => root.locked).map((root) => root.rank)),
 	});
 	const index = new SkillIndex(resolution.skills);
-	cache?.end();
+	cache?.end(
+		roots.map((root) => root.path),
+		walks.filter((walk) => !walk.exists).map((walk) => walk.root.path),
+	);
 	const done = performance.now();
 	const report = buildReport({
 		cwd,
@@ -122,6 +129,17 @@ async function scanOnce(options: DiscoverOptions, cache: ScanCache | undefined):
 		reused: cache ? { ...cache.reused } : { dirs: 0, files: 0 },
 	});
 	return { index, report };
+}
+
+/** The previous result with this check's timing: everything was reused. */
+function unchangedResult(
+	previous: DiscoveryResult,
+	started: number,
+	reused: DiscoveryReport["reused"],
+): DiscoveryResult {
+	const totalMs = round(performance.now() - started);
+	const timings = { walkMs: totalMs, loadMs: 0, resolveMs: 0, totalMs };
+	return { index: previous.index, report: { ...previous.report, timings, reused } };
 }
 
 /** One candidate per real SKILL.md: the first root (by precedence) that reaches it owns it. */

@@ -2,7 +2,7 @@ import { basename } from "node:path";
 import {
 	type FileSignature,
 	type ParseSkillOptions,
-	readSkillFrontmatter,
+	readSkillFrontmatterSync,
 	type SkillProperties,
 	validateParsedSkill,
 } from "../skill/index.ts";
@@ -28,10 +28,13 @@ export interface LoadedSkill {
 /** Options for reading a candidate's frontmatter. */
 export type LoadOptions = Pick<ParseSkillOptions, "maxFileBytes" | "maxFrontmatterBytes">;
 
-/** Reads only the frontmatter bytes of a candidate's SKILL.md and validates it leniently. Never throws. */
-export async function loadCandidate(candidate: Candidate, options: LoadOptions = {}): Promise<LoadedSkill> {
+/**
+ * Reads only the frontmatter bytes of a candidate's SKILL.md (synchronously: bounded by the frontmatter cap) and
+ * validates it leniently. Never throws.
+ */
+export function loadCandidate(candidate: Candidate, options: LoadOptions = {}): LoadedSkill {
 	const parseOptions = { ...options, profile: "lenient", file: candidate.file } as const;
-	const read = await readSkillFrontmatter(candidate.file, parseOptions);
+	const read = readSkillFrontmatterSync(candidate.file, parseOptions);
 	const checked = validateParsedSkill(read, { ...parseOptions, dirName: basename(candidate.dir) });
 	return {
 		candidate,

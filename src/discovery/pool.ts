@@ -1,16 +1,22 @@
+import { setImmediate as nextTurn } from "node:timers/promises";
+
+/** How many synchronous file-system steps run between two turns of the event loop. */
+export const BATCH_SIZE = 64;
+
 /**
- * Maps `items` through `task` with at most `limit` tasks in flight, keeping the input order in the result.
- * Bounded parallelism keeps file-descriptor use and memory flat on large trees.
+ * Maps `items` through a synchronous `task` in batches, yielding to the event loop between batches. Discovery
+ * does its file-system calls synchronously (several times cheaper than async calls for many small files) and this
+ * keeps any one stall of the event loop to one batch.
  */
-export async function mapLimit<T, R>(items: readonly T[], limit: number, task: (item: T) => Promise<R>): Promise<R[]> {
-	const results = new Array<R>(items.length);
-	let next = 0;
-	const worker = async (): Promise<void> => {
-		while (next < items.length) {
-			const index = next++;
-			results[index] = await task(items[index] as T);
-		}
-	};
-	await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
+export async function mapInBatches<T, R>(
+	items: readonly T[],
+	task: (item: T) => R,
+	size: number = BATCH_SIZE,
+): Promise<R[]> {
+	const results: R[] = [];
+	for (let start = 0; start < items.length; start += size) {
+		if (start > 0) await nextTurn();
+		for (const item of items.slice(start, start + size)) results.push(task(item));
+	}
 	return results;
 }

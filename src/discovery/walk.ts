@@ -1,9 +1,8 @@
-import type { Dirent, Stats } from "node:fs";
-import { readdir, realpath, stat } from "node:fs/promises";
+import { type Dirent, readdirSync, realpathSync, type Stats, statSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import { pickSkillFileName, SKILL_FILE_NAME } from "../skill/index.ts";
 import { type DiscoveryDiagnostic, discoveryDiagnostic } from "./codes.ts";
-import { mapLimit } from "./pool.ts";
+import { mapInBatches } from "./pool.ts";
 import type { DiscoveryRoot } from "./roots.ts";
 
 /** Bounds of one root's walk. Hitting one is a diagnostic, never a failure. */
@@ -52,7 +51,7 @@ export interface DirEntry {
 }
 
 /** Lists folders; the incremental scanner passes one that reuses listings of unchanged folders. */
-export type ListDir = (dir: string) => Promise<DirEntry[]>;
+export type ListDir = (dir: string) => DirEntry[];
 
 /** Options for {@link walkRoot}. */
 export interface WalkOptions {
@@ -61,7 +60,6 @@ export interface WalkOptions {
 	followSymlinks: boolean;
 	/** Accept a SKILL.md that is a link (default false). */
 	allowSymlinkedSkillFile: boolean;
-	concurrency: number;
 	listDir?: ListDir;
 }
 
@@ -80,8 +78,8 @@ interface Link {
 }
 
 /**
- * Walks one root breadth-first, level by level in name order (so bounds cut the same folders every time), with
- * bounded parallel listing. A folder holding a SKILL.md is a skill: the walk does not go into it. Hidden folders,
+ * Walks one root breadth-first, level by level in name order (so bounds cut the same folders every time), listing
+ * folders in batches between turns of the event loop. A folder holding a SKILL.md is a skill: the walk does not go into it. Hidden folders,
  * `.git` and `node_modules` below the root are skipped; folder links are followed once per real path.
  */
 export async function walkRoot(root: DiscoveryRoot, options: WalkOptions): Promise<RootWalk> {
@@ -94,22 +92,21 @@ export async function walkRoot(root: DiscoveryRoot, options: WalkOptions): Promi
 		counts: { dirs: 0, entries: 0 },
 		bounds: { depth: false, dirs: false, entries: false },
 	};
-	const rootReal = await openRoot(root, walk);
+	const rootReal = openRoot(root, walk);
 	if (rootReal === undefined) return walk;
 	const state = new WalkState(root, walk, options, rootReal);
 	let level: Pending[] = [{ dir: root.path, real: rootReal, depth: 0 }];
 	while (level.length > 0) {
 		const admitted = state.admit(level);
-		const listed = await mapLimit(admitted, options.concurrency, (item) => state.list(item));
-		const next: Pending[] = [];
 		const links: Link[] = [];
-		for (const [index, entries] of listed.entries()) {
-			const item = admitted[index];
-			if (item && entries) next.push(...(await state.visit(item, entries, links)));
-		}
+		const visited = await mapInBatches(admitted, (item) => {
+			const entries = state.list(item);
+			return entries ? state.visit(item, entries, links) : [];
+		});
+		const next = visited.flat();
 		// Links are followed after every real folder of the level, so a real folder is never reached by its alias.
 		for (const link of links) {
-			const followed = await state.follow(link);
+			const followed = state.follow(link);
 			if (followed) next.push(followed);
 		}
 		level = next.sort((a, b) => compareNames(a.dir, b.dir));
@@ -118,10 +115,10 @@ export async function walkRoot(root: DiscoveryRoot, options: WalkOptions): Promi
 	return walk;
 }
 
-async function openRoot(root: DiscoveryRoot, walk: RootWalk): Promise<string | undefined> {
+function openRoot(root: DiscoveryRoot, walk: RootWalk): string | undefined {
 	let info: Stats;
 	try {
-		info = await stat(root.path);
+		info = statSync(root.path);
 	} catch (error) {
 		const code = errorCode(error);
 		if (code !== "ENOENT" && code !== "ENOTDIR") {
@@ -136,7 +133,7 @@ async function openRoot(root: DiscoveryRoot, walk: RootWalk): Promise<string | u
 		walk.diagnostics.push(discoveryDiagnostic("root.not-directory", "The root is not a directory", root.path));
 		return undefined;
 	}
-	return realpath(root.path);
+	return realpathSync.native(root.path);
 }
 
 class WalkState {
@@ -169,9 +166,9 @@ class WalkState {
 		return admitted;
 	}
 
-	async list(item: Pending): Promise<DirEntry[] | undefined> {
+	list(item: Pending): DirEntry[] | undefined {
 		try {
-			return await this.#listDir(item.dir);
+			return this.#listDir(item.dir);
 		} catch (error) {
 			const code = errorCode(error);
 			const vanished = code === "ENOENT" || code === "ENOTDIR";
@@ -184,7 +181,7 @@ class WalkState {
 	}
 
 	/** Records the skill in `item`, or returns its real subfolders to walk next and collects its folder links. */
-	async visit(item: Pending, entries: DirEntry[], links: Link[]): Promise<Pending[]> {
+	visit(item: Pending, entries: DirEntry[], links: Link[]): Pending[] {
 		if (this.#walk.bounds.entries) return [];
 		this.#walk.counts.entries += entries.length;
 		if (this.#walk.counts.entries > this.#options.limits.maxEntries) {
@@ -197,13 +194,13 @@ class WalkState {
 			entries.filter((e) => e.kind === "file" || e.kind === "link").map((e) => e.name),
 		);
 		if (skillFile) {
-			await this.#addSkill(item, entries, skillFile.name);
+			this.#addSkill(item, entries, skillFile.name);
 			return [];
 		}
 		return this.#subfolders(item, entries, links);
 	}
 
-	async #addSkill(item: Pending, entries: DirEntry[], fileName: string): Promise<void> {
+	#addSkill(item: Pending, entries: DirEntry[], fileName: string): void {
 		const candidate: Candidate = {
 			root: this.#root,
 			dir: item.dir,
@@ -219,15 +216,15 @@ class WalkState {
 		}
 		const entry = entries.find((e) => e.name === fileName);
 		if (entry?.kind === "link") {
-			const linked = await this.#resolveLinkedFile(candidate);
+			const linked = this.#resolveLinkedFile(candidate);
 			if (!linked) return;
 		}
 		this.#walk.candidates.push(candidate);
-		await this.#reportNested(item, entries, candidate);
+		this.#reportNested(item, entries, candidate);
 	}
 
 	/** A SKILL.md that is a link: rejected unless allowed, and then identified by its target. */
-	async #resolveLinkedFile(candidate: Candidate): Promise<boolean> {
+	#resolveLinkedFile(candidate: Candidate): boolean {
 		if (!this.#options.allowSymlinkedSkillFile) {
 			const message = "SKILL.md is a symbolic link; it is not loaded";
 			candidate.diagnostics.push(discoveryDiagnostic("entry.symlink", message, candidate.file));
@@ -235,7 +232,7 @@ class WalkState {
 			return false;
 		}
 		try {
-			candidate.realFile = await realpath(candidate.file);
+			candidate.realFile = realpathSync.native(candidate.file);
 			return true;
 		} catch {
 			const message = "SKILL.md is a link to nothing";
@@ -246,11 +243,11 @@ class WalkState {
 	}
 
 	/** One cheap look for skills nested in a skill's own (non-resource) subfolders. */
-	async #reportNested(item: Pending, entries: DirEntry[], candidate: Candidate): Promise<void> {
+	#reportNested(item: Pending, entries: DirEntry[], candidate: Candidate): void {
 		const subdirs = entries.filter((e) => e.kind === "dir" && !RESOURCE_DIRS.has(e.name) && !isSkipped(e.name));
 		for (const sub of subdirs) {
 			const nested = join(item.dir, sub.name, SKILL_FILE_NAME);
-			if (!(await isFile(nested))) continue;
+			if (!isFile(nested)) continue;
 			const message = `${sub.name}/${SKILL_FILE_NAME} is inside the skill '${candidate.relDir}' and is not loaded`;
 			this.#walk.diagnostics.push(discoveryDiagnostic("entry.nested", message, nested));
 		}
@@ -282,16 +279,16 @@ class WalkState {
 	}
 
 	/** Follows a link to a folder once per real path; loops, dangling links and duplicates are reported. */
-	async follow({ path, parent }: Link): Promise<Pending | undefined> {
+	follow({ path, parent }: Link): Pending | undefined {
 		if (!this.#options.followSymlinks) return undefined;
 		let real: string;
 		try {
-			real = await realpath(path);
+			real = realpathSync.native(path);
 		} catch {
 			this.#walk.diagnostics.push(discoveryDiagnostic("entry.dangling-link", "The link points at nothing", path));
 			return undefined;
 		}
-		if (!(await isDirectory(real))) return undefined;
+		if (!isDirectory(real)) return undefined;
 		if (parent.real === real || parent.real.startsWith(`${real}${sep}`)) {
 			const message = `The link points back at ${real}, which is already being scanned`;
 			this.#walk.diagnostics.push(discoveryDiagnostic("walk.symlink-loop", message, path));
@@ -322,8 +319,8 @@ class WalkState {
 }
 
 /** Lists a folder with entry kinds from `readdir`, without a stat per entry. */
-export async function listDir(dir: string): Promise<DirEntry[]> {
-	const entries = await readdir(dir, { withFileTypes: true });
+export function listDir(dir: string): DirEntry[] {
+	const entries = readdirSync(dir, { withFileTypes: true });
 	return entries
 		.map((entry) => ({ name: entry.name, kind: direntKind(entry) }))
 		.sort((a, b) => compareNames(a.name, b.name));
@@ -345,12 +342,12 @@ export function compareNames(a: string, b: string): number {
 	return a < b ? -1 : a > b ? 1 : 0;
 }
 
-async function isFile(path: string): Promise<boolean> {
-	return (await stat(path).catch(() => undefined))?.isFile() === true;
+function isFile(path: string): boolean {
+	return statSync(path, { throwIfNoEntry: false })?.isFile() === true;
 }
 
-async function isDirectory(path: string): Promise<boolean> {
-	return (await stat(path).catch(() => undefined))?.isDirectory() === true;
+function isDirectory(path: string): boolean {
+	return statSync(path, { throwIfNoEntry: false })?.isDirectory() === true;
 }
 
 function errorCode(error: unknown): string {

@@ -15,12 +15,15 @@ export { checkSkillName, isValidSkillName, MAX_NAME_CODE_POINTS, normalizeSkillN
 export type { ParsedFrontmatterPrefix, ParsedSkill, ParseSkillOptions, SkillFrontmatter } from "./parse-skill.ts";
 export { DEFAULT_MAX_FILE_BYTES, parseSkillFrontmatter, parseSkillMd } from "./parse-skill.ts";
 export type { SkillProperties } from "./properties.ts";
-export type { FileSignature, ReadSkill, SkillPathValidation } from "./read.ts";
+export type { FileSignature, ReadBody, ReadSkill, SkillPathValidation } from "./read.ts";
 export {
 	pickSkillFileName,
 	readSkillBody,
+	readSkillBodySync,
 	readSkillFrontmatter,
+	readSkillFrontmatterSync,
 	readSkillMd,
+	readSkillMdSync,
 	SKILL_FILE_NAME,
 	validateSkillPath,
 } from "./read.ts";

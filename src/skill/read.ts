@@ -1,8 +1,10 @@
-import { type FileHandle, open, readdir, stat } from "node:fs/promises";
+import type { Stats } from "node:fs";
+import { readdir, stat } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import { decodeRange } from "./decode.ts";
 import { type Diagnostic, type Finding, placeFindings } from "./diagnostics.ts";
 import { DEFAULT_MAX_FRONTMATTER_BYTES } from "./fences.ts";
+import { type FileTask, runAsync, runSync } from "./file-task.ts";
 import {
 	DEFAULT_MAX_FILE_BYTES,
 	type ParsedSkill,
@@ -47,14 +49,24 @@ export interface ReadSkill extends ParsedSkill {
  * Reads only as many bytes of SKILL.md as the frontmatter needs (in growing chunks, bounded by the frontmatter
  * cap) and parses them. The body is left on disk: `bodyOffset` says where it starts for {@link readSkillBody}.
  */
-export async function readSkillFrontmatter(file: string, options: ParseSkillOptions = {}): Promise<ReadSkill> {
+export function readSkillFrontmatter(file: string, options: ParseSkillOptions = {}): Promise<ReadSkill> {
+	return runAsync(frontmatterTask(file, options));
+}
+
+/** {@link readSkillFrontmatter} with synchronous I/O: several times faster for many files, but blocking. */
+export function readSkillFrontmatterSync(file: string, options: ParseSkillOptions = {}): ReadSkill {
+	return runSync(frontmatterTask(file, options));
+}
+
+function* frontmatterTask(file: string, options: ParseSkillOptions): FileTask<ReadSkill> {
 	const opts = { ...options, file: options.file ?? file };
-	return withFile(file, opts, async (handle, { size }) => {
+	return yield* withFile(file, opts, function* (fd, { size }) {
 		const limit = Math.min(size, (options.maxFrontmatterBytes ?? DEFAULT_MAX_FRONTMATTER_BYTES) + FENCE_SLACK_BYTES);
 		let buffer = new Uint8Array(Math.min(FIRST_CHUNK_BYTES, Math.max(size, 1)));
 		let filled = 0;
 		for (;;) {
-			const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, filled);
+			const length = buffer.length - filled;
+			const bytesRead = (yield { op: "read", fd, buffer, offset: filled, length, position: filled }) as number;
 			filled += bytesRead;
 			const complete = bytesRead === 0 || filled >= size;
 			const parsed = parseSkillFrontmatter(buffer.subarray(0, filled), { ...opts, complete });
@@ -65,16 +77,47 @@ export async function readSkillFrontmatter(file: string, options: ParseSkillOpti
 	});
 }
 
+/** The body of SKILL.md, trimmed, read from where {@link readSkillFrontmatter} said it starts. */
+export interface ReadBody {
+	body: string | undefined;
+	diagnostics: Diagnostic[];
+}
+
 /** Reads the body of SKILL.md from where {@link readSkillFrontmatter} said it starts, trimmed. */
-export async function readSkillBody(
+export function readSkillBody(
 	file: string,
 	location: { bodyOffset: number; bodyLine: number },
 	options: ParseSkillOptions = {},
-): Promise<{ body: string | undefined; diagnostics: Diagnostic[] }> {
+): Promise<ReadBody> {
+	return runAsync(bodyTask(file, location, options));
+}
+
+/** {@link readSkillBody} with synchronous I/O. */
+export function readSkillBodySync(
+	file: string,
+	location: { bodyOffset: number; bodyLine: number },
+	options: ParseSkillOptions = {},
+): ReadBody {
+	return runSync(bodyTask(file, location, options));
+}
+
+function* bodyTask(
+	file: string,
+	location: { bodyOffset: number; bodyLine: number },
+	options: ParseSkillOptions,
+): FileTask<ReadBody> {
 	const opts = { ...options, file: options.file ?? file };
-	const read = await withFile(file, opts, async (handle, { size }) => {
+	const read = yield* withFile(file, opts, function* (fd, { size }) {
 		const bytes = new Uint8Array(Math.max(0, size - location.bodyOffset));
-		const { bytesRead } = await handle.read(bytes, 0, bytes.length, location.bodyOffset);
+		const length = bytes.length;
+		const bytesRead = (yield {
+			op: "read",
+			fd,
+			buffer: bytes,
+			offset: 0,
+			length,
+			position: location.bodyOffset,
+		}) as number;
 		const decoded = decodeRange(bytes, 0, bytesRead, location.bodyLine);
 		const diagnostics = placeFindings(decoded.findings, { file: opts.file, profile: opts.profile ?? "strict" });
 		return { body: decoded.text.trim(), diagnostics };
@@ -83,11 +126,20 @@ export async function readSkillBody(
 }
 
 /** Reads and parses a whole SKILL.md file. */
-export async function readSkillMd(file: string, options: ParseSkillOptions = {}): Promise<ReadSkill> {
+export function readSkillMd(file: string, options: ParseSkillOptions = {}): Promise<ReadSkill> {
+	return runAsync(wholeTask(file, options));
+}
+
+/** {@link readSkillMd} with synchronous I/O. */
+export function readSkillMdSync(file: string, options: ParseSkillOptions = {}): ReadSkill {
+	return runSync(wholeTask(file, options));
+}
+
+function* wholeTask(file: string, options: ParseSkillOptions): FileTask<ReadSkill> {
 	const opts = { ...options, file: options.file ?? file };
-	return withFile(file, opts, async (handle, { size }) => {
+	return yield* withFile(file, opts, function* (fd, { size }) {
 		const bytes = new Uint8Array(size);
-		const { bytesRead } = await handle.read(bytes, 0, size, 0);
+		const bytesRead = (yield { op: "read", fd, buffer: bytes, offset: 0, length: size, position: 0 }) as number;
 		return { ...parseSkillMd(bytes.subarray(0, bytesRead), opts), size };
 	});
 }
@@ -160,15 +212,15 @@ async function locateSkillFile(path: string): Promise<Located> {
 }
 
 /** Opens `file`, checks it is a regular file within the size cap, and runs `read`; I/O errors become diagnostics. */
-async function withFile<T extends { diagnostics: Diagnostic[] }>(
+function* withFile<T extends { diagnostics: Diagnostic[] }>(
 	file: string,
 	options: ParseSkillOptions & { file: string },
-	read: (handle: FileHandle, signature: FileSignature) => Promise<T>,
-): Promise<(T & { signature: FileSignature }) | ReadSkill> {
-	let handle: FileHandle | undefined;
+	read: (fd: number, signature: FileSignature) => FileTask<T>,
+): FileTask<(T & { signature: FileSignature }) | ReadSkill> {
+	let fd: number | undefined;
 	try {
-		handle = await open(file, "r");
-		const info = await handle.stat();
+		fd = (yield { op: "open", path: file }) as number;
+		const info = (yield { op: "fstat", fd }) as Stats;
 		if (!info.isFile()) return failure(options, 0, [unreadable(`${file} is not a regular file`)]);
 		const maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
 		if (info.size > maxFileBytes) {
@@ -176,12 +228,12 @@ async function withFile<T extends { diagnostics: Diagnostic[] }>(
 			return failure(options, info.size, [{ code: "file.too-large", message }]);
 		}
 		const signature = { dev: info.dev, ino: info.ino, size: info.size, mtimeMs: info.mtimeMs, ctimeMs: info.ctimeMs };
-		return { ...(await read(handle, signature)), signature };
+		return { ...(yield* read(fd, signature)), signature };
 	} catch (error) {
 		const code = (error as NodeJS.ErrnoException).code ?? String(error);
 		return failure(options, 0, [unreadable(`Cannot read ${file}: ${code}`)]);
 	} finally {
-		await handle?.close();
+		if (fd !== undefined) yield { op: "close", fd };
 	}
 }
 

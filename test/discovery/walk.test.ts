@@ -187,7 +187,7 @@ describe("bad trees", () => {
 		const { walkRootForTest } = await import("../helpers/walk.ts");
 		const { candidates } = await walkRootForTest(dir);
 		await rm(join(dir, "goes"), { recursive: true });
-		const loaded = await Promise.all(candidates.map((c) => c.load()));
+		const loaded = candidates.map((c) => c.load());
 		expect(loaded.map((l) => [l.name, l.codes])).toEqual([
 			["goes", ["file.unreadable"]],
 			["stays", []],
@@ -198,7 +198,7 @@ describe("bad trees", () => {
 		const dir = join(root, "unreadable");
 		await writeTree(dir, { "locked/inner/SKILL.md": skillMd("inner"), "open/SKILL.md": skillMd("open") });
 		const { listDir } = await import("../../src/discovery/index.ts");
-		const denied = async (path: string) => {
+		const denied = (path: string) => {
 			if (path.endsWith("locked")) throw Object.assign(new Error("denied"), { code: "EACCES" });
 			return listDir(path);
 		};

@@ -8,13 +8,12 @@ export async function walkRootForTest(dir: string, listDir?: ListDir) {
 		limits: DEFAULT_WALK_LIMITS,
 		followSymlinks: true,
 		allowSymlinkedSkillFile: false,
-		concurrency: 4,
 		...(listDir ? { listDir } : {}),
 	});
 	const candidates = walk.candidates.map((candidate) => ({
 		candidate,
-		async load() {
-			const loaded = await loadCandidate(candidate);
+		load() {
+			const loaded = loadCandidate(candidate);
 			return { name: candidate.relDir, codes: loaded.diagnostics.map((d) => d.code) };
 		},
 	}));

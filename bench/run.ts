@@ -1,0 +1,148 @@
+// `npm run bench`: discovery, rescans and catalog fitting on generated skill trees, against a naive baseline
+// (read every whole file, parse its frontmatter with default YAML settings) in the same run.
+import { execFileSync } from "node:child_process";
+import { readdir, readFile, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { buildCatalog, createDiscovery, type DiscoverOptions, discover, loadDefaultTokenizer } from "skillset";
+import { parse } from "yaml";
+import { generateTree } from "./generate.ts";
+
+const RUNS = 5;
+const SIZES = [1000, 10_000];
+
+interface Row {
+	skills: number;
+	measure: string;
+	medianMs: number;
+	baselineMs?: number;
+	note?: string;
+}
+
+async function median(runs: number, task: () => Promise<unknown>): Promise<number> {
+	const times: number[] = [];
+	for (let i = 0; i < runs; i++) {
+		const started = performance.now();
+		await task();
+		times.push(performance.now() - started);
+	}
+	times.sort((a, b) => a - b);
+	return Math.round((times[Math.floor(times.length / 2)] ?? 0) * 10) / 10;
+}
+
+/** The naive loader: list everything, read every SKILL.md whole, parse its frontmatter with `yaml` defaults. */
+async function naive(root: string): Promise<number> {
+	const names = (await readdir(root, { recursive: true })).filter((p) => p.endsWith("SKILL.md"));
+	const parsed = await Promise.all(
+		names.map(async (name) => {
+			const text = await readFile(join(root, name), "utf8");
+			const [, frontmatter] = text.split(/^---$/m);
+			try {
+				return parse(frontmatter ?? "");
+			} catch {
+				return null;
+			}
+		}),
+	);
+	return parsed.filter(Boolean).length;
+}
+
+async function benchSize(count: number, rows: Row[]): Promise<Record<string, number>> {
+	const root = join(tmpdir(), `skillset-bench-${count}`);
+	const tree = await generateTree(root, count);
+	const options: DiscoverOptions = {
+		cwd: root,
+		home: root,
+		defaultRoots: false,
+		roots: [root],
+		limits: { maxDirs: 100_000, maxEntries: 1_000_000 },
+	};
+	await discover(options); // warm the page cache the same way for both loaders
+	const cold = await median(RUNS, () => discover(options));
+	const baseline = await median(3, () => naive(root));
+	rows.push({
+		skills: count,
+		measure: "cold discovery",
+		medianMs: cold,
+		baselineMs: baseline,
+		note: "frontmatter bytes only",
+	});
+
+	const discovery = createDiscovery(options);
+	const first = await discovery.scan();
+	const rescan = await median(RUNS, () => discovery.scan());
+	rows.push({
+		skills: count,
+		measure: "rescan, nothing changed",
+		medianMs: rescan,
+		note: `${Math.round((rescan / cold) * 100)}% of cold`,
+	});
+	let edit = 0;
+	const changed = await median(RUNS, async () => {
+		const file = tree.files[edit++ % tree.files.length] ?? "";
+		await writeFile(file, (await readFile(file, "utf8")).replace("# skill", "# Skill"));
+		await discovery.scan();
+	});
+	rows.push({ skills: count, measure: "rescan, one file changed", medianMs: changed, note: "includes the edit" });
+
+	const tokenizer = await loadDefaultTokenizer();
+	const index = first.index;
+	const fit = await median(RUNS, () => buildCatalog(index, { tokenizer, budget: { tokens: 4000 } }));
+	const fitted = await buildCatalog(index, { tokenizer, budget: { tokens: 4000 } });
+	rows.push({
+		skills: count,
+		measure: "fit catalog into 4,000 tokens",
+		medianMs: fit,
+		note: `${fitted.report.kept.length} kept, ${fitted.report.tokens} tokens exact`,
+	});
+	const full = await buildCatalog(
+		index.catalogSkills.slice(0, 1000).map((s) => ({ name: s.name, description: s.description, location: s.realFile })),
+		{ tokenizer },
+	);
+	const xml = await buildCatalog(
+		index.catalogSkills.slice(0, 1000).map((s) => ({ name: s.name, description: s.description, location: s.realFile })),
+		{ tokenizer, format: "xml" },
+	);
+	const memoryScript = new URL("./memory.js", import.meta.url).pathname;
+	const memory = JSON.parse(execFileSync(process.execPath, ["--expose-gc", memoryScript, root], { encoding: "utf8" }));
+	return {
+		skills: count,
+		selected: first.report.counts.selected,
+		rejected: first.report.counts.rejected,
+		generatedBroken: tree.broken,
+		tokensPerSkillMarkdown: full.report.tokensPerSkill,
+		tokensPerSkillXml: xml.report.tokensPerSkill,
+		rssMiB: memory.rssMiB,
+		indexHeapMiB: memory.indexHeapMiB,
+	};
+}
+
+async function main(): Promise<void> {
+	const rows: Row[] = [];
+	const sizes: Record<string, number>[] = [];
+	const tokenizerStart = performance.now();
+	await loadDefaultTokenizer();
+	const tokenizerLoadMs = Math.round(performance.now() - tokenizerStart);
+	for (const count of SIZES) sizes.push(await benchSize(count, rows));
+	console.log(
+		`node ${process.version}, ${RUNS} runs per measure (median), tokenizer load ${tokenizerLoadMs} ms (once)\n`,
+	);
+	console.log("| skills | measure | median ms | naive baseline ms | note |");
+	console.log("|---:|---|---:|---:|---|");
+	for (const row of rows) {
+		console.log(`| ${row.skills} | ${row.measure} | ${row.medianMs} | ${row.baselineMs ?? ""} | ${row.note ?? ""} |`);
+	}
+	console.log(
+		"\n| skills | selected | rejected | tokens/skill (markdown) | tokens/skill (xml) | RSS MiB | index heap MiB |",
+	);
+	console.log("|---:|---:|---:|---:|---:|---:|---:|");
+	for (const s of sizes) {
+		console.log(
+			`| ${s.skills} | ${s.selected} | ${s.rejected} | ${s.tokensPerSkillMarkdown} | ${s.tokensPerSkillXml} | ${s.rssMiB} | ${s.indexHeapMiB} |`,
+		);
+	}
+	const results = { node: process.version, runs: RUNS, tokenizerLoadMs, rows, sizes };
+	await writeFile(new URL("../../bench/results.json", import.meta.url), `${JSON.stringify(results, null, 2)}\n`);
+}
+
+await main();

@@ -1,0 +1,156 @@
+import fc from "fast-check";
+import {
+	buildCatalog,
+	type CatalogEntry,
+	type CatalogFormat,
+	codePointLength,
+	ELLIPSIS,
+	estimateTokenizer,
+	loadDefaultTokenizer,
+	renderCatalog,
+	resolveBudget,
+	SkillsetError,
+	systemPromptSection,
+} from "skillset";
+import { beforeAll, describe, expect, it } from "vitest";
+
+const WORDS =
+	"extract convert review deploy summarise tables charts forms release notes when the user asks about".split(" ");
+
+/** Deterministic entries in precedence order: varied description lengths, some long. */
+function entries(count: number, seed = 1): CatalogEntry[] {
+	let state = seed;
+	const next = () => {
+		state = (state * 1103515245 + 12345) % 2147483648;
+		return state;
+	};
+	return Array.from({ length: count }, (_, i) => {
+		const words = 3 + (next() % 60);
+		const description = Array.from({ length: words }, () => WORDS[next() % WORDS.length]).join(" ");
+		return {
+			name: `skill-${String(i).padStart(4, "0")}`,
+			description: `${description}.`,
+			location: `/skills/${i}/SKILL.md`,
+		};
+	});
+}
+
+let count: (text: string) => number;
+beforeAll(async () => {
+	const tokenizer = await loadDefaultTokenizer();
+	expect(tokenizer.name).toBe("o200k_base");
+	count = (text) => tokenizer.count(text);
+});
+
+describe("buildCatalog budgets", () => {
+	it("lists everything unchanged when it fits, and counts tokens exactly", async () => {
+		const list = entries(5);
+		const catalog = await buildCatalog(list, { budget: { tokens: 10_000 } });
+		expect(catalog.text).toBe(renderCatalog(list));
+		expect(catalog.report).toMatchObject({ step: "fits", omitted: [], truncated: [], tokens: count(catalog.text) });
+	});
+
+	it("caps every description at 1,024 code points first", async () => {
+		const long = { name: "long", description: `${"word ".repeat(400)}end`, location: "/l/SKILL.md" };
+		const catalog = await buildCatalog([long]);
+		const description = catalog.entries[0]?.description ?? "";
+		expect(codePointLength(description)).toBeLessThanOrEqual(1024);
+		expect(description.endsWith(`word${ELLIPSIS}`)).toBe(true);
+		expect(catalog.report.truncated[0]?.name).toBe("long");
+	});
+
+	it("shares the room round-robin: every skill stays, short descriptions finish, long ones are cut at words", async () => {
+		const list = [
+			{ name: "short", description: "Tiny.", location: "/a" },
+			...entries(6).map((e) => ({ ...e, description: `${e.description} ${"extra words here ".repeat(20)}` })),
+		];
+		const catalog = await buildCatalog(list, { budget: { tokens: 250 } });
+		expect(catalog.report.step).toBe("shared");
+		expect(catalog.report.kept).toHaveLength(list.length);
+		expect(catalog.entries[0]?.description).toBe("Tiny.");
+		for (const [i, entry] of catalog.entries.entries()) {
+			const original = list[i]?.description ?? "";
+			if (entry.description === original) continue;
+			expect(entry.description.endsWith(ELLIPSIS)).toBe(true);
+			const head = entry.description.slice(0, -1);
+			expect(original.startsWith(head)).toBe(true);
+			expect(original[head.length]).toMatch(/\s/);
+		}
+		// Round-robin by word: the cut descriptions differ by at most a couple of tokens.
+		const costs = catalog.entries.slice(1).map((e) => count(e.description));
+		expect(Math.max(...costs) - Math.min(...costs)).toBeLessThanOrEqual(3);
+	});
+
+	it("drops the lowest-precedence skills last resort, and says how many", async () => {
+		const list = entries(200);
+		const catalog = await buildCatalog(list, { budget: { tokens: 400 } });
+		const { kept, omitted } = catalog.report;
+		expect(catalog.report.step).toBe("dropped");
+		expect(kept).toEqual(list.slice(0, kept.length).map((e) => e.name));
+		expect(omitted).toEqual(list.slice(kept.length).map((e) => e.name));
+		expect(catalog.text.split("\n").at(-1)).toBe(
+			`- ${omitted.length} more skills are not listed: use search_skills to find them.`,
+		);
+		expect(catalog.report.tokens).toBeLessThanOrEqual(400);
+	});
+
+	it("turns a context window into 2% of it by default", async () => {
+		expect(resolveBudget({ contextWindow: 200_000 })).toEqual({ unit: "tokens", limit: 4000 });
+		expect(resolveBudget({ contextWindow: 200_000, fraction: 0.01 })).toEqual({ unit: "tokens", limit: 2000 });
+		expect(resolveBudget({ contextWindow: 10 })).toEqual({ unit: "tokens", limit: 1 });
+		expect(() => resolveBudget({ tokens: -1 })).toThrow(SkillsetError);
+		expect(() => resolveBudget({ contextWindow: 1000, fraction: 2 })).toThrow(SkillsetError);
+	});
+
+	it("gives no text for no skills", async () => {
+		const catalog = await buildCatalog([], { budget: { tokens: 100 } });
+		expect([catalog.text, catalog.report.tokens, catalog.report.kept]).toEqual(["", 0, []]);
+		expect(systemPromptSection(catalog)).toBe("");
+	});
+
+	it("always fits: the text's exact cost is within the budget, kept skills come first, nothing is lost unsaid", async () => {
+		const pool = entries(120, 7);
+		await fc.assert(
+			fc.asyncProperty(
+				fc.integer({ min: 1, max: 120 }),
+				fc.integer({ min: 60, max: 3000 }),
+				fc.constantFrom<CatalogFormat>("markdown", "xml", "json"),
+				fc.constantFrom("tokens", "chars"),
+				async (n, limit, format, unit) => {
+					const list = pool.slice(0, n);
+					const budget = unit === "tokens" ? { tokens: limit } : { chars: limit };
+					const catalog = await buildCatalog(list, { format, budget });
+					const cost = unit === "tokens" ? count(catalog.text) : codePointLength(catalog.text);
+					const { kept, omitted } = catalog.report;
+					if (kept.length > 0) expect(cost).toBeLessThanOrEqual(limit);
+					expect([...kept, ...omitted]).toEqual(list.map((e) => e.name));
+					if (omitted.length > 0) expect(catalog.text).toContain(`${omitted.length} more skill`);
+					expect(catalog.report.tokens).toBe(count(catalog.text));
+				},
+			),
+			{ numRuns: 120 },
+		);
+	});
+
+	it("uses a plugged-in tokenizer, such as the bytes/4 estimate", async () => {
+		const catalog = await buildCatalog(entries(30), { tokenizer: estimateTokenizer, budget: { tokens: 300 } });
+		expect(catalog.report.tokenizer).toBe("estimate-bytes/4");
+		expect(estimateTokenizer.count(catalog.text)).toBeLessThanOrEqual(300);
+	});
+});
+
+describe("systemPromptSection", () => {
+	it("adds the tool-activation instruction, or the file-read one when locations are listed", async () => {
+		const list = entries(2);
+		const tool = systemPromptSection(await buildCatalog(list), { toolName: "activate_skill" });
+		expect(tool).toContain("call the activate_skill tool with the skill's name");
+		expect(tool).toContain(renderCatalog(list));
+		const withPaths = await buildCatalog(list, { location: true });
+		expect(systemPromptSection(withPaths, { activation: "file-read" })).toContain("read the SKILL.md at its location");
+	});
+
+	it("refuses file-read activation for a catalog without locations", async () => {
+		const catalog = await buildCatalog(entries(2));
+		expect(() => systemPromptSection(catalog, { activation: "file-read" })).toThrow(SkillsetError);
+	});
+});

@@ -1,0 +1,81 @@
+import { rm, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { createDiscovery, diffIndexes, type WatchEvent, watchSkills } from "skillset";
+import { beforeEach, describe, expect, it, vi } from "vitest";
+import { skillMd, tempDir, writeTree } from "../helpers/temp.ts";
+
+let dir: string;
+
+beforeEach(async () => {
+	dir = join(await tempDir(), "skills");
+	await writeTree(dir, {
+		"alpha/SKILL.md": skillMd("alpha"),
+		"beta/SKILL.md": skillMd("beta"),
+		"group/gamma/SKILL.md": skillMd("gamma"),
+	});
+});
+
+const make = () => createDiscovery({ cwd: dir, home: dir, defaultRoots: false, roots: [dir] });
+
+describe("createDiscovery", () => {
+	it("rescans an unchanged tree from the cache, with the same index in the same order", async () => {
+		const discovery = make();
+		const first = await discovery.scan();
+		expect(first.report.reused).toEqual({ dirs: 0, files: 0 });
+		const second = await discovery.scan();
+		expect(second.report.reused).toEqual({ dirs: 5, files: 3 });
+		expect(second.index.skills.map((s) => s.qualifiedName)).toEqual(first.index.skills.map((s) => s.qualifiedName));
+		expect(diffIndexes(first.index, second.index)).toEqual({ added: [], changed: [], removed: [] });
+	});
+
+	it("re-reads only what changed and says exactly what changed", async () => {
+		const discovery = make();
+		const first = await discovery.scan();
+		await writeFile(join(dir, "beta", "SKILL.md"), skillMd("beta", "A new description."));
+		await rm(join(dir, "alpha"), { recursive: true });
+		await writeTree(dir, { "delta/SKILL.md": skillMd("delta") });
+		const second = await discovery.scan();
+		expect(second.report.reused.files).toBe(1);
+		expect(second.index.get("beta")?.description).toBe("A new description.");
+		expect(diffIndexes(first.index, second.index)).toEqual({
+			added: ["delta@workspace"],
+			changed: ["beta@workspace"],
+			removed: ["alpha@workspace"],
+		});
+	});
+
+	it("shares one scan between overlapping calls", async () => {
+		const discovery = make();
+		const [a, b] = await Promise.all([discovery.scan(), discovery.scan()]);
+		expect(a).toBe(b);
+		expect(discovery.current).toBe(a);
+	});
+});
+
+describe("watchSkills", () => {
+	it("debounces file events, swaps the index and reports the change set", async () => {
+		const discovery = make();
+		const events: WatchEvent[] = [];
+		const watcher = watchSkills(discovery, { debounceMs: 50, onChange: (event) => events.push(event) });
+		try {
+			const before = (await watcher.ready).index;
+			await writeTree(dir, { "epsilon/SKILL.md": skillMd("epsilon") });
+			await writeFile(join(dir, "beta", "SKILL.md"), skillMd("beta", "Edited."));
+			await rm(join(dir, "group"), { recursive: true });
+			const seen = (key: "added" | "changed" | "removed") => new Set(events.flatMap((e) => e[key]));
+			await vi.waitFor(
+				() => {
+					expect(seen("added")).toEqual(new Set(["epsilon@workspace"]));
+					expect(seen("changed")).toEqual(new Set(["beta@workspace"]));
+					expect(seen("removed")).toEqual(new Set(["gamma@workspace"]));
+				},
+				{ timeout: 5000, interval: 50 },
+			);
+			expect(watcher.index).toBe(discovery.current?.index);
+			expect(watcher.index).not.toBe(before);
+			expect(events.at(-1)?.index.get("epsilon")).toBeDefined();
+		} finally {
+			watcher.close();
+		}
+	});
+});
