@@ -15,28 +15,27 @@ interface CommandEntry {
 	load: () => Promise<CommandModule>;
 }
 
+const command = (summary: string, load: () => Promise<unknown>): CommandEntry => ({
+	summary,
+	load: async () => (await load()) as CommandModule,
+});
+
 // Commands are imported only when called, so `skillset validate` loads nothing it does not use.
 const COMMANDS: Readonly<Record<string, CommandEntry>> = {
-	scan: {
-		summary: "discover skills and report every root and skill, with why each is or is not usable",
-		load: async () => (await import("./commands/scan.ts")) as unknown as CommandModule,
-	},
-	list: {
-		summary: "list the selected skills with scope and path",
-		load: async () => (await import("./commands/list.ts")) as unknown as CommandModule,
-	},
-	catalog: {
-		summary: "print the tier-1 catalog a model sees, fitted to a token or character budget",
-		load: async () => (await import("./commands/catalog.ts")) as unknown as CommandModule,
-	},
-	doctor: {
-		summary: "explain why a skill is or is not in the catalog",
-		load: async () => (await import("./commands/doctor.ts")) as unknown as CommandModule,
-	},
-	validate: {
-		summary: "check skills against the spec (strict) or a client's rules (lenient)",
-		load: async () => (await import("./commands/validate.ts")) as unknown as CommandModule,
-	},
+	scan: command(
+		"discover skills and report every root and skill, with why each is or is not usable",
+		() => import("./commands/scan.ts"),
+	),
+	list: command("list the selected skills with scope and path", () => import("./commands/list.ts")),
+	catalog: command(
+		"print the tier-1 catalog a model sees, fitted to a token or character budget",
+		() => import("./commands/catalog.ts"),
+	),
+	doctor: command("explain why a skill is or is not in the catalog", () => import("./commands/doctor.ts")),
+	validate: command(
+		"check skills against the spec (strict) or a client's rules (lenient)",
+		() => import("./commands/validate.ts"),
+	),
 };
 
 /** Exit status for a bug in skillset itself, kept apart from 1 (findings) and 2 (usage). */

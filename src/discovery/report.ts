@@ -13,17 +13,18 @@ export interface RootReport {
 	exists: boolean;
 	trusted: boolean;
 	locked: boolean;
-	counts: {
-		dirs: number;
-		entries: number;
-		candidates: number;
-		selected: number;
-		shadowed: number;
-		untrusted: number;
-		disabled: number;
-		rejected: number;
-	};
+	counts: StatusCounts & { dirs: number; entries: number };
 	bounds: { depth: boolean; dirs: boolean; entries: boolean };
+}
+
+/** How many skills a root (or the whole scan) found, and where they ended up. */
+export interface StatusCounts {
+	candidates: number;
+	selected: number;
+	shadowed: number;
+	untrusted: number;
+	disabled: number;
+	rejected: number;
 }
 
 /** A skill as the report shows it. */
@@ -56,15 +57,7 @@ export interface DiscoveryReport {
 	rejected: RejectedSkill[];
 	/** Diagnostics about roots and the walk (skills carry their own). */
 	diagnostics: DiscoveryDiagnostic[];
-	counts: {
-		roots: number;
-		candidates: number;
-		selected: number;
-		shadowed: number;
-		untrusted: number;
-		disabled: number;
-		rejected: number;
-	};
+	counts: StatusCounts & { roots: number };
 	timings: { walkMs: number; loadMs: number; resolveMs: number; totalMs: number };
 	/** What an incremental scan reused from the previous one. */
 	reused: { dirs: number; files: number };
