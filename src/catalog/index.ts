@@ -5,7 +5,7 @@ export type { BudgetUnit, FitStep } from "./budget.ts";
 export { cutAtWord, ELLIPSIS } from "./budget.ts";
 export type { Catalog, CatalogBudget, CatalogOptions, CatalogReport } from "./catalog.ts";
 export { buildCatalog, catalogEntries, DEFAULT_BUDGET_FRACTION, resolveBudget } from "./catalog.ts";
-export type { Activation, PromptSectionOptions } from "./prompt.ts";
+export type { ActivationMode, PromptSectionOptions } from "./prompt.ts";
 export { systemPromptSection } from "./prompt.ts";
 export type { CatalogEntry, CatalogFormat, RenderOptions } from "./render.ts";
 export { CATALOG_FORMATS, escapeXml, renderCatalog } from "./render.ts";

@@ -2,11 +2,11 @@ import { SkillsetError } from "../skill/index.ts";
 import type { Catalog } from "./catalog.ts";
 
 /** How the model activates a skill: through a load tool, or by reading SKILL.md with its file tool. */
-export type Activation = "tool" | "file-read";
+export type ActivationMode = "tool" | "file-read";
 
 /** Options for {@link systemPromptSection}. */
 export interface PromptSectionOptions {
-	activation?: Activation;
+	activation?: ActivationMode;
 	/** The load tool's name, for tool activation. Default `load_skill`. */
 	toolName?: string;
 }

@@ -27,3 +27,11 @@ export const SHARED_DIR: string = join(import.meta.dirname, "..", "..", "..", "s
 export function skillMd(name: string, description = `Does ${name} things.`, extra = ""): string {
 	return `---\nname: ${name}\ndescription: ${description}\n${extra ? `${extra}\n` : ""}---\n# ${name}\n\nSteps.\n`;
 }
+
+/** Writes skills under a fresh root and discovers them: the index, and the root. */
+export async function indexOf(files: Record<string, string | Uint8Array>) {
+	const { discover } = await import("skillset");
+	const root = await writeTree(await tempDir(), files);
+	const { index } = await discover({ cwd: root, home: root, defaultRoots: false, roots: [root] });
+	return { index, root };
+}

@@ -1,6 +1,6 @@
 import type { ParseArgsConfig } from "node:util";
 import {
-	type Activation,
+	type ActivationMode,
 	buildCatalog,
 	CATALOG_FORMATS,
 	type Catalog,
@@ -119,7 +119,7 @@ function number(value: string | undefined, flag: string): number | undefined {
 	return parsed;
 }
 
-function parseActivation(value: string | undefined): Activation | undefined {
+function parseActivation(value: string | undefined): ActivationMode | undefined {
 	if (value === undefined || value === "tool" || value === "file-read") return value;
 	throw new UsageError(`--prompt must be tool or file-read, not '${value}'`);
 }

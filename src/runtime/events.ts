@@ -1,0 +1,31 @@
+import { appendFileSync } from "node:fs";
+
+/** Bytes and tokens that entered the model's context. */
+export interface Cost {
+	bytes: number;
+	tokens: number;
+}
+
+/** Typed runtime events. They carry sizes and names, never file contents or secrets. */
+export type SkillEvent =
+	| { type: "discovery.completed"; skills: number; rejected: number; shadowed: number; ms: number }
+	| { type: "skill.rejected"; file: string; codes: string[] }
+	| { type: "skill.shadowed"; name: string; by: string }
+	| ({ type: "catalog.built"; skills: number; omitted: number; truncated: number } & Cost)
+	| ({ type: "skill.activated"; name: string; qualifiedName: string; cached: boolean; reason?: string } & Cost)
+	| { type: "skill.activation.refused"; name: string; code: string }
+	| ({ type: "skill.resource.loaded"; name: string; path: string; binary: boolean } & Cost)
+	| { type: "skill.resource.refused"; name: string; path: string; code: string }
+	| { type: "context.compacted"; active: number }
+	| { type: "permission.decision"; tool: string; decision: "allow" | "ask" | "deny"; rule: string };
+
+/** An event as delivered: the event, when, and which session. */
+export type StampedEvent = SkillEvent & { time: string; session: string };
+
+/** Where events go. */
+export type EventSink = (event: StampedEvent) => void;
+
+/** A sink that appends one JSON object per line to `path` (synchronously, so a crash loses nothing). */
+export function createJsonlSink(path: string): EventSink {
+	return (event) => appendFileSync(path, `${JSON.stringify(event)}\n`);
+}

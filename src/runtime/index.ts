@@ -1,0 +1,45 @@
+// The `runtime/` stage (tiers 2 and 3): sessions, activation, contained resource reads, integrity, the reference
+// graph and events. Later stages import only from this file.
+
+export type { ContainCode, ContainError, ContainedFile, ContainOperations, ContainOptions } from "./contain.ts";
+export {
+	checkRelativePath,
+	DEFAULT_MAX_RESOURCE_BYTES,
+	isInside,
+	NODE_CONTAIN_OPERATIONS,
+	readContained,
+} from "./contain.ts";
+export type { Cost, EventSink, SkillEvent, StampedEvent } from "./events.ts";
+export { createJsonlSink } from "./events.ts";
+export type { LockedFile, LockedSkill, PackageDifference, PackageHash, SkillsLock } from "./integrity.ts";
+export {
+	comparePackage,
+	createLock,
+	hashPackage,
+	LOCK_FILE_NAME,
+	packageDigest,
+	parseLock,
+	renderLock,
+	sha256,
+	sortedPaths,
+} from "./integrity.ts";
+export type { IntegrityOptions } from "./load-skill.ts";
+export type { ReferenceCode, ReferenceEdge, ReferenceGraph } from "./refs.ts";
+export { buildReferenceGraph, REFERENCE_CODES } from "./refs.ts";
+export type { RenderableActivation } from "./render.ts";
+export { isSkillContent, renderActivation } from "./render.ts";
+export type { ReadResourceOptions, ResourceRead, ResourceReadError, ResourceReadOk } from "./resource-read.ts";
+export type { ListResourcesOptions, SkillResources } from "./resources.ts";
+export { allResources, listResources } from "./resources.ts";
+export type {
+	ActivatedSkill,
+	ActivateOptions,
+	Activation,
+	ActivationRefusal,
+	Invoker,
+	RefusalCode,
+	SessionOptions,
+	TierTotals,
+	Watermark,
+} from "./session.ts";
+export { createSession, SkillSession } from "./session.ts";

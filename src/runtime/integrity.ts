@@ -1,0 +1,155 @@
+import { createHash } from "node:crypto";
+import { readdirSync } from "node:fs";
+import { dirname, join, relative, sep } from "node:path";
+import type { IndexedSkill } from "../discovery/index.ts";
+import { readContained } from "./contain.ts";
+
+/** One file's pin. */
+export interface LockedFile {
+	sha256: string;
+	size: number;
+}
+
+/** One skill's pins: its folder (POSIX, relative to the lock file), the package digest and every file. */
+export interface LockedSkill {
+	path: string;
+	digest: string;
+	files: Record<string, LockedFile>;
+}
+
+/** `skills.lock.json`: pins for every skill by name. */
+export interface SkillsLock {
+	version: 1;
+	skills: Record<string, LockedSkill>;
+}
+
+/** The lock file's name. */
+export const LOCK_FILE_NAME = "skills.lock.json";
+
+/** A package's hashes, and what could not be hashed (links, hard links, unreadable files). */
+export interface PackageHash {
+	files: Record<string, LockedFile>;
+	digest: string;
+	problems: string[];
+}
+
+const MAX_PACKAGE_FILES = 10_000;
+
+/**
+ * Hashes every file of a skill folder: a walk that never follows links (a link is a problem, not hashed through),
+ * each file read once through the contained reader, paths as sorted POSIX paths, and a package digest over
+ * `path<TAB>sha256` lines.
+ */
+export function hashPackage(dir: string): PackageHash {
+	const files: Record<string, LockedFile> = {};
+	const problems: string[] = [];
+	for (const rel of walkFiles(dir, problems)) {
+		const read = readContained(dir, rel);
+		if (!read.ok) {
+			problems.push(`${rel}: ${read.message}`);
+			continue;
+		}
+		files[rel] = { sha256: sha256(read.bytes), size: read.size };
+	}
+	return { files, digest: packageDigest(files), problems };
+}
+
+/** `sha256:` and the hash of the sorted `path<TAB>sha256` lines. */
+export function packageDigest(files: Record<string, LockedFile>): string {
+	const lines = sortedPaths(Object.keys(files)).map((path) => `${path}\t${files[path]?.sha256}\n`);
+	return `sha256:${sha256(new TextEncoder().encode(lines.join("")))}`;
+}
+
+/** Hex SHA-256 of bytes. */
+export function sha256(bytes: Uint8Array): string {
+	return createHash("sha256").update(bytes).digest("hex");
+}
+
+/** Paths in UTF-8 byte order, the order the lock file and the digest use. */
+export function sortedPaths(paths: readonly string[]): string[] {
+	return [...paths].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+}
+
+/** How a package differs from its pins: changed, extra and missing files. Empty lists mean it matches. */
+export interface PackageDifference {
+	changed: string[];
+	extra: string[];
+	missing: string[];
+}
+
+/** A lock for `skills`, with folder paths relative to `root` (where the lock file goes). */
+export function createLock(
+	skills: readonly IndexedSkill[],
+	root: string,
+): { lock: SkillsLock; problems: { name: string; problems: string[] }[] } {
+	const lock: SkillsLock = { version: 1, skills: {} };
+	const problems: { name: string; problems: string[] }[] = [];
+	for (const skill of skills) {
+		const dir = dirname(skill.realFile);
+		const hashed = hashPackage(dir);
+		if (hashed.problems.length > 0) problems.push({ name: skill.name, problems: hashed.problems });
+		const path = relative(root, dir).split(sep).join("/") || ".";
+		lock.skills[skill.name] = { path, digest: hashed.digest, files: hashed.files };
+	}
+	return { lock, problems };
+}
+
+/** Compares a package's current hashes with its pins. */
+export function comparePackage(current: PackageHash, locked: LockedSkill): PackageDifference {
+	const now = current.files;
+	const pinned = locked.files;
+	return {
+		changed: Object.keys(now).filter((path) => pinned[path] && pinned[path]?.sha256 !== now[path]?.sha256),
+		extra: [...Object.keys(now).filter((path) => !pinned[path]), ...current.problems],
+		missing: Object.keys(pinned).filter((path) => !now[path]),
+	};
+}
+
+/** The lock as written to disk: stable key order, two-space indent, final newline. */
+export function renderLock(lock: SkillsLock): string {
+	const skills: Record<string, LockedSkill> = {};
+	for (const name of sortedPaths(Object.keys(lock.skills))) {
+		const skill = lock.skills[name] as LockedSkill;
+		const files: Record<string, LockedFile> = {};
+		for (const path of sortedPaths(Object.keys(skill.files))) files[path] = skill.files[path] as LockedFile;
+		skills[name] = { path: skill.path, digest: skill.digest, files };
+	}
+	return `${JSON.stringify({ version: 1, skills }, null, 2)}\n`;
+}
+
+/** Parses lock file text, or says what is wrong with it. */
+export function parseLock(text: string): SkillsLock | { error: string } {
+	let data: unknown;
+	try {
+		data = JSON.parse(text);
+	} catch (error) {
+		return { error: `not valid JSON: ${(error as Error).message}` };
+	}
+	const lock = data as Partial<SkillsLock> | null;
+	if (!lock || lock.version !== 1 || typeof lock.skills !== "object" || lock.skills === null) {
+		return { error: "expected { version: 1, skills: { ... } }" };
+	}
+	for (const [name, skill] of Object.entries(lock.skills)) {
+		if (typeof skill?.path !== "string" || typeof skill.digest !== "string" || typeof skill.files !== "object") {
+			return { error: `skills.${name} must have path, digest and files` };
+		}
+	}
+	return lock as SkillsLock;
+}
+
+function walkFiles(dir: string, problems: string[]): string[] {
+	const found: string[] = [];
+	const pending: string[] = [""];
+	while (pending.length > 0 && found.length < MAX_PACKAGE_FILES) {
+		const rel = pending.shift() ?? "";
+		for (const entry of readdirSync(join(dir, rel), { withFileTypes: true })) {
+			const path = rel ? `${rel}/${entry.name}` : entry.name;
+			if (entry.isSymbolicLink()) problems.push(`${path}: a symbolic link (not followed)`);
+			else if (entry.isDirectory()) pending.push(path);
+			else if (entry.isFile()) found.push(path);
+			else problems.push(`${path}: not a regular file`);
+		}
+	}
+	if (pending.length > 0) problems.push(`more than ${MAX_PACKAGE_FILES} files`);
+	return sortedPaths(found);
+}

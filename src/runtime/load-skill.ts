@@ -1,0 +1,89 @@
+import { realpathSync } from "node:fs";
+import { basename, dirname, resolve } from "node:path";
+import type { IndexedSkill } from "../discovery/index.ts";
+import { DEFAULT_MAX_FILE_BYTES, parseSkillMd } from "../skill/index.ts";
+import { readContained } from "./contain.ts";
+import { comparePackage, hashPackage, type SkillsLock, sha256 } from "./integrity.ts";
+import { listResources, type SkillResources } from "./resources.ts";
+
+/** Verify mode: the lock to check against, and the folder its paths are relative to. */
+export interface IntegrityOptions {
+	lock: SkillsLock;
+	root: string;
+}
+
+/** A skill's body and resources, read for delivery. */
+export interface LoadedBody {
+	body: string;
+	dir: string;
+	resources: SkillResources;
+}
+
+/** Why a skill could not be loaded for activation. */
+export interface LoadFailure {
+	code: "unreadable" | "integrity.mismatch";
+	message: string;
+	details?: Record<string, unknown>;
+}
+
+/**
+ * Reads a skill's SKILL.md once through the contained reader (from the real folder discovery recorded), checks it
+ * against the lock in verify mode (the same bytes that are served, and the package's file list and hashes), and
+ * lists its resources.
+ */
+export function loadSkillBody(
+	skill: IndexedSkill,
+	options: { integrity?: IntegrityOptions; maxFiles?: number },
+): LoadedBody | LoadFailure {
+	const dir = dirname(skill.realFile);
+	const read = readContained(dir, basename(skill.realFile), { maxBytes: DEFAULT_MAX_FILE_BYTES });
+	if (!read.ok) return { code: "unreadable", message: `SKILL.md of '${skill.name}' cannot be read: ${read.message}` };
+	if (options.integrity) {
+		const failure = verifySkill(skill, dir, read.path, read.bytes, options.integrity);
+		if (failure) return failure;
+	}
+	const parsed = parseSkillMd(read.bytes, { profile: "lenient", file: skill.file });
+	if (!parsed.frontmatter || parsed.body === undefined) {
+		const codes = parsed.diagnostics.map((d) => d.code).join(", ");
+		return { code: "unreadable", message: `SKILL.md of '${skill.name}' no longer parses (${codes})` };
+	}
+	return { body: parsed.body, dir, resources: listResources(dir, { maxFiles: options.maxFiles ?? 200 }) };
+}
+
+function verifySkill(
+	skill: IndexedSkill,
+	dir: string,
+	file: string,
+	bytes: Uint8Array,
+	integrity: IntegrityOptions,
+): LoadFailure | undefined {
+	const mismatch = (message: string, details?: Record<string, unknown>): LoadFailure => ({
+		code: "integrity.mismatch",
+		message: `'${skill.name}' does not match ${integrity.root}/skills.lock.json: ${message}`,
+		...(details ? { details } : {}),
+	});
+	const locked = integrity.lock.skills[skill.name];
+	if (!locked) return mismatch("the skill is not in the lock");
+	if (realPath(resolve(integrity.root, locked.path)) !== dir)
+		return mismatch(`it is pinned at ${locked.path}, not here`);
+	if (locked.files[file]?.sha256 !== sha256(bytes)) return mismatch(`${file} changed`);
+	const difference = comparePackage(hashPackage(dir), locked);
+	const { changed, extra, missing } = difference;
+	if (changed.length + extra.length + missing.length > 0) {
+		const parts = [
+			changed.length ? `changed: ${changed.join(", ")}` : "",
+			extra.length ? `extra: ${extra.join(", ")}` : "",
+			missing.length ? `missing: ${missing.join(", ")}` : "",
+		];
+		return mismatch(parts.filter(Boolean).join("; "), { ...difference });
+	}
+	return undefined;
+}
+
+function realPath(path: string): string {
+	try {
+		return realpathSync.native(path);
+	} catch {
+		return path;
+	}
+}

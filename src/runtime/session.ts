@@ -1,0 +1,417 @@
+import { randomUUID } from "node:crypto";
+import { dirname } from "node:path";
+import type { Catalog, Tokenizer } from "../catalog/index.ts";
+import { loadDefaultTokenizer } from "../catalog/index.ts";
+import type { IndexedSkill, SkillIndex } from "../discovery/index.ts";
+import { SkillsetError } from "../skill/index.ts";
+import { createJsonlSink, type EventSink, type SkillEvent } from "./events.ts";
+import { type IntegrityOptions, loadSkillBody } from "./load-skill.ts";
+import { renderActivation } from "./render.ts";
+import { type ReadResourceOptions, type ResourceRead, readSkillResource } from "./resource-read.ts";
+import type { SkillResources } from "./resources.ts";
+
+/** Options for {@link createSession}. */
+export interface SessionOptions {
+	/** Most skills active at once, dependencies included. Default 3. */
+	maxActive?: number;
+	/** Most tokens of active skill content. Default 20,000. */
+	maxTokens?: number;
+	/** Counts tokens. Default: o200k_base, loaded on first use. */
+	tokenizer?: Tokenizer;
+	/** Verify mode: refuse activations and reads that do not match the lock. */
+	integrity?: IntegrityOptions;
+	/** Most files listed per skill. Default 200. */
+	maxResourceFiles?: number;
+	/** Largest resource served, in bytes. Default 8 MiB. */
+	maxResourceBytes?: number;
+	/** Receives every event. */
+	onEvent?: EventSink;
+	/** Appends every event as a JSON line to this file. */
+	eventLog?: string;
+	/** Names the session in events. Default: a random UUID. */
+	id?: string;
+}
+
+/** How full the session is. */
+export interface Watermark {
+	active: number;
+	maxActive: number;
+	tokens: number;
+	maxTokens: number;
+}
+
+/** Who asks for an activation: the model (through a tool) or the user (a slash command, a mention). */
+export type Invoker = "model" | "user";
+
+/** One skill delivered by an activation. */
+export interface ActivatedSkill {
+	name: string;
+	qualifiedName: string;
+	/** True when the skill was already in context: the body is not repeated. */
+	cached: boolean;
+	/** The body without frontmatter; null when cached. */
+	body: string | null;
+	/** The skill folder (absolute, real). */
+	dir: string;
+	resources: SkillResources;
+	/** Tokens of the rendered block. */
+	tokens: number;
+	/** The block as the model receives it. */
+	text: string;
+}
+
+/** A successful activation: the skill (and any dependencies activated first), its text, and the watermark. */
+export interface Activation extends ActivatedSkill {
+	ok: true;
+	/** Dependencies activated by this call, in order, before the skill. */
+	dependencies: ActivatedSkill[];
+	/** Every block of this activation (dependencies first), joined. */
+	fullText: string;
+	watermark: Watermark;
+}
+
+/** Why an activation was refused. */
+export type RefusalCode =
+	| "unknown"
+	| "unavailable"
+	| "not-invocable"
+	| "limit"
+	| "cycle"
+	| "unreadable"
+	| "integrity.mismatch";
+
+/** A refused activation, with what the model can do next. */
+export interface ActivationRefusal {
+	ok: false;
+	code: RefusalCode;
+	name: string;
+	message: string;
+	/** For unknown names: what exists, and the closest matches. */
+	available?: string[];
+	closest?: string[];
+	watermark: Watermark;
+	details?: Record<string, unknown>;
+}
+
+/** Options for {@link SkillSession.activate}. */
+export interface ActivateOptions {
+	reason?: string;
+	invoker?: Invoker;
+}
+
+/** Bytes and tokens delivered per tier. */
+export interface TierTotals {
+	tier1: { bytes: number; tokens: number };
+	tier2: { count: number; bytes: number; tokens: number };
+	tier3: { count: number; bytes: number; tokens: number };
+}
+
+interface ActiveEntry {
+	skill: IndexedSkill;
+	tokens: number;
+	delivered: boolean;
+}
+
+/** Creates a session: the per-conversation state of activations, reads and totals. Nothing is process-wide. */
+export function createSession(index: SkillIndex, options: SessionOptions = {}): SkillSession {
+	return new SkillSession(index, options);
+}
+
+/**
+ * One conversation's use of skills (tiers 2 and 3): activation with limits, dedupe and dependency order,
+ * compaction re-delivery, contained resource reads, verify mode, events and totals.
+ */
+export class SkillSession {
+	readonly id: string;
+	readonly index: SkillIndex;
+	readonly #options: SessionOptions;
+	readonly #active = new Map<string, ActiveEntry>();
+	readonly #pending = new Map<string, Promise<Activation | ActivationRefusal>>();
+	readonly #sinks: EventSink[] = [];
+	readonly #totals: TierTotals = {
+		tier1: { bytes: 0, tokens: 0 },
+		tier2: { count: 0, bytes: 0, tokens: 0 },
+		tier3: { count: 0, bytes: 0, tokens: 0 },
+	};
+	#tokenizer: Promise<Tokenizer> | undefined;
+
+	constructor(index: SkillIndex, options: SessionOptions = {}) {
+		for (const key of ["maxActive", "maxTokens"] as const) {
+			const value = options[key];
+			if (value !== undefined && !(Number.isInteger(value) && value > 0)) {
+				throw new SkillsetError("invalid-option", `${key} must be a positive integer`);
+			}
+		}
+		this.index = index;
+		this.#options = options;
+		this.id = options.id ?? randomUUID();
+		if (options.onEvent) this.#sinks.push(options.onEvent);
+		if (options.eventLog) this.#sinks.push(createJsonlSink(options.eventLog));
+	}
+
+	/** The limits and what is in use. */
+	watermark(): Watermark {
+		let tokens = 0;
+		for (const entry of this.#active.values()) tokens += entry.tokens;
+		return {
+			active: this.#active.size,
+			maxActive: this.#options.maxActive ?? 3,
+			tokens,
+			maxTokens: this.#options.maxTokens ?? 20_000,
+		};
+	}
+
+	/** Names of the active skills, in activation order. */
+	get active(): string[] {
+		return [...this.#active.values()].map((entry) => entry.skill.name);
+	}
+
+	/**
+	 * Activates a skill by name or qualified name, its `depends_on` skills first. A skill already in context is not
+	 * counted or delivered again (`cached`); concurrent calls for one skill share one activation.
+	 */
+	async activate(name: string, options: ActivateOptions = {}): Promise<Activation | ActivationRefusal> {
+		const skill = this.index.get(name);
+		const refused = skill ? this.#checkAvailable(skill, options.invoker ?? "model") : this.#unknown(name);
+		if (refused || !skill) return this.#refuse(refused ?? this.#unknown(name));
+		const key = skill.qualifiedName;
+		const pending = this.#pending.get(key);
+		if (pending) return asCached(await pending);
+		const promise = this.#activate(skill, options).finally(() => this.#pending.delete(key));
+		this.#pending.set(key, promise);
+		return promise;
+	}
+
+	/** Removes a skill from the active set; true when it was active. */
+	deactivate(name: string): boolean {
+		const skill = this.index.get(name);
+		return skill ? this.#active.delete(skill.qualifiedName) : false;
+	}
+
+	/** The host compacted the context: active skills are re-delivered in full on their next activation. */
+	markCompacted(): void {
+		for (const entry of this.#active.values()) entry.delivered = false;
+		this.#emit({ type: "context.compacted", active: this.#active.size });
+	}
+
+	/** Reads a file of a skill, contained to its folder, paged by lines. Failures are results, not exceptions. */
+	async readResource(name: string, path: string, options: ReadResourceOptions = {}): Promise<ResourceRead> {
+		const skill = this.index.get(name);
+		const problem = skill ? this.#checkAvailable(skill, "model") : this.#unknown(name);
+		if (problem || !skill) {
+			const refusal = problem ?? this.#unknown(name);
+			return { ok: false, name, path, code: refusal.code, message: refusal.message };
+		}
+		const tokenizer = await this.#getTokenizer();
+		const result = readSkillResource(skill, path, {
+			...options,
+			tokenizer,
+			integrity: this.#options.integrity,
+			maxBytes: this.#options.maxResourceBytes,
+		});
+		if (result.ok) {
+			const bytes = Buffer.byteLength(result.content);
+			this.#add("tier3", bytes, result.tokens);
+			this.#emit({
+				type: "skill.resource.loaded",
+				name: skill.name,
+				path: result.path,
+				binary: result.binary,
+				bytes,
+				tokens: result.tokens,
+			});
+		} else {
+			this.#emit({ type: "skill.resource.refused", name: skill.name, path, code: result.code });
+		}
+		return result;
+	}
+
+	/** Records the catalog the model was given (tier 1) and emits `catalog.built`. */
+	recordCatalog(catalog: Catalog): void {
+		const bytes = Buffer.byteLength(catalog.text);
+		this.#totals.tier1 = { bytes, tokens: catalog.report.tokens };
+		const { kept, omitted, truncated, tokens } = catalog.report;
+		this.#emit({
+			type: "catalog.built",
+			skills: kept.length,
+			omitted: omitted.length,
+			truncated: truncated.length,
+			bytes,
+			tokens,
+		});
+	}
+
+	/** Bytes and tokens delivered per tier so far. */
+	totals(): TierTotals {
+		return structuredClone(this.#totals);
+	}
+
+	/** Sends an event to the session's sinks (for stages that report through the session, such as policy). */
+	emit(event: SkillEvent): void {
+		this.#emit(event);
+	}
+
+	async #activate(skill: IndexedSkill, options: ActivateOptions): Promise<Activation | ActivationRefusal> {
+		const plan = this.#plan(skill);
+		if ("code" in plan) return this.#refuse(plan);
+		const fresh = plan.filter((s) => !this.#active.has(s.qualifiedName));
+		const mark = this.watermark();
+		if (mark.active + fresh.length > mark.maxActive) {
+			const message = `Activating '${skill.name}' needs ${fresh.length} more active skill(s); ${mark.active} of ${mark.maxActive} are active. Deactivate one first.`;
+			return this.#refuse({ code: "limit", name: skill.name, message });
+		}
+		const tokenizer = await this.#getTokenizer();
+		const deliveries: ActivatedSkill[] = [];
+		for (const item of plan) {
+			const entry = this.#active.get(item.qualifiedName);
+			if (entry?.delivered && item !== skill) continue;
+			const delivered = entry?.delivered ? cachedDelivery(item, entry.tokens) : this.#deliver(item, tokenizer);
+			if ("code" in delivered) return this.#refuse(delivered);
+			deliveries.push(delivered);
+		}
+		const added = deliveries.filter((d) => !this.#active.has(d.qualifiedName)).reduce((sum, d) => sum + d.tokens, 0);
+		if (mark.tokens + added > mark.maxTokens) {
+			const message = `Activating '${skill.name}' needs ${added} tokens; ${mark.tokens} of ${mark.maxTokens} are in use. Deactivate a skill first.`;
+			return this.#refuse({ code: "limit", name: skill.name, message });
+		}
+		return this.#commit(skill, deliveries, options.reason);
+	}
+
+	#commit(skill: IndexedSkill, deliveries: ActivatedSkill[], reason: string | undefined): Activation {
+		for (const delivery of deliveries) {
+			const known = this.#active.get(delivery.qualifiedName);
+			const item = this.index.get(delivery.qualifiedName) as IndexedSkill;
+			this.#active.set(delivery.qualifiedName, {
+				skill: item,
+				tokens: known?.tokens ?? delivery.tokens,
+				delivered: true,
+			});
+			const bytes = delivery.cached ? 0 : Buffer.byteLength(delivery.text);
+			if (!delivery.cached) this.#add("tier2", bytes, delivery.tokens);
+			this.#emit({
+				type: "skill.activated",
+				name: delivery.name,
+				qualifiedName: delivery.qualifiedName,
+				cached: delivery.cached,
+				bytes,
+				tokens: delivery.cached ? 0 : delivery.tokens,
+				...(reason && delivery.qualifiedName === skill.qualifiedName ? { reason } : {}),
+			});
+		}
+		const main = deliveries.at(-1) as ActivatedSkill;
+		const dependencies = deliveries.slice(0, -1);
+		return {
+			ok: true,
+			...main,
+			dependencies,
+			fullText: deliveries.map((d) => d.text).join("\n\n"),
+			watermark: this.watermark(),
+		};
+	}
+
+	#deliver(skill: IndexedSkill, tokenizer: Tokenizer): ActivatedSkill | Omit<ActivationRefusal, "ok" | "watermark"> {
+		const loaded = loadSkillBody(skill, {
+			integrity: this.#options.integrity,
+			maxFiles: this.#options.maxResourceFiles,
+		});
+		if ("code" in loaded) return { ...loaded, name: skill.name };
+		const text = renderActivation({ name: skill.name, cached: false, ...loaded });
+		return {
+			name: skill.name,
+			qualifiedName: skill.qualifiedName,
+			cached: false,
+			...loaded,
+			tokens: tokenizer.count(text),
+			text,
+		};
+	}
+
+	/** The skill and its dependencies in activation order (dependencies first), or why that is impossible. */
+	#plan(skill: IndexedSkill): IndexedSkill[] | Omit<ActivationRefusal, "ok" | "watermark"> {
+		const order: IndexedSkill[] = [];
+		const visiting: string[] = [];
+		const visit = (current: IndexedSkill): Omit<ActivationRefusal, "ok" | "watermark"> | undefined => {
+			if (order.includes(current)) return undefined;
+			if (visiting.includes(current.qualifiedName)) {
+				const cycle = [...visiting.slice(visiting.indexOf(current.qualifiedName)), current.qualifiedName];
+				return { code: "cycle", name: skill.name, message: `depends_on forms a cycle: ${cycle.join(" -> ")}` };
+			}
+			visiting.push(current.qualifiedName);
+			for (const dependency of current.properties.dependsOn ?? []) {
+				const found = this.index.get(dependency);
+				const problem = found ? this.#checkAvailable(found, "model", true) : undefined;
+				if (!found || problem) {
+					const why = problem ? problem.message : "no skill has that name";
+					return { code: "unknown", name: skill.name, message: `'${current.name}' depends on '${dependency}': ${why}` };
+				}
+				const failure = visit(found);
+				if (failure) return failure;
+			}
+			visiting.pop();
+			order.push(current);
+			return undefined;
+		};
+		return visit(skill) ?? order;
+	}
+
+	#checkAvailable(
+		skill: IndexedSkill,
+		invoker: Invoker,
+		asDependency = false,
+	): Omit<ActivationRefusal, "ok" | "watermark"> | undefined {
+		if (skill.status === "untrusted" || skill.status === "disabled") {
+			const why = skill.status === "untrusted" ? "its workspace is not trusted" : "it is disabled";
+			return { code: "unavailable", name: skill.name, message: `'${skill.name}' cannot be used: ${why}` };
+		}
+		if (asDependency) return undefined;
+		if (invoker === "model" && !skill.modelInvocable) {
+			return { code: "not-invocable", name: skill.name, message: `'${skill.name}' can only be invoked by the user` };
+		}
+		if (invoker === "user" && skill.properties.userInvocable === false) {
+			return { code: "not-invocable", name: skill.name, message: `'${skill.name}' can only be invoked by the model` };
+		}
+		return undefined;
+	}
+
+	#unknown(name: string): Omit<ActivationRefusal, "ok" | "watermark"> {
+		const available = this.index.catalogSkills.map((s) => s.name);
+		const closest = this.index.closest(name);
+		const hint = closest.length > 0 ? ` Did you mean ${closest.map((c) => `'${c}'`).join(" or ")}?` : "";
+		return { code: "unknown", name, message: `No skill is named '${name}'.${hint}`, available, closest };
+	}
+
+	#refuse(refusal: Omit<ActivationRefusal, "ok" | "watermark">): ActivationRefusal {
+		this.#emit({ type: "skill.activation.refused", name: refusal.name, code: refusal.code });
+		return { ok: false, ...refusal, watermark: this.watermark() };
+	}
+
+	#getTokenizer(): Promise<Tokenizer> {
+		this.#tokenizer ??= this.#options.tokenizer ? Promise.resolve(this.#options.tokenizer) : loadDefaultTokenizer();
+		return this.#tokenizer;
+	}
+
+	#add(tier: "tier2" | "tier3", bytes: number, tokens: number): void {
+		const totals = this.#totals[tier];
+		totals.count++;
+		totals.bytes += bytes;
+		totals.tokens += tokens;
+	}
+
+	#emit(event: SkillEvent): void {
+		const stamped = { ...event, time: new Date().toISOString(), session: this.id };
+		for (const sink of this.#sinks) sink(stamped);
+	}
+}
+
+function cachedDelivery(skill: IndexedSkill, tokens: number): ActivatedSkill {
+	const resources = { scripts: [], references: [], assets: [], other: [], truncated: false, links: [] };
+	const base = { name: skill.name, cached: true, body: null, dir: dirname(skill.realFile), resources };
+	return { ...base, qualifiedName: skill.qualifiedName, tokens, text: renderActivation(base) };
+}
+
+/** The answer for a call that joined an activation already under way: the same skill, not delivered twice. */
+function asCached(result: Activation | ActivationRefusal): Activation | ActivationRefusal {
+	if (!result.ok) return result;
+	const text = renderActivation({ ...result, cached: true });
+	return { ...result, cached: true, body: null, text, fullText: text, dependencies: [] };
+}

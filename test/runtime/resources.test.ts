@@ -1,0 +1,151 @@
+import { appendFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import {
+	buildReferenceGraph,
+	createLock,
+	createSession,
+	estimateTokenizer,
+	hashPackage,
+	parseLock,
+	renderLock,
+} from "skillset";
+import { describe, expect, it } from "vitest";
+import { indexOf } from "../helpers/temp.ts";
+
+const tokenizer = estimateTokenizer;
+const skill = (name: string, body = "Read references/guide.md first.") =>
+	`---\nname: ${name}\ndescription: Does ${name} things.\n---\n${body}\n`;
+
+describe("SkillSession.readResource", () => {
+	it("pages a long text file by lines and says where the next page starts", async () => {
+		const lines = Array.from({ length: 30 }, (_, i) => `line ${i + 1}`).join("\n");
+		const { index } = await indexOf({ "a/SKILL.md": skill("a"), "a/references/long.md": `${lines}\n` });
+		const session = createSession(index, { tokenizer });
+		const first = await session.readResource("a", "references/long.md", { limit: 10 });
+		expect(first).toMatchObject({ ok: true, offset: 1, lines: 10, totalLines: 30, nextOffset: 11, binary: false });
+		expect(first.ok && first.content.split("\n").slice(0, 10).at(-1)).toBe("line 10");
+		expect(first.ok && first.content).toContain("[20 more lines: read again with offset=11]");
+		const last = await session.readResource("a", "references/long.md", { offset: 21, limit: 50 });
+		expect(last).toMatchObject({ ok: true, lines: 10, totalLines: 30 });
+		expect(last.ok && last.nextOffset).toBeUndefined();
+	});
+
+	it("gives only metadata for a binary file", async () => {
+		const { index } = await indexOf({
+			"a/SKILL.md": skill("a"),
+			"a/assets/logo.png": new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0, 1, 2]),
+		});
+		const result = await createSession(index, { tokenizer }).readResource("a", "assets/logo.png");
+		expect(result).toMatchObject({ ok: true, binary: true, size: 7, mediaType: "image/png" });
+		expect(result.ok && result.content).toBe(
+			"assets/logo.png is a binary file (image/png, 7 bytes); its content is not shown.",
+		);
+	});
+
+	it("returns refusals as results the model can act on", async () => {
+		const { index } = await indexOf({ "a/SKILL.md": skill("a") });
+		const session = createSession(index, { tokenizer });
+		expect(await session.readResource("a", "../../etc/passwd")).toMatchObject({
+			ok: false,
+			code: "resource.invalid-path",
+		});
+		expect(await session.readResource("zzz", "x.md")).toMatchObject({ ok: false, code: "unknown" });
+	});
+});
+
+describe("integrity", () => {
+	it("locks every file with sorted POSIX paths and a package digest that changes with any byte", async () => {
+		const { index, root } = await indexOf({
+			"a/SKILL.md": skill("a"),
+			"a/references/guide.md": "# G\n",
+			"a/scripts/z.sh": "x",
+		});
+		const { lock, problems } = createLock(index.selected, root);
+		expect(problems).toEqual([]);
+		expect(Object.keys(lock.skills.a?.files ?? {})).toEqual(["SKILL.md", "references/guide.md", "scripts/z.sh"]);
+		expect(lock.skills.a?.path).toBe("a");
+		expect(lock.skills.a?.digest).toMatch(/^sha256:[0-9a-f]{64}$/);
+		expect(parseLock(renderLock(lock))).toEqual(lock);
+		const before = hashPackage(join(root, "a")).digest;
+		await appendFile(join(root, "a", "scripts", "z.sh"), " ");
+		expect(hashPackage(join(root, "a")).digest).not.toBe(before);
+	});
+
+	it("in verify mode refuses activation or reads of changed, extra or missing files", async () => {
+		const { index, root } = await indexOf({
+			"a/SKILL.md": skill("a"),
+			"a/references/guide.md": "# G\n",
+			"a/references/keep.md": "k",
+		});
+		const integrity = { lock: createLock(index.selected, root).lock, root };
+		const fresh = createSession(index, { tokenizer, integrity });
+		expect((await fresh.activate("a")).ok).toBe(true);
+		expect((await fresh.readResource("a", "references/guide.md")).ok).toBe(true);
+
+		await writeFile(join(root, "a", "references", "guide.md"), "# Tampered\n");
+		const changed = createSession(index, { tokenizer, integrity });
+		const refused = await changed.activate("a");
+		expect(refused).toMatchObject({
+			ok: false,
+			code: "integrity.mismatch",
+			details: { changed: ["references/guide.md"] },
+		});
+		expect(await changed.readResource("a", "references/guide.md")).toMatchObject({
+			ok: false,
+			code: "integrity.mismatch",
+		});
+
+		await writeFile(join(root, "a", "references", "guide.md"), "# G\n");
+		await writeFile(join(root, "a", "references", "extra.md"), "injected\n");
+		expect(await createSession(index, { tokenizer, integrity }).activate("a")).toMatchObject({
+			ok: false,
+			details: { extra: ["references/extra.md"] },
+		});
+		expect(await fresh.readResource("a", "references/extra.md")).toMatchObject({
+			ok: false,
+			code: "integrity.mismatch",
+		});
+	});
+
+	it("refuses a skill that is not in the lock", async () => {
+		const { index, root } = await indexOf({ "a/SKILL.md": skill("a") });
+		const result = await createSession(index, {
+			tokenizer,
+			integrity: { lock: { version: 1, skills: {} }, root },
+		}).activate("a");
+		expect(result).toMatchObject({ ok: false, code: "integrity.mismatch" });
+	});
+
+	it("reports what it cannot parse in a lock file", () => {
+		expect(parseLock("{")).toHaveProperty("error");
+		expect(parseLock('{"version": 2, "skills": {}}')).toEqual({ error: "expected { version: 1, skills: { ... } }" });
+	});
+});
+
+describe("buildReferenceGraph", () => {
+	it("resolves links and paths: missing targets are errors, deep chains warnings, orphans info", async () => {
+		const { root } = await indexOf({
+			"a/SKILL.md": skill(
+				"a",
+				"See [the guide](references/guide.md) and run `scripts/run.py`.\nAlso [gone](references/missing.md), https://example.com and [anchor](#x).",
+			),
+			"a/references/guide.md": "For forms, read [forms](forms.md).\n",
+			"a/references/forms.md": "# Forms\n",
+			"a/scripts/run.py": "print(1)\n",
+			"a/assets/unused.txt": "nobody links me\n",
+		});
+		const graph = buildReferenceGraph(join(root, "a"));
+		expect(graph.hops).toEqual({
+			"SKILL.md": 0,
+			"references/guide.md": 1,
+			"scripts/run.py": 1,
+			"references/forms.md": 2,
+		});
+		expect(graph.diagnostics.map((d) => [d.code, d.severity, d.line ?? null])).toEqual([
+			["refs.missing", "error", 6],
+			["refs.deep", "warning", 1],
+			["refs.orphan", "info", null],
+		]);
+		expect(graph.diagnostics[2]?.message).toBe("'assets/unused.txt' is not referenced");
+	});
+});
