@@ -126,7 +126,7 @@ export function parseLock(text: string): SkillsLock | { error: string } {
 		return { error: `not valid JSON: ${(error as Error).message}` };
 	}
 	const lock = data as Partial<SkillsLock> | null;
-	if (!lock || lock.version !== 1 || typeof lock.skills !== "object" || lock.skills === null) {
+	if (lock?.version !== 1 || typeof lock.skills !== "object" || lock.skills === null) {
 		return { error: "expected { version: 1, skills: { ... } }" };
 	}
 	for (const [name, skill] of Object.entries(lock.skills)) {

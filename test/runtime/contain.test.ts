@@ -2,9 +2,8 @@ import { renameSync, rmSync, symlinkSync } from "node:fs";
 import { link, mkdir, rename, rm, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import fc from "fast-check";
-import { type ContainOperations, isInside, readContained } from "skillset";
+import { type ContainOperations, isInside, NODE_CONTAIN_OPERATIONS, readContained } from "skillset";
 import { beforeAll, describe, expect, it } from "vitest";
-import { NODE_CONTAIN_OPERATIONS } from "../../src/runtime/index.ts";
 import { tempDir, writeTree } from "../helpers/temp.ts";
 
 let base: string;
