@@ -181,3 +181,27 @@ export {
 	validateSkillMd,
 	validateSkillPath,
 } from "./skill/index.ts";
+export type {
+	AnthropicTool,
+	JsonSchema,
+	JsonSchemaFactory,
+	OpenAIChatTool,
+	OpenAIResponsesTool,
+	SkillTool,
+	SkillToolName,
+	SkillToolsOptions,
+	ToolResult,
+	VercelAITool,
+} from "./tools/index.ts";
+export {
+	Bm25Index,
+	createSkillTools,
+	executeToolCall,
+	toAnthropicToolResult,
+	toAnthropicTools,
+	toOpenAIChatTools,
+	toOpenAIResponsesTools,
+	toOpenAIToolMessage,
+	toVercelAITools,
+	validateInput,
+} from "./tools/index.ts";

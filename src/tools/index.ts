@@ -1,0 +1,25 @@
+// The `tools/` stage: framework-neutral skill tools and thin adapters for the OpenAI, Anthropic and Vercel AI SDKs.
+// Later stages import only from this file.
+
+export type {
+	AnthropicTool,
+	JsonSchemaFactory,
+	OpenAIChatTool,
+	OpenAIResponsesTool,
+	VercelAITool,
+} from "./adapters.ts";
+export {
+	executeToolCall,
+	toAnthropicToolResult,
+	toAnthropicTools,
+	toOpenAIChatTools,
+	toOpenAIResponsesTools,
+	toOpenAIToolMessage,
+	toVercelAITools,
+} from "./adapters.ts";
+export type { SearchDocument, SearchHit } from "./bm25.ts";
+export { Bm25Index, tokenize } from "./bm25.ts";
+export type { JsonSchema } from "./schema.ts";
+export { validateInput } from "./schema.ts";
+export type { SkillTool, SkillToolName, SkillToolsOptions, ToolResult } from "./skill-tools.ts";
+export { createSkillTools } from "./skill-tools.ts";
