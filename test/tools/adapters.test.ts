@@ -59,7 +59,7 @@ describe("adapters, through the real SDKs", () => {
 			})),
 		);
 		const call = completion.choices[0]?.message.tool_calls?.[0];
-		if (!call || call.type !== "function") throw new Error("expected a function call");
+		if (call?.type !== "function") throw new Error("expected a function call");
 		const result = await executeToolCall(tools, call.function.name, call.function.arguments);
 		expect(toOpenAIToolMessage(call.id, result)).toMatchObject({ role: "tool", tool_call_id: "call_1" });
 		expect(result.content).toContain('<skill_content name="deploy">');

@@ -55,11 +55,11 @@ describe("createSkillTools", () => {
 		const { tools: list } = await tools();
 		const read = await executeToolCall(list, "read_skill_resource", { name: "pdf-tools", path: "references/forms.md" });
 		expect(read).toMatchObject({ isError: false, content: "# Forms\nFill every field." });
-		const escape = await executeToolCall(list, "read_skill_resource", {
+		const escaped = await executeToolCall(list, "read_skill_resource", {
 			name: "pdf-tools",
 			path: "../deploy/SKILL.md",
 		});
-		expect(escape).toMatchObject({ isError: true, details: { code: "resource.invalid-path" } });
+		expect(escaped).toMatchObject({ isError: true, details: { code: "resource.invalid-path" } });
 		const bad = await executeToolCall(list, "read_skill_resource", {
 			name: "pdf-tools",
 			path: "x",
