@@ -4,7 +4,15 @@ import { execFileSync } from "node:child_process";
 import { readdir, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { buildCatalog, createDiscovery, type DiscoverOptions, discover, loadDefaultTokenizer } from "skillset";
+import {
+	buildCatalog,
+	createDiscovery,
+	createSession,
+	type DiscoverOptions,
+	discover,
+	loadDefaultTokenizer,
+	type SkillIndex,
+} from "skillset";
 import { parse } from "yaml";
 import { generateTree } from "./generate.ts";
 
@@ -95,6 +103,19 @@ async function benchSize(count: number, rows: Row[]): Promise<Record<string, num
 		medianMs: fit,
 		note: `${fitted.report.kept.length} kept, ${fitted.report.tokens} tokens exact`,
 	});
+	const activation = await activationTimes(index, tokenizer);
+	rows.push({
+		skills: count,
+		measure: "cold activation (p50)",
+		medianMs: activation.cold,
+		note: "new session: contained read, parse, resource list, render, token count",
+	});
+	rows.push({
+		skills: count,
+		measure: "cached activation (p50)",
+		medianMs: activation.cached,
+		note: "already active in the session",
+	});
 	const full = await buildCatalog(
 		index.catalogSkills.slice(0, 1000).map((s) => ({ name: s.name, description: s.description, location: s.realFile })),
 		{ tokenizer },
@@ -115,6 +136,25 @@ async function benchSize(count: number, rows: Row[]): Promise<Record<string, num
 		rssMiB: memory.rssMiB,
 		indexHeapMiB: memory.indexHeapMiB,
 	};
+}
+
+/** p50 of activating a skill in a new session (cold) and again in the same session (cached). */
+async function activationTimes(index: SkillIndex, tokenizer: Awaited<ReturnType<typeof loadDefaultTokenizer>>) {
+	const names = index.catalogSkills.slice(0, 200).map((skill) => skill.name);
+	const cold: number[] = [];
+	const cached: number[] = [];
+	for (const name of names) {
+		const session = createSession(index, { tokenizer });
+		let started = performance.now();
+		await session.activate(name);
+		cold.push(performance.now() - started);
+		started = performance.now();
+		await session.activate(name);
+		cached.push(performance.now() - started);
+	}
+	const p50 = (times: number[]) =>
+		Math.round((times.sort((a, b) => a - b)[Math.floor(times.length / 2)] ?? 0) * 1000) / 1000;
+	return { cold: p50(cold), cached: p50(cached) };
 }
 
 async function main(): Promise<void> {

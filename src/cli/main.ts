@@ -32,6 +32,9 @@ const COMMANDS: Readonly<Record<string, CommandEntry>> = {
 		() => import("./commands/catalog.ts"),
 	),
 	doctor: command("explain why a skill is or is not in the catalog", () => import("./commands/doctor.ts")),
+	show: command("print a skill's activation exactly as a model receives it", () => import("./commands/show.ts")),
+	read: command("read one file of a skill, contained to its folder, paged", () => import("./commands/read.ts")),
+	lock: command("pin every skill's files in skills.lock.json, or --verify them", () => import("./commands/lock.ts")),
 	validate: command(
 		"check skills against the spec (strict) or a client's rules (lenient)",
 		() => import("./commands/validate.ts"),
