@@ -2,5 +2,5 @@ type Table = Readonly<
 	Record<string, { strict?: string | null; lenient?: string | null; severity?: string; description: string }>
 >;
 export function renderSkillCodes(codes: Table): string;
-export function renderDiscoveryCodes(codes: Table): string;
+export function renderSeverityCodes(name: string, codes: Table): string;
 export function replaceBlock(readme: string, name: string, table: string): string;

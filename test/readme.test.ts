@@ -1,14 +1,15 @@
 import { readFileSync } from "node:fs";
-import { DISCOVERY_CODES, SKILL_CODES } from "skillset";
+import { DISCOVERY_CODES, REFERENCE_CODES, SKILL_CODES } from "skillset";
 import { describe, expect, it } from "vitest";
-import { renderDiscoveryCodes, renderSkillCodes } from "../scripts/codes-table.mjs";
+import { renderSeverityCodes, renderSkillCodes } from "../scripts/codes-table.mjs";
 
 const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8");
 
 describe("README", () => {
 	it("lists every diagnostic code exactly as the code tables say (run `npm run docs` to update)", () => {
 		expect(readme).toContain(renderSkillCodes(SKILL_CODES));
-		expect(readme).toContain(renderDiscoveryCodes(DISCOVERY_CODES));
+		expect(readme).toContain(renderSeverityCodes("discovery-codes", DISCOVERY_CODES));
+		expect(readme).toContain(renderSeverityCodes("reference-codes", REFERENCE_CODES));
 	});
 
 	it("gives the two set-up commands", () => {
