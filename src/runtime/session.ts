@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { dirname } from "node:path";
 import type { Catalog, Tokenizer } from "../catalog/index.ts";
 import { loadDefaultTokenizer } from "../catalog/index.ts";
-import type { IndexedSkill, SkillIndex } from "../discovery/index.ts";
+import type { DiscoveryReport, IndexedSkill, SkillIndex } from "../discovery/index.ts";
 import { SkillsetError } from "../skill/index.ts";
 import { createJsonlSink, type EventSink, type SkillEvent } from "./events.ts";
 import { type IntegrityOptions, loadSkillBody } from "./load-skill.ts";
@@ -224,6 +224,24 @@ export class SkillSession {
 			this.#emit({ type: "skill.resource.refused", name: skill.name, path, code: result.code });
 		}
 		return result;
+	}
+
+	/** Emits what discovery found: `discovery.completed`, then `skill.rejected` and `skill.shadowed` for each. */
+	recordDiscovery(report: DiscoveryReport): void {
+		const { counts, timings } = report;
+		this.#emit({
+			type: "discovery.completed",
+			skills: counts.selected,
+			rejected: counts.rejected,
+			shadowed: counts.shadowed,
+			ms: timings.totalMs,
+		});
+		for (const rejected of report.rejected) {
+			this.#emit({ type: "skill.rejected", file: rejected.file, codes: rejected.diagnostics.map((d) => d.code) });
+		}
+		for (const shadowed of report.shadowed) {
+			this.#emit({ type: "skill.shadowed", name: shadowed.qualifiedName, by: shadowed.shadowedBy ?? "" });
+		}
 	}
 
 	/** Records the catalog the model was given (tier 1) and emits `catalog.built`. */

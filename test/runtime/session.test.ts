@@ -166,6 +166,22 @@ describe("SkillSession.activate", () => {
 });
 
 describe("events and totals", () => {
+	it("reports discovery: completed, then each rejected and shadowed skill", async () => {
+		const { discover } = await import("skillset");
+		const { root } = await indexOf({ "a/SKILL.md": skill("a"), "bad/SKILL.md": "no frontmatter" });
+		const second = join(root, "..", "second");
+		const { writeTree } = await import("../helpers/temp.ts");
+		await writeTree(second, { "a/SKILL.md": skill("a") });
+		const { index, report } = await discover({ cwd: root, home: root, defaultRoots: false, roots: [root, second] });
+		const events: StampedEvent[] = [];
+		createSession(index, { tokenizer, onEvent: (e) => events.push(e) }).recordDiscovery(report);
+		expect(events.map(({ time: _t, session: _s, ...e }) => e)).toEqual([
+			{ type: "discovery.completed", skills: 1, rejected: 1, shadowed: 1, ms: report.timings.totalMs },
+			{ type: "skill.rejected", file: join(root, "bad", "SKILL.md"), codes: ["frontmatter.missing"] },
+			{ type: "skill.shadowed", name: "a@workspace.2", by: "a@workspace" },
+		]);
+	});
+
 	it("reports per-tier bytes and tokens, to a callback and a JSONL file, without contents", async () => {
 		const { index, root } = await indexOf({
 			"a/SKILL.md": skill("a", "", "SECRET-BODY-TEXT"),
