@@ -64,6 +64,8 @@ export type SkillCode =
 	| "metadata.not-string-map"
 	| "allowed-tools.list"
 	| "allowed-tools.invalid"
+	| "permissions.invalid"
+	| "permissions.path"
 	| "field.unknown"
 	| "field.type"
 	| "field.mapped"
@@ -386,6 +388,18 @@ export const SKILL_CODES: Readonly<Record<SkillCode, CodeInfo>> = {
 		lenient: w,
 		description: "`allowed-tools` is neither a string nor a list of strings.",
 		hint: "Write `allowed-tools: Read Bash(git:*)`.",
+	},
+	"permissions.invalid": {
+		strict: e,
+		lenient: w,
+		description: "The `permissions` block has an unknown key or a wrong type; the skill gets the empty manifest.",
+		hint: "Use only tools (list), network (true, false or hosts) and paths.read / paths.write (lists).",
+	},
+	"permissions.path": {
+		strict: e,
+		lenient: w,
+		description: "A permission path is absolute or uses `..`; the skill gets the empty manifest.",
+		hint: "Write paths relative to the workspace, without `..`.",
 	},
 	"field.unknown": {
 		strict: e,

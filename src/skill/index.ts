@@ -14,6 +14,8 @@ export type { NameProblem } from "./names.ts";
 export { checkSkillName, isValidSkillName, MAX_NAME_CODE_POINTS, normalizeSkillName } from "./names.ts";
 export type { ParsedFrontmatterPrefix, ParsedSkill, ParseSkillOptions, SkillFrontmatter } from "./parse-skill.ts";
 export { DEFAULT_MAX_FILE_BYTES, parseSkillFrontmatter, parseSkillMd } from "./parse-skill.ts";
+export type { PermissionManifest } from "./permissions.ts";
+export { emptyManifest, parsePermissions } from "./permissions.ts";
 export type { SkillProperties } from "./properties.ts";
 export type { FileSignature, ReadBody, ReadSkill, SkillPathValidation } from "./read.ts";
 export {

@@ -1,3 +1,4 @@
+import type { PermissionManifest } from "./permissions.ts";
 import type { FrontmatterMap } from "./yaml.ts";
 
 /** What a skill declares, read from its frontmatter. Strings are trimmed; optional fields appear when set. */
@@ -25,8 +26,10 @@ export interface SkillProperties {
 	agentCreated?: boolean;
 	/** Skills to activate first. */
 	dependsOn?: string[];
-	/** The declared permission block as written; the policy stage parses it. */
+	/** The declared permission block as written. */
 	permissions?: FrontmatterMap;
+	/** The `permissions` block, parsed (the empty manifest when it is invalid); absent when not declared. */
+	manifest?: PermissionManifest;
 	/** Every other field, as written: allowed or unknown extensions. */
 	extra: FrontmatterMap;
 }

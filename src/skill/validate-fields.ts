@@ -1,6 +1,7 @@
 import type { Profile } from "./codes.ts";
 import { codePointLength, type Finding } from "./diagnostics.ts";
 import { coerceField, type FieldType, SPEC_FIELDS, splitToolList } from "./fields.ts";
+import { parsePermissions } from "./permissions.ts";
 import type { SkillProperties } from "./properties.ts";
 import type { FrontmatterField } from "./yaml.ts";
 
@@ -114,6 +115,14 @@ export function readExtensionFields(
 	for (const field of fields.values()) {
 		if (SPEC_FIELDS.includes(field.key)) continue;
 		const type = known.get(field.key);
+		if (field.key === "permissions" && type) {
+			// Parsed whatever its shape: a broken declaration becomes the empty manifest, never no manifest.
+			const parsed = parsePermissions(field);
+			out.push(...parsed.findings);
+			properties.manifest = parsed.manifest;
+			if (field.children) properties.permissions = field.value as SkillProperties["permissions"];
+			continue;
+		}
 		if (!type) {
 			properties.extra[field.key] = field.value;
 			continue;

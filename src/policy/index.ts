@@ -1,0 +1,26 @@
+// The `policy/` stage: the permission ceiling and manifests, authorize(), permission diffs, the trust store and the
+// static audit. Later stages import only from this file.
+
+export type { AuditFinding, AuditTarget } from "./audit.ts";
+export { AUDIT_RULES, auditSkill } from "./audit.ts";
+export type { AuditSeverity, LineContext, LineRule } from "./audit-rules.ts";
+export { LINE_RULES } from "./audit-rules.ts";
+export type {
+	Decision,
+	GrantScope,
+	PermissionCeiling,
+	Policy,
+	PolicyOptions,
+	ToolCall,
+	ToolRisk,
+	ToolSpec,
+} from "./authorize.ts";
+export { createPolicy, DEFAULT_TOOL_SPECS, realOrResolved } from "./authorize.ts";
+export type { PermissionChanges, PermissionDiff, PermissionSnapshot } from "./diff.ts";
+export { diffPermissions } from "./diff.ts";
+export type { CallSubject, ToolPattern } from "./patterns.ts";
+export { globToRegExp, matchesPattern, parseToolPattern } from "./patterns.ts";
+export { renderSarif } from "./sarif.ts";
+export { shellWriteTargets } from "./shell.ts";
+export type { TrustFile, TrustStore } from "./trust.ts";
+export { defaultTrustFile, loadTrustStore } from "./trust.ts";

@@ -1,0 +1,55 @@
+/** A tool pattern: `Tool`, or `Tool(spec)` where spec is a command prefix (`git:*`), a command, or a path glob. */
+export interface ToolPattern {
+	tool: string;
+	spec?: string;
+}
+
+/** Parses `Bash(git log:*)` into `{ tool: "Bash", spec: "git log:*" }`. */
+export function parseToolPattern(pattern: string): ToolPattern {
+	const match = /^([^()\s]+)\((.*)\)$/.exec(pattern.trim());
+	return match ? { tool: match[1] ?? "", spec: (match[2] ?? "").trim() } : { tool: pattern.trim() };
+}
+
+/** A call reduced to what patterns match: the tool, and its command or workspace-relative path(s). */
+export interface CallSubject {
+	tool: string;
+	command?: string;
+	paths?: string[];
+}
+
+/** True when the pattern covers the call: same tool, and (if any) the spec matches the command or every path. */
+export function matchesPattern(pattern: string, call: CallSubject): boolean {
+	const { tool, spec } = parseToolPattern(pattern);
+	if (tool !== "*" && tool !== call.tool) return false;
+	if (spec === undefined || spec === "*" || spec === "**") return true;
+	if (call.command !== undefined) return matchesCommand(spec, call.command);
+	if (call.paths && call.paths.length > 0) return call.paths.every((path) => globToRegExp(spec).test(path));
+	return false;
+}
+
+/** `git:*` matches `git` and `git log ...`; a spec without `:*` matches that exact command. */
+function matchesCommand(spec: string, command: string): boolean {
+	const trimmed = command.trim();
+	if (spec.endsWith(":*")) {
+		const prefix = spec.slice(0, -2).trim();
+		return trimmed === prefix || trimmed.startsWith(`${prefix} `);
+	}
+	return trimmed === spec;
+}
+
+/** A glob as a regular expression: `**` any depth, `*` within one segment, `?` one character. */
+export function globToRegExp(glob: string): RegExp {
+	let source = "";
+	for (let i = 0; i < glob.length; i++) {
+		const char = glob[i] ?? "";
+		if (char === "*" && glob[i + 1] === "*") {
+			source += glob[i + 2] === "/" ? "(?:.*/)?" : ".*";
+			i += glob[i + 2] === "/" ? 2 : 1;
+		} else if (char === "*") source += "[^/]*";
+		else if (char === "?") source += "[^/]";
+		else source += char.replace(/[.+^${}()|[\]\\]/g, "\\$&");
+	}
+	// A folder pattern ("src/" or "src") also covers what is inside it.
+	const folder = glob.endsWith("/") ? "" : "(?:/.*)?";
+	return new RegExp(`^${source}${folder}$`);
+}

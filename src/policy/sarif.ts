@@ -1,0 +1,52 @@
+import { relative, sep } from "node:path";
+import { AUDIT_RULES, type AuditFinding } from "./audit.ts";
+import type { AuditSeverity } from "./audit-rules.ts";
+
+const LEVEL: Readonly<Record<AuditSeverity, "error" | "warning" | "note">> = { P0: "error", P1: "warning", P2: "note" };
+// GitHub code scanning ranks security results by this property (0-10).
+const SECURITY_SEVERITY: Readonly<Record<AuditSeverity, string>> = { P0: "9.0", P1: "5.0", P2: "1.0" };
+
+/** A SARIF 2.1.0 log of audit findings, with paths relative to `base` as code scanning tools expect. */
+export function renderSarif(findings: readonly AuditFinding[], options: { base: string; version: string }): string {
+	const rules = AUDIT_RULES.map((rule) => ({
+		id: rule.id,
+		name: rule.title.replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ?? "").toUpperCase()),
+		shortDescription: { text: rule.title },
+		fullDescription: { text: rule.why },
+		defaultConfiguration: { level: LEVEL[rule.severity] },
+		properties: { tags: ["security"], "security-severity": SECURITY_SEVERITY[rule.severity], priority: rule.severity },
+	}));
+	const index = new Map(rules.map((rule, i) => [rule.id, i]));
+	const results = findings.map((finding) => ({
+		ruleId: finding.rule,
+		ruleIndex: index.get(finding.rule) ?? 0,
+		level: LEVEL[finding.severity],
+		message: { text: `${finding.title} in skill '${finding.skill}': ${finding.why}` },
+		locations: [
+			{
+				physicalLocation: {
+					artifactLocation: { uri: relative(options.base, finding.file).split(sep).join("/") },
+					region: {
+						startLine: finding.line ?? 1,
+						...(finding.column ? { startColumn: finding.column } : {}),
+						snippet: { text: finding.snippet },
+					},
+				},
+			},
+		],
+		properties: { priority: finding.severity, skill: finding.skill },
+	}));
+	const log = {
+		$schema: "https://json.schemastore.org/sarif-2.1.0.json",
+		version: "2.1.0",
+		runs: [
+			{
+				tool: {
+					driver: { name: "skillset", version: options.version, informationUri: "https://agentskills.io", rules },
+				},
+				results,
+			},
+		],
+	};
+	return `${JSON.stringify(log, null, 2)}\n`;
+}
