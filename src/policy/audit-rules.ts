@@ -173,7 +173,7 @@ export const LINE_RULES: readonly LineRule[] = [
 
 /** Credential stores and bulk environment dumps (for the read-and-send chain). */
 export const CREDENTIAL_PATTERN: RegExp =
-	/~?\/?\.ssh\/id_|\.aws\/credentials|\.config\/gcloud|\.kube\/config|\.docker\/config\.json|~\/\.netrc|\.npmrc|\.pypirc|\.gnupg|\bprintenv\b|(^|[\s;&|(])env\s*($|[|>])|JSON\.stringify\(\s*process\.env\s*\)|dict\(\s*os\.environ\s*\)|os\.environ\.copy\(\)|\bcat\s+[^\n]*\.env\b|Login Data|Keychains?\/|wallet\.dat/i;
+	/~?\/?\.ssh\/id_|\.aws\/credentials|\.config\/gcloud|\.kube\/config|\.docker\/config\.json|~\/\.netrc|\.npmrc|\.pypirc|\.gnupg|\bprintenv\b|(^\s*|[;&|]\s*|\$\(\s*)env\s*($|\||>)|JSON\.stringify\(\s*process\.env\s*\)|dict\(\s*os\.environ\s*\)|os\.environ\.copy\(\)|\bcat\s+[^\n]*\.env\b|Login Data|Keychains?\/|wallet\.dat/i;
 
 /** Outbound network sends. */
 export const NETWORK_PATTERN: RegExp =

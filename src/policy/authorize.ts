@@ -133,13 +133,16 @@ function decide(call: ToolCall, session: SkillSession, context: Context): Decisi
 				: [];
 	const hard = hardRules(session, context.workspace, spec, paths, writes, active);
 	if (hard) return hard;
+	// A skill's own files are its to read: reads inside an active skill's folder are not subject to path bounds.
+	const activeDirs = active.map((skill) => realOrResolved(dirname(skill.realFile)));
+	const bounded = spec.risk === "write" ? paths : paths.filter((p) => !activeDirs.some((dir) => isInside(dir, p)));
 	const subject = {
 		tool: call.tool,
 		...(command !== undefined ? { command } : {}),
-		paths: paths.map((p) => toRelative(context.workspace, p)),
+		paths: bounded.map((p) => toRelative(context.workspace, p)),
 	};
-	const bounded = boundaries(context.ceiling, active, spec, subject, args);
-	if (bounded) return bounded;
+	const outOfBounds = boundaries(context.ceiling, active, spec, subject, args);
+	if (outOfBounds) return outOfBounds;
 	return byRisk(spec, subject, active, session, context.grants);
 }
 

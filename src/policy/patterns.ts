@@ -50,6 +50,6 @@ export function globToRegExp(glob: string): RegExp {
 		else source += char.replace(/[.+^${}()|[\]\\]/g, "\\$&");
 	}
 	// A folder pattern ("src/" or "src") also covers what is inside it.
-	const folder = glob.endsWith("/") ? "" : "(?:/.*)?";
+	const folder = glob.endsWith("/") ? ".*" : "(?:/.*)?";
 	return new RegExp(`^${source}${folder}$`);
 }

@@ -36,7 +36,7 @@ const WRITERS: Readonly<Record<string, "all" | "last">> = {
 function collectRedirections(words: string[], targets: string[]): void {
 	for (let i = 0; i < words.length; i++) {
 		const word = words[i] ?? "";
-		const attached = /^(?:\d*>>?|&>>?)(.+)$/.exec(word);
+		const attached = /^(?:\d*>>?|&>>?)([^>&].*)$/.exec(word);
 		if (attached?.[1]) targets.push(attached[1]);
 		else if (/^(?:\d*>>?|&>>?)$/.test(word) && words[i + 1]) targets.push(words[i + 1] as string);
 	}
