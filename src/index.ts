@@ -1,6 +1,8 @@
 // skillset: the Agent Skills runtime for TypeScript. This file lists the stable public surface by name;
 // adding an export here makes it public API.
 
+export type { CreateSkillOptions, CreateSkillResult, LintCode, LintOptions, LintResult } from "./authoring/index.ts";
+export { createSkill, LINT_CODES, lintSkills, renderSkillMd } from "./authoring/index.ts";
 export type {
 	ActivationMode,
 	BudgetUnit,

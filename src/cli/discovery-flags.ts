@@ -2,8 +2,9 @@ import { homedir } from "node:os";
 import { resolve } from "node:path";
 import type { ParseArgsConfig } from "node:util";
 import { type DiscoverOptions, type DiscoveryResult, discover } from "../discovery/index.ts";
+import { defaultTrustFile, loadTrustStore } from "../policy/index.ts";
 import { configFromEnv, discoverOptionsFrom, homeFrom, loadConfig, type SkillsetConfig } from "./config.ts";
-import type { CliIo } from "./io.ts";
+import { type CliIo, UsageError } from "./io.ts";
 
 /** The options every command that discovers takes. */
 export const discoveryFlags: NonNullable<ParseArgsConfig["options"]> = {
@@ -13,6 +14,7 @@ export const discoveryFlags: NonNullable<ParseArgsConfig["options"]> = {
 	policy: { type: "string" },
 	config: { type: "string" },
 	untrusted: { type: "boolean" },
+	"trust-store": { type: "boolean" },
 };
 
 /** Usage lines for {@link discoveryFlags}. */
@@ -23,7 +25,8 @@ export const discoveryUsage = `Discovery options:
                              kilo, pi, workbuddy (repeatable)
   --policy NAME              collisions: precedence (default), reject, keep-all, qualify
   --config FILE              settings file (default: ./skillset.config.json when present)
-  --untrusted                treat the workspace as untrusted: its skills stay out of the catalog`;
+  --untrusted                treat the workspace as untrusted: its skills stay out of the catalog
+  --trust-store              trust the workspace only if the trust store says so ('skillset trust')`;
 
 /** The parsed values of {@link discoveryFlags}. */
 export interface DiscoveryFlagValues {
@@ -33,6 +36,7 @@ export interface DiscoveryFlagValues {
 	policy?: string;
 	config?: string;
 	untrusted?: boolean;
+	"trust-store"?: boolean;
 }
 
 /** The merged settings: defaults < config file < SKILLSET_* environment < flags. */
@@ -54,8 +58,19 @@ export async function resolveSettings(values: DiscoveryFlagValues, cwd: string, 
 		catalog: { ...file.catalog, ...env.catalog },
 	};
 	if (values["no-default-roots"]) config.defaultRoots = false;
+	if (values["trust-store"]) config.trustWorkspace = await trustedByStore(cwd, io);
 	if (values.untrusted) config.trustWorkspace = false;
 	return { config, discover: discoverOptionsFrom(config, cwd, homeFrom(io.env, homedir())) };
+}
+
+/** Whether the trust store (SKILLSET_TRUST_FILE, else the default file) trusts the workspace. */
+async function trustedByStore(cwd: string, io: CliIo): Promise<boolean> {
+	const file = io.env.SKILLSET_TRUST_FILE ?? defaultTrustFile(io.env, homeFrom(io.env, homedir()));
+	try {
+		return (await loadTrustStore(file)).isTrusted(cwd);
+	} catch (error) {
+		throw new UsageError((error as Error).message);
+	}
 }
 
 /** Flags expressed as the environment variables they override, so one checker validates both. */

@@ -1,3 +1,5 @@
+import { readFileSync } from "node:fs";
+
 /** What a command may touch: output streams, the working directory and the environment. Tests pass their own. */
 export interface CliIo {
 	stdout: (text: string) => void;
@@ -48,4 +50,10 @@ export function createStyle(io: Pick<CliIo, "env" | "isTTY">): Style {
 	const paint = (open: number, close: number) => (text: string) =>
 		on ? `\u001b[${open}m${text}\u001b[${close}m` : text;
 	return { red: paint(31, 39), yellow: paint(33, 39), blue: paint(34, 39), dim: paint(2, 22), bold: paint(1, 22) };
+}
+
+/** skillset's version, from its package.json. */
+export function readVersion(): string {
+	const manifest = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8"));
+	return String(manifest.version);
 }

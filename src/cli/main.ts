@@ -1,6 +1,5 @@
-import { readFileSync } from "node:fs";
 import { type ParseArgsConfig, parseArgs } from "node:util";
-import { type CliIo, type CommandResult, createStyle, type Style, UsageError } from "./io.ts";
+import { type CliIo, type CommandResult, createStyle, readVersion, type Style, UsageError } from "./io.ts";
 
 /** What every command module exports. */
 export interface CommandModule {
@@ -35,6 +34,13 @@ const COMMANDS: Readonly<Record<string, CommandEntry>> = {
 	show: command("print a skill's activation exactly as a model receives it", () => import("./commands/show.ts")),
 	read: command("read one file of a skill, contained to its folder, paged", () => import("./commands/read.ts")),
 	lock: command("pin every skill's files in skills.lock.json, or --verify them", () => import("./commands/lock.ts")),
+	lint: command("check skills against the spec and best practice", () => import("./commands/lint.ts")),
+	audit: command(
+		"statically audit skills for dangerous content (text, JSON or SARIF)",
+		() => import("./commands/audit.ts"),
+	),
+	trust: command("trust or untrust a workspace, or list the trust store", () => import("./commands/trust.ts")),
+	new: command("create a new skill with a valid SKILL.md", () => import("./commands/new.ts")),
 	validate: command(
 		"check skills against the spec (strict) or a client's rules (lenient)",
 		() => import("./commands/validate.ts"),
@@ -101,9 +107,4 @@ function usageError(io: CliIo, usage: string, message: string): number {
 function isParseArgsError(error: unknown): boolean {
 	const code = (error as { code?: unknown } | null)?.code;
 	return typeof code === "string" && code.startsWith("ERR_PARSE_ARGS");
-}
-
-function readVersion(): string {
-	const manifest = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8"));
-	return String(manifest.version);
 }

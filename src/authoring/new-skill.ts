@@ -1,0 +1,87 @@
+import { lstat, mkdir, mkdtemp, rename, rm, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { isValidSkillName, normalizeSkillName, validateSkillMd } from "../skill/index.ts";
+
+/** What to create. */
+export interface CreateSkillOptions {
+	/** The skills folder the new skill goes in (e.g. `.agents/skills`); created when missing. */
+	root: string;
+	name: string;
+	description?: string;
+	/** The body; default: a short outline to fill in. */
+	body?: string;
+	/** Set when an agent (not a person) creates the skill: adds `agent_created: true`. */
+	agentCreated?: boolean;
+}
+
+/** The skill that was written, or why nothing was. */
+export type CreateSkillResult =
+	| { ok: true; dir: string; file: string }
+	| { ok: false; code: "invalid-name" | "invalid-description" | "exists" | "io"; message: string };
+
+const PLACEHOLDER = "Describe what this skill does and when to use it, with the words a user would say.";
+
+/**
+ * Creates a valid skill folder with its SKILL.md, atomically: everything is written into a temporary folder beside
+ * the target and renamed into place, so no half-written skill is ever visible, and an existing skill is never
+ * overwritten.
+ */
+export async function createSkill(options: CreateSkillOptions): Promise<CreateSkillResult> {
+	const name = normalizeSkillName(options.name);
+	if (!isValidSkillName(name)) {
+		return {
+			ok: false,
+			code: "invalid-name",
+			message: `'${options.name}' is not a valid name: use lowercase letters, digits and single hyphens`,
+		};
+	}
+	const text = renderSkillMd(name, options);
+	const check = validateSkillMd(text, { dirName: name, allowExtensions: ["workbuddy"] });
+	if (!check.valid) {
+		const problems = check.diagnostics.filter((d) => d.severity === "error").map((d) => d.message);
+		return { ok: false, code: "invalid-description", message: problems.join("; ") };
+	}
+	const dir = join(options.root, name);
+	let temporary: string | undefined;
+	try {
+		if (await exists(dir)) return { ok: false, code: "exists", message: `${dir} already exists; nothing was written` };
+		await mkdir(options.root, { recursive: true });
+		temporary = await mkdtemp(join(options.root, `.${name}.new-`));
+		await writeFile(join(temporary, "SKILL.md"), text, { flag: "wx" });
+		if (await exists(dir)) return { ok: false, code: "exists", message: `${dir} already exists; nothing was written` };
+		await rename(temporary, dir);
+		temporary = undefined;
+		return { ok: true, dir, file: join(dir, "SKILL.md") };
+	} catch (error) {
+		return {
+			ok: false,
+			code: "io",
+			message: `Cannot create ${dir}: ${(error as NodeJS.ErrnoException).code ?? error}`,
+		};
+	} finally {
+		if (temporary) await rm(temporary, { recursive: true, force: true });
+	}
+}
+
+/** The SKILL.md text for a new skill. */
+export function renderSkillMd(
+	name: string,
+	options: Pick<CreateSkillOptions, "description" | "body" | "agentCreated">,
+): string {
+	const description = (options.description ?? PLACEHOLDER).replace(/\s+/g, " ").trim();
+	const lines = ["---", `name: ${name}`, `description: ${JSON.stringify(description)}`];
+	if (options.agentCreated) lines.push("agent_created: true");
+	lines.push("---");
+	const body = options.body ?? `# ${name}\n\n## When to use\n\n- ...\n\n## Steps\n\n1. ...\n\n## Gotchas\n\n- ...\n`;
+	return `${lines.join("\n")}\n${body.endsWith("\n") ? body : `${body}\n`}`;
+}
+
+async function exists(path: string): Promise<boolean> {
+	try {
+		await lstat(path);
+		return true;
+	} catch (error) {
+		if ((error as NodeJS.ErrnoException).code === "ENOENT") return false;
+		throw error;
+	}
+}
