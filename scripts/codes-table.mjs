@@ -24,6 +24,12 @@ export function renderSeverityCodes(name, codes) {
 	return [start(name), "| code | severity | meaning |", "|---|---|---|", ...rows, end(name)].join("\n");
 }
 
+/** The audit rules: id, severity, what it finds and why it matters. */
+export function renderAuditRules(rules) {
+	const rows = rules.map((rule) => `| \`${rule.id}\` | ${rule.severity} | ${rule.title}: ${rule.why} |`);
+	return [start("audit-rules"), "| rule | severity | finds |", "|---|---|---|", ...rows, end("audit-rules")].join("\n");
+}
+
 /** The README with the generated block named `name` replaced by `table`. */
 export function replaceBlock(readme, name, table) {
 	const from = readme.indexOf(start(name));

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
-import { DISCOVERY_CODES, REFERENCE_CODES, SKILL_CODES } from "skillset";
+import { AUDIT_RULES, DISCOVERY_CODES, LINT_CODES, REFERENCE_CODES, SKILL_CODES } from "skillset";
 import { describe, expect, it } from "vitest";
-import { renderSeverityCodes, renderSkillCodes } from "../scripts/codes-table.mjs";
+import { renderAuditRules, renderSeverityCodes, renderSkillCodes } from "../scripts/codes-table.mjs";
 
 const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8");
 
@@ -10,6 +10,8 @@ describe("README", () => {
 		expect(readme).toContain(renderSkillCodes(SKILL_CODES));
 		expect(readme).toContain(renderSeverityCodes("discovery-codes", DISCOVERY_CODES));
 		expect(readme).toContain(renderSeverityCodes("reference-codes", REFERENCE_CODES));
+		expect(readme).toContain(renderSeverityCodes("lint-codes", LINT_CODES));
+		expect(readme).toContain(renderAuditRules(AUDIT_RULES));
 	});
 
 	it("gives the two set-up commands", () => {
