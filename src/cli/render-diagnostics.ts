@@ -9,6 +9,22 @@ export function renderDiagnostic(diagnostic: Diagnostic<string>, style: Style, w
 	return diagnostic.hint && withHint ? `${line}\n    ${style.dim(`hint: ${diagnostic.hint}`)}` : line;
 }
 
+/**
+ * Renders diagnostics in order, giving each code's hint only the first time it appears (across calls that share
+ * `hinted`), so a long report is not a wall of repeated hints.
+ */
+export function renderDiagnostics(
+	diagnostics: readonly Diagnostic<string>[],
+	style: Style,
+	hinted: Set<string>,
+): string[] {
+	return diagnostics.map((diagnostic) => {
+		const line = renderDiagnostic(diagnostic, style, !hinted.has(diagnostic.code));
+		hinted.add(diagnostic.code);
+		return line;
+	});
+}
+
 /** Counts by severity, for summary lines: "2 errors, 1 warning". Empty when there are none. */
 export function renderCounts(diagnostics: readonly Diagnostic<string>[]): string {
 	const counts: Record<Severity, number> = { error: 0, warning: 0, info: 0 };

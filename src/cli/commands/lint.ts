@@ -3,7 +3,7 @@ import { type LintResult, lintSkills } from "../../authoring/index.ts";
 import { loadDefaultTokenizer } from "../../catalog/index.ts";
 import { type DiscoveryFlagValues, discoveryFlags, discoveryUsage } from "../discovery-flags.ts";
 import type { CliIo, CommandResult, Style } from "../io.ts";
-import { plural, renderCounts, renderDiagnostic } from "../render-diagnostics.ts";
+import { plural, renderCounts, renderDiagnostics } from "../render-diagnostics.ts";
 import { resolveTargets } from "../targets.ts";
 
 /** The command's options, for `node:util` parseArgs. */
@@ -46,12 +46,7 @@ export async function run(
 export function render(data: readonly LintResult[], style: Style): string {
 	const lines: string[] = [];
 	const hinted = new Set<string>();
-	for (const result of data) {
-		for (const d of result.diagnostics) {
-			lines.push(renderDiagnostic(d, style, !hinted.has(d.code)));
-			hinted.add(d.code);
-		}
-	}
+	for (const result of data) lines.push(...renderDiagnostics(result.diagnostics, style, hinted));
 	const counts = renderCounts(data.flatMap((r) => r.diagnostics));
 	lines.push(`${plural(data.length, "skill")} linted${counts ? `: ${counts}` : ", no findings"}`);
 	return `${lines.join("\n")}\n`;

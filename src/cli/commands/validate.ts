@@ -8,7 +8,7 @@ import {
 	validateSkillPath,
 } from "../../skill/index.ts";
 import { type CliIo, type CommandResult, type Style, UsageError } from "../io.ts";
-import { plural, renderCounts, renderDiagnostic } from "../render-diagnostics.ts";
+import { plural, renderCounts, renderDiagnostics } from "../render-diagnostics.ts";
 
 /** The command's options, for `node:util` parseArgs. */
 export const options: NonNullable<ParseArgsConfig["options"]> = {
@@ -71,10 +71,7 @@ export function render(data: readonly ValidateResult[], style: Style): string {
 	const lines: string[] = [];
 	const hinted = new Set<string>();
 	for (const result of data) {
-		for (const diagnostic of result.diagnostics) {
-			lines.push(renderDiagnostic(diagnostic, style, !hinted.has(diagnostic.code)));
-			hinted.add(diagnostic.code);
-		}
+		lines.push(...renderDiagnostics(result.diagnostics, style, hinted));
 		if (result.valid && result.diagnostics.length === 0)
 			lines.push(`${result.file ?? result.path}  ${style.bold("ok")}`);
 	}
