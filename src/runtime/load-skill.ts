@@ -36,7 +36,9 @@ export function loadSkillBody(
 	options: { integrity?: IntegrityOptions; maxFiles?: number },
 ): LoadedBody | LoadFailure {
 	const dir = dirname(skill.realFile);
-	const read = readContained(dir, basename(skill.realFile), { maxBytes: DEFAULT_MAX_FILE_BYTES });
+	// SKILL.md is the skill's own entry file, already read at discovery: a hard link to it (package managers such
+	// as pnpm install files that way) aliases nothing the skill does not own.
+	const read = readContained(dir, basename(skill.realFile), { maxBytes: DEFAULT_MAX_FILE_BYTES, allowHardLinks: true });
 	if (!read.ok) return { code: "unreadable", message: `SKILL.md of '${skill.name}' cannot be read: ${read.message}` };
 	if (options.integrity) {
 		const failure = verifySkill(skill, dir, read.path, read.bytes, options.integrity);

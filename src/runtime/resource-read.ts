@@ -75,7 +75,12 @@ const MEDIA_TYPES: Readonly<Record<string, string>> = {
 export function readSkillResource(
 	skill: IndexedSkill,
 	relPath: string,
-	options: ReadResourceOptions & { tokenizer: Tokenizer; integrity?: IntegrityOptions; maxBytes?: number },
+	options: ReadResourceOptions & {
+		tokenizer: Tokenizer;
+		integrity?: IntegrityOptions;
+		maxBytes?: number;
+		allowHardLinks?: boolean;
+	},
 ): ResourceRead {
 	const fail = (code: ResourceReadError["code"], message: string): ResourceReadError => ({
 		ok: false,
@@ -84,7 +89,10 @@ export function readSkillResource(
 		code,
 		message,
 	});
-	const read = readContained(dirname(skill.realFile), relPath, { maxBytes: options.maxBytes });
+	const read = readContained(dirname(skill.realFile), relPath, {
+		maxBytes: options.maxBytes,
+		allowHardLinks: options.allowHardLinks === true,
+	});
 	if (!read.ok) return fail(read.code, read.message);
 	if (options.integrity) {
 		const pinned = options.integrity.lock.skills[skill.name]?.files[read.path];

@@ -24,6 +24,11 @@ export interface SessionOptions {
 	maxResourceFiles?: number;
 	/** Largest resource served, in bytes. Default 8 MiB. */
 	maxResourceBytes?: number;
+	/**
+	 * Serve resources that have several hard links (default false: a hard link can alias a file outside the skill).
+	 * Turn it on for skills installed by package managers that hard-link files, such as pnpm.
+	 */
+	allowHardLinks?: boolean;
 	/** Receives every event. */
 	onEvent?: EventSink;
 	/** Appends every event as a JSON line to this file. */
@@ -208,6 +213,7 @@ export class SkillSession {
 			tokenizer,
 			integrity: this.#options.integrity,
 			maxBytes: this.#options.maxResourceBytes,
+			allowHardLinks: this.#options.allowHardLinks === true,
 		});
 		if (result.ok) {
 			const bytes = Buffer.byteLength(result.content);

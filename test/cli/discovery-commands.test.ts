@@ -186,3 +186,12 @@ describe("configuration", () => {
 		expect([bad.exitCode, bad.stderr.includes("SKILLSET_TRUST_WORKSPACE must be true or false")]).toEqual([2, true]);
 	});
 });
+
+describe("skillset catalog --prompt file-read", () => {
+	it("includes the locations the instruction needs", async () => {
+		const run = await cli(["catalog", workspace, "--prompt", "file-read"], { env: env() });
+		expect(run.exitCode).toBe(0);
+		expect(run.stdout).toContain("read the SKILL.md at its location");
+		expect(run.stdout).toContain(`(file: ${join(workspace, ".agents/skills/deploy/SKILL.md")})`);
+	});
+});

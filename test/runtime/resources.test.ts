@@ -149,3 +149,20 @@ describe("buildReferenceGraph", () => {
 		expect(graph.diagnostics[2]?.message).toBe("'assets/unused.txt' is not referenced");
 	});
 });
+
+describe("hard links", () => {
+	it("refuses a hard-linked resource unless the session allows hard links (as pnpm installs create)", async () => {
+		const { link } = await import("node:fs/promises");
+		const { index, root } = await indexOf({ "a/SKILL.md": skill("a"), "a/references/guide.md": "# G\n" });
+		await link(join(root, "a", "references", "guide.md"), join(root, "store-copy.md"));
+		await link(join(root, "a", "SKILL.md"), join(root, "store-skill.md"));
+		const strict = createSession(index, { tokenizer });
+		expect((await strict.activate("a")).ok).toBe(true);
+		expect(await strict.readResource("a", "references/guide.md")).toMatchObject({
+			ok: false,
+			code: "resource.hardlink",
+		});
+		const relaxed = createSession(index, { tokenizer, allowHardLinks: true });
+		expect((await relaxed.readResource("a", "references/guide.md")).ok).toBe(true);
+	});
+});

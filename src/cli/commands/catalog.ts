@@ -73,7 +73,11 @@ export async function run(
 	if (positionals.length > 1) throw new UsageError("catalog takes at most one DIR");
 	const activation = parseActivation(values.prompt);
 	const { index, config } = await discoverFor(values, positionals[0], io);
-	const catalog = await buildCatalog(index, catalogOptions(values, config));
+	// File-read activation needs the paths in the catalog.
+	const catalog = await buildCatalog(index, {
+		...catalogOptions(values, config),
+		...(activation === "file-read" ? { location: true } : {}),
+	});
 	const text = activation ? systemPromptSection(catalog, { activation }) : catalog.text;
 	if (values.report) io.stderr(renderCatalogReport(catalog.report));
 	return { exitCode: 0, data: { text, report: catalog.report } };
