@@ -31,6 +31,8 @@ export { isSkillContent, renderActivation } from "./render.ts";
 export type { ReadResourceOptions, ResourceRead, ResourceReadError, ResourceReadOk } from "./resource-read.ts";
 export type { ListResourcesOptions, SkillResources } from "./resources.ts";
 export { allResources, listResources } from "./resources.ts";
+export type { SessionOptions } from "./session.ts";
+export { createSession, SkillSession } from "./session.ts";
 export type {
 	ActivatedSkill,
 	ActivateOptions,
@@ -38,8 +40,6 @@ export type {
 	ActivationRefusal,
 	Invoker,
 	RefusalCode,
-	SessionOptions,
 	TierTotals,
 	Watermark,
-} from "./session.ts";
-export { createSession, SkillSession } from "./session.ts";
+} from "./session-types.ts";

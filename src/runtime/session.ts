@@ -4,11 +4,19 @@ import type { Catalog, Tokenizer } from "../catalog/index.ts";
 import { loadDefaultTokenizer } from "../catalog/index.ts";
 import type { DiscoveryReport, IndexedSkill, SkillIndex } from "../discovery/index.ts";
 import { SkillsetError } from "../skill/index.ts";
+import { checkAvailable, planActivation, type Refusal, unknownSkill } from "./activation-plan.ts";
 import { createJsonlSink, type EventSink, type SkillEvent } from "./events.ts";
 import { type IntegrityOptions, loadSkillBody } from "./load-skill.ts";
 import { renderActivation } from "./render.ts";
 import { type ReadResourceOptions, type ResourceRead, readSkillResource } from "./resource-read.ts";
-import type { SkillResources } from "./resources.ts";
+import type {
+	ActivatedSkill,
+	ActivateOptions,
+	Activation,
+	ActivationRefusal,
+	TierTotals,
+	Watermark,
+} from "./session-types.ts";
 
 /** Options for {@link createSession}. */
 export interface SessionOptions {
@@ -35,80 +43,6 @@ export interface SessionOptions {
 	eventLog?: string;
 	/** Names the session in events. Default: a random UUID. */
 	id?: string;
-}
-
-/** How full the session is. */
-export interface Watermark {
-	active: number;
-	maxActive: number;
-	tokens: number;
-	maxTokens: number;
-}
-
-/** Who asks for an activation: the model (through a tool) or the user (a slash command, a mention). */
-export type Invoker = "model" | "user";
-
-/** One skill delivered by an activation. */
-export interface ActivatedSkill {
-	name: string;
-	qualifiedName: string;
-	/** True when the skill was already in context: the body is not repeated. */
-	cached: boolean;
-	/** The body without frontmatter; null when cached. */
-	body: string | null;
-	/** The skill folder (absolute, real). */
-	dir: string;
-	resources: SkillResources;
-	/** Tokens of the rendered block. */
-	tokens: number;
-	/** The block as the model receives it. */
-	text: string;
-}
-
-/** A successful activation: the skill (and any dependencies activated first), its text, and the watermark. */
-export interface Activation extends ActivatedSkill {
-	ok: true;
-	/** Dependencies activated by this call, in order, before the skill. */
-	dependencies: ActivatedSkill[];
-	/** Every block of this activation (dependencies first), joined. */
-	fullText: string;
-	watermark: Watermark;
-}
-
-/** Why an activation was refused. */
-export type RefusalCode =
-	| "unknown"
-	| "unavailable"
-	| "not-invocable"
-	| "limit"
-	| "cycle"
-	| "unreadable"
-	| "integrity.mismatch";
-
-/** A refused activation, with what the model can do next. */
-export interface ActivationRefusal {
-	ok: false;
-	code: RefusalCode;
-	name: string;
-	message: string;
-	/** For unknown names: what exists, and the closest matches. */
-	available?: string[];
-	closest?: string[];
-	watermark: Watermark;
-	details?: Record<string, unknown>;
-}
-
-/** Options for {@link SkillSession.activate}. */
-export interface ActivateOptions {
-	reason?: string;
-	invoker?: Invoker;
-}
-
-/** Bytes and tokens delivered per tier. */
-export interface TierTotals {
-	tier1: { bytes: number; tokens: number };
-	tier2: { count: number; bytes: number; tokens: number };
-	tier3: { count: number; bytes: number; tokens: number };
 }
 
 interface ActiveEntry {
@@ -177,8 +111,8 @@ export class SkillSession {
 	 */
 	async activate(name: string, options: ActivateOptions = {}): Promise<Activation | ActivationRefusal> {
 		const skill = this.index.get(name);
-		const refused = skill ? this.#checkAvailable(skill, options.invoker ?? "model") : this.#unknown(name);
-		if (refused || !skill) return this.#refuse(refused ?? this.#unknown(name));
+		const refused = skill ? checkAvailable(skill, options.invoker ?? "model") : unknownSkill(this.index, name);
+		if (refused || !skill) return this.#refuse(refused ?? unknownSkill(this.index, name));
 		const key = skill.qualifiedName;
 		const pending = this.#pending.get(key);
 		if (pending) return asCached(await pending);
@@ -202,9 +136,9 @@ export class SkillSession {
 	/** Reads a file of a skill, contained to its folder, paged by lines. Failures are results, not exceptions. */
 	async readResource(name: string, path: string, options: ReadResourceOptions = {}): Promise<ResourceRead> {
 		const skill = this.index.get(name);
-		const problem = skill ? this.#checkAvailable(skill, "model") : this.#unknown(name);
+		const problem = skill ? checkAvailable(skill, "model") : unknownSkill(this.index, name);
 		if (problem || !skill) {
-			const refusal = problem ?? this.#unknown(name);
+			const refusal = problem ?? unknownSkill(this.index, name);
 			return { ok: false, name, path, code: refusal.code, message: refusal.message };
 		}
 		const tokenizer = await this.#getTokenizer();
@@ -276,7 +210,7 @@ export class SkillSession {
 	}
 
 	async #activate(skill: IndexedSkill, options: ActivateOptions): Promise<Activation | ActivationRefusal> {
-		const plan = this.#plan(skill);
+		const plan = planActivation(this.index, skill);
 		if ("code" in plan) return this.#refuse(plan);
 		const fresh = plan.filter((s) => !this.#active.has(s.qualifiedName));
 		const mark = this.watermark();
@@ -333,7 +267,7 @@ export class SkillSession {
 		};
 	}
 
-	#deliver(skill: IndexedSkill, tokenizer: Tokenizer): ActivatedSkill | Omit<ActivationRefusal, "ok" | "watermark"> {
+	#deliver(skill: IndexedSkill, tokenizer: Tokenizer): ActivatedSkill | Refusal {
 		const loaded = loadSkillBody(skill, {
 			integrity: this.#options.integrity,
 			maxFiles: this.#options.maxResourceFiles,
@@ -350,61 +284,7 @@ export class SkillSession {
 		};
 	}
 
-	/** The skill and its dependencies in activation order (dependencies first), or why that is impossible. */
-	#plan(skill: IndexedSkill): IndexedSkill[] | Omit<ActivationRefusal, "ok" | "watermark"> {
-		const order: IndexedSkill[] = [];
-		const visiting: string[] = [];
-		const visit = (current: IndexedSkill): Omit<ActivationRefusal, "ok" | "watermark"> | undefined => {
-			if (order.includes(current)) return undefined;
-			if (visiting.includes(current.qualifiedName)) {
-				const cycle = [...visiting.slice(visiting.indexOf(current.qualifiedName)), current.qualifiedName];
-				return { code: "cycle", name: skill.name, message: `depends_on forms a cycle: ${cycle.join(" -> ")}` };
-			}
-			visiting.push(current.qualifiedName);
-			for (const dependency of current.properties.dependsOn ?? []) {
-				const found = this.index.get(dependency);
-				const problem = found ? this.#checkAvailable(found, "model", true) : undefined;
-				if (!found || problem) {
-					const why = problem ? problem.message : "no skill has that name";
-					return { code: "unknown", name: skill.name, message: `'${current.name}' depends on '${dependency}': ${why}` };
-				}
-				const failure = visit(found);
-				if (failure) return failure;
-			}
-			visiting.pop();
-			order.push(current);
-			return undefined;
-		};
-		return visit(skill) ?? order;
-	}
-
-	#checkAvailable(
-		skill: IndexedSkill,
-		invoker: Invoker,
-		asDependency = false,
-	): Omit<ActivationRefusal, "ok" | "watermark"> | undefined {
-		if (skill.status === "untrusted" || skill.status === "disabled") {
-			const why = skill.status === "untrusted" ? "its workspace is not trusted" : "it is disabled";
-			return { code: "unavailable", name: skill.name, message: `'${skill.name}' cannot be used: ${why}` };
-		}
-		if (asDependency) return undefined;
-		if (invoker === "model" && !skill.modelInvocable) {
-			return { code: "not-invocable", name: skill.name, message: `'${skill.name}' can only be invoked by the user` };
-		}
-		if (invoker === "user" && skill.properties.userInvocable === false) {
-			return { code: "not-invocable", name: skill.name, message: `'${skill.name}' can only be invoked by the model` };
-		}
-		return undefined;
-	}
-
-	#unknown(name: string): Omit<ActivationRefusal, "ok" | "watermark"> {
-		const available = this.index.catalogSkills.map((s) => s.name);
-		const closest = this.index.closest(name);
-		const hint = closest.length > 0 ? ` Did you mean ${closest.map((c) => `'${c}'`).join(" or ")}?` : "";
-		return { code: "unknown", name, message: `No skill is named '${name}'.${hint}`, available, closest };
-	}
-
-	#refuse(refusal: Omit<ActivationRefusal, "ok" | "watermark">): ActivationRefusal {
+	#refuse(refusal: Refusal): ActivationRefusal {
 		this.#emit({ type: "skill.activation.refused", name: refusal.name, code: refusal.code });
 		return { ok: false, ...refusal, watermark: this.watermark() };
 	}

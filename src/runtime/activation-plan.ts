@@ -1,0 +1,57 @@
+import type { IndexedSkill, SkillIndex } from "../discovery/index.ts";
+import type { ActivationRefusal, Invoker } from "./session-types.ts";
+
+/** A refusal before the watermark is attached. */
+export type Refusal = Omit<ActivationRefusal, "ok" | "watermark">;
+
+/** The skill and its `depends_on` skills in activation order (dependencies first), or why that is impossible. */
+export function planActivation(index: SkillIndex, skill: IndexedSkill): IndexedSkill[] | Refusal {
+	const order: IndexedSkill[] = [];
+	const visiting: string[] = [];
+	const visit = (current: IndexedSkill): Refusal | undefined => {
+		if (order.includes(current)) return undefined;
+		if (visiting.includes(current.qualifiedName)) {
+			const cycle = [...visiting.slice(visiting.indexOf(current.qualifiedName)), current.qualifiedName];
+			return { code: "cycle", name: skill.name, message: `depends_on forms a cycle: ${cycle.join(" -> ")}` };
+		}
+		visiting.push(current.qualifiedName);
+		for (const dependency of current.properties.dependsOn ?? []) {
+			const found = index.get(dependency);
+			const problem = found ? checkAvailable(found, "model", true) : undefined;
+			if (!found || problem) {
+				const why = problem ? problem.message : "no skill has that name";
+				return { code: "unknown", name: skill.name, message: `'${current.name}' depends on '${dependency}': ${why}` };
+			}
+			const failure = visit(found);
+			if (failure) return failure;
+		}
+		visiting.pop();
+		order.push(current);
+		return undefined;
+	};
+	return visit(skill) ?? order;
+}
+
+/** Why a skill cannot be activated by `invoker` (untrusted, disabled, or not invocable by them), if it cannot. */
+export function checkAvailable(skill: IndexedSkill, invoker: Invoker, asDependency = false): Refusal | undefined {
+	if (skill.status === "untrusted" || skill.status === "disabled") {
+		const why = skill.status === "untrusted" ? "its workspace is not trusted" : "it is disabled";
+		return { code: "unavailable", name: skill.name, message: `'${skill.name}' cannot be used: ${why}` };
+	}
+	if (asDependency) return undefined;
+	if (invoker === "model" && !skill.modelInvocable) {
+		return { code: "not-invocable", name: skill.name, message: `'${skill.name}' can only be invoked by the user` };
+	}
+	if (invoker === "user" && skill.properties.userInvocable === false) {
+		return { code: "not-invocable", name: skill.name, message: `'${skill.name}' can only be invoked by the model` };
+	}
+	return undefined;
+}
+
+/** The refusal for a name no skill has: what is available, and the closest names. */
+export function unknownSkill(index: SkillIndex, name: string): Refusal {
+	const available = index.catalogSkills.map((s) => s.name);
+	const closest = index.closest(name);
+	const hint = closest.length > 0 ? ` Did you mean ${closest.map((c) => `'${c}'`).join(" or ")}?` : "";
+	return { code: "unknown", name, message: `No skill is named '${name}'.${hint}`, available, closest };
+}
