@@ -166,7 +166,8 @@ function declarationFindings(target: AuditTarget, add: (rule: string, unit: Unit
 /** Splits a file into lines with their context; inline code in prose is also checked as code. */
 function unitsOf(file: string, text: string): Unit[] {
 	const lines = text.split(/\r?\n/);
-	if (!MARKDOWN.test(file) && extname(file) !== "") {
+	// Scripts, data files and anything with a shebang are code throughout; Markdown and plain text are mixed.
+	if ((!MARKDOWN.test(file) && extname(file) !== "") || text.startsWith("#!")) {
 		return lines.map((line, i) => ({ file, line: i + 1, column: 1, text: line, context: "code" }));
 	}
 	const units: Unit[] = [];

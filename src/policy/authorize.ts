@@ -154,7 +154,7 @@ function hardRules(
 	writes: string[],
 	active: IndexedSkill[],
 ): Decision | undefined {
-	const skillDirs = session.index.skills.map((skill) => realOrResolved(dirname(skill.realFile)));
+	const skillDirs = skillFolders(session);
 	for (const target of writes) {
 		const dir = skillDirs.find((skillDir) => isInside(skillDir, target));
 		if (dir) return deny("skill-dir-readonly", `Skill folders are read-only: ${target} is inside ${dir}`);
@@ -239,6 +239,18 @@ function byRisk(
 		return { decision: "allow", rule: `grant-${grant.scope}`, reason: `the user allowed ${grant.pattern}` };
 	}
 	return { decision: "ask", rule: "needs-approval", reason: `${subject.tool} can change things: ask the user` };
+}
+
+// Skill folders per index, computed once: `realFile` already has every link resolved, so its folder is real.
+const FOLDERS = new WeakMap<object, string[]>();
+
+function skillFolders(session: SkillSession): string[] {
+	let folders = FOLDERS.get(session.index);
+	if (!folders) {
+		folders = [...new Set(session.index.skills.map((skill) => dirname(skill.realFile)))];
+		FOLDERS.set(session.index, folders);
+	}
+	return folders;
 }
 
 function networkAllowed(network: boolean | string[] | undefined, url: string): boolean {

@@ -27,9 +27,16 @@ export function matchesPattern(pattern: string, call: CallSubject): boolean {
 	return false;
 }
 
-/** `git:*` matches `git` and `git log ...`; a spec without `:*` matches that exact command. */
+// Operators that chain, substitute or redirect: `git status; rm -rf ~` must not pass as `git status`.
+const SHELL_OPERATORS = /[;&|`<>\n]|\$\(/;
+
+/**
+ * `git:*` matches `git` and `git log ...`; a spec without `:*` matches that exact command. A command that chains,
+ * substitutes or redirects matches no spec: only the whole of a plain command can be pre-approved.
+ */
 function matchesCommand(spec: string, command: string): boolean {
 	const trimmed = command.trim();
+	if (SHELL_OPERATORS.test(trimmed)) return false;
 	if (spec.endsWith(":*")) {
 		const prefix = spec.slice(0, -2).trim();
 		return trimmed === prefix || trimmed.startsWith(`${prefix} `);
