@@ -28,6 +28,8 @@ describe("skillset scan", () => {
 		const run = await cli(["scan", workspace], { env: env() });
 		expect(run.exitCode).toBe(1);
 		expect(run.stdout).toContain("Selected (4)");
+		expect(run.stdout).toContain("Roots (3 of 6 exist)");
+		expect(run.stdout).toContain("(3 conventional folders do not exist; --json lists them)");
 		expect(run.stdout).toContain("lint@workspace.2  by lint@workspace");
 		expect(run.stdout).toMatch(/Rejected \(1\)\n {2}broken .*\n .*description\.missing/);
 		expect(run.stdout).toMatch(/4 skills selected, 1 shadowed, 0 untrusted, 0 disabled, 1 rejected/);

@@ -43,7 +43,9 @@ export function render(report: DiscoveryReport, style: Style): string {
 	const lines: string[] = [
 		style.bold(`Roots (${report.roots.filter((r) => r.exists).length} of ${report.roots.length} exist)`),
 	];
-	for (const root of report.roots) {
+	// Conventional folders that do not exist are the normal case; list them only when they were asked for.
+	const shown = report.roots.filter((root) => root.exists || root.source === "option");
+	for (const root of shown) {
 		const flags = [
 			root.scope,
 			root.exists ? null : "missing",
@@ -53,6 +55,8 @@ export function render(report: DiscoveryReport, style: Style): string {
 		const counts = root.exists ? `  ${plural(root.counts.candidates, "skill")}` : "";
 		lines.push(`  ${root.path}  ${style.dim(flags.filter(Boolean).join(", "))}${counts}`);
 	}
+	const hidden = report.roots.length - shown.length;
+	if (hidden > 0) lines.push(`  ${style.dim(`(${hidden} conventional folders do not exist; --json lists them)`)}`);
 	section(
 		lines,
 		style,
