@@ -1,7 +1,7 @@
 import { type Stats, statSync } from "node:fs";
 import type { FileSignature } from "../skill/index.ts";
 import { type LoadedSkill, type LoadOptions, loadCandidate } from "./load.ts";
-import type { Candidate } from "./walk.ts";
+import type { Candidate, RootWalk } from "./walk.ts";
 import { type DirEntry, listDir } from "./walk.ts";
 
 interface CachedDir {
@@ -27,6 +27,8 @@ export class ScanCache {
 	#roots: string[] = [];
 	#absentRoots: string[] = [];
 	#complete = false;
+	/** The walks of the last full scan, reused when only SKILL.md contents changed since. */
+	walks: RootWalk[] | undefined;
 	/** Counts of the last scan: how many listings and files were reused. */
 	reused: { dirs: number; files: number } = { dirs: 0, files: 0 };
 
@@ -46,25 +48,29 @@ export class ScanCache {
 	 * Ends a scan of `roots` (those that did not exist listed in `absent`): entries not seen are pruned. The fast
 	 * no-change check is possible only when every file seen could be read and remembered.
 	 */
-	end(roots: readonly string[], absent: readonly string[]): void {
-		for (const key of this.#dirs.keys()) if (!this.#seenDirs.has(key)) this.#dirs.delete(key);
+	end(roots: readonly string[], walks: readonly RootWalk[], reusedWalks = false): void {
+		if (!reusedWalks) for (const key of this.#dirs.keys()) if (!this.#seenDirs.has(key)) this.#dirs.delete(key);
 		for (const key of this.#files.keys()) if (!this.#seenFiles.has(key)) this.#files.delete(key);
 		this.#roots = [...roots];
-		this.#absentRoots = [...absent];
+		this.#absentRoots = walks.filter((walk) => !walk.exists).map((walk) => walk.root.path);
 		this.#complete = this.#files.size === this.#seenFiles.size;
+		this.walks = [...walks];
 	}
 
 	/**
-	 * True when nothing the last scan of the same `roots` saw has changed: no absent root appeared, and every
-	 * folder it listed and every SKILL.md it read has the same signature. One stat per folder and file, no listing.
+	 * What changed since the last scan of the same `roots`, by one stat per folder and SKILL.md (no listing):
+	 * `structure` when a folder listing changed or an absent root appeared (a full rescan is needed), else the
+	 * SKILL.md files whose signature changed. Undefined when the last scan cannot be trusted for this.
 	 */
-	unchanged(roots: readonly string[]): boolean {
-		if (!this.#complete || roots.length !== this.#roots.length || roots.some((r, i) => r !== this.#roots[i]))
-			return false;
-		if (this.#absentRoots.some((root) => statSync(root, { throwIfNoEntry: false }) !== undefined)) return false;
-		for (const [dir, cached] of this.#dirs) if (!sameAsNow(dir, cached.signature)) return false;
-		for (const [file, cached] of this.#files) if (!sameAsNow(file, cached.signature)) return false;
-		return true;
+	changes(roots: readonly string[]): { structure: boolean; files: Set<string> } | undefined {
+		if (!this.#complete || !this.walks || roots.length !== this.#roots.length) return undefined;
+		if (roots.some((root, i) => root !== this.#roots[i])) return undefined;
+		const files = new Set<string>();
+		if (this.#absentRoots.some((root) => statSync(root, { throwIfNoEntry: false }) !== undefined))
+			return { structure: true, files };
+		for (const [dir, cached] of this.#dirs) if (!sameAsNow(dir, cached.signature)) return { structure: true, files };
+		for (const [file, cached] of this.#files) if (!sameAsNow(file, cached.signature)) files.add(file);
+		return { structure: false, files };
 	}
 
 	/** Lists `dir`, or returns the cached listing when the folder's signature is unchanged. */
@@ -82,14 +88,17 @@ export class ScanCache {
 		return entries;
 	};
 
-	/** Loads a candidate, or reuses the last result when SKILL.md is unchanged. */
-	load(candidate: Candidate, options: LoadOptions): LoadedSkill {
+	/**
+	 * Loads a candidate, or reuses the last result when SKILL.md is unchanged (`known` when a stat just showed that,
+	 * so it need not be taken again).
+	 */
+	load(candidate: Candidate, options: LoadOptions, known = false): LoadedSkill {
 		this.#seenFiles.add(candidate.file);
 		const cached = this.#files.get(candidate.file);
 		if (cached && cached.dir === candidate.dir) {
-			const info = statSync(candidate.file, { throwIfNoEntry: false });
+			const info = known ? undefined : statSync(candidate.file, { throwIfNoEntry: false });
 			const current = info ? signatureOf(info) : undefined;
-			if (current && sameSignature(current, cached.signature)) {
+			if (known || (current && sameSignature(current, cached.signature))) {
 				this.reused.files++;
 				const own = cached.loaded.diagnostics.slice(cached.loaded.candidate.diagnostics.length);
 				return { ...cached.loaded, candidate, diagnostics: [...candidate.diagnostics, ...own] };

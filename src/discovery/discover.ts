@@ -55,8 +55,13 @@ export function createDiscovery(options: DiscoverOptions = {}): Discovery {
 		if (previous) {
 			const started = performance.now();
 			const roots = await resolveRoots({ ...fixed, home: fixed.home ?? homedir() });
+			const changes = cache.changes(roots.map((root) => root.path));
 			// Nothing changed: the same index, so callers (and watchers) can tell at a glance.
-			if (cache.unchanged(roots.map((root) => root.path))) return unchangedResult(previous, started, cache.size);
+			if (changes && !changes.structure && changes.files.size === 0)
+				return unchangedResult(previous, started, cache.size);
+			// Only SKILL.md contents changed: the folders are as they were, so the last walk stands.
+			if (changes && !changes.structure && cache.walks)
+				return scanOnce(fixed, cache, { walks: cache.walks, changed: changes.files });
 		}
 		return scanOnce(fixed, cache);
 	};
@@ -76,7 +81,17 @@ export function createDiscovery(options: DiscoverOptions = {}): Discovery {
 	};
 }
 
-async function scanOnce(options: DiscoverOptions, cache: ScanCache | undefined): Promise<DiscoveryResult> {
+/** A previous walk to reuse, and the SKILL.md files known to have changed since. */
+interface Reuse {
+	walks: RootWalk[];
+	changed: Set<string>;
+}
+
+async function scanOnce(
+	options: DiscoverOptions,
+	cache: ScanCache | undefined,
+	reuse?: Reuse,
+): Promise<DiscoveryResult> {
 	const started = performance.now();
 	cache?.begin();
 	const cwd = resolve(options.cwd ?? process.cwd());
@@ -87,8 +102,8 @@ async function scanOnce(options: DiscoverOptions, cache: ScanCache | undefined):
 		allowSymlinkedSkillFile: options.allowSymlinkedSkillFile === true,
 		...(cache ? { listDir: cache.listDir } : {}),
 	};
-	const walks: RootWalk[] = [];
-	for (const root of roots) walks.push(await walkRoot(root, walkOptions));
+	const walks: RootWalk[] = reuse ? reuse.walks : [];
+	if (!reuse) for (const root of roots) walks.push(await walkRoot(root, walkOptions));
 	const walked = performance.now();
 	const diagnostics: DiscoveryDiagnostic[] = walks.flatMap((walk) => walk.diagnostics);
 	const candidates = uniqueCandidates(walks, diagnostics);
@@ -97,7 +112,9 @@ async function scanOnce(options: DiscoverOptions, cache: ScanCache | undefined):
 		maxFrontmatterBytes: options.maxFrontmatterBytes,
 	};
 	const loaded = await mapInBatches(candidates, (candidate) =>
-		cache ? cache.load(candidate, loadOptions) : loadCandidate(candidate, loadOptions),
+		cache
+			? cache.load(candidate, loadOptions, reuse !== undefined && !reuse.changed.has(candidate.file))
+			: loadCandidate(candidate, loadOptions),
 	);
 	const loadedAt = performance.now();
 	const walkRejected = walks.flatMap((walk) => walk.rejected).map(rejectedAtWalk);
@@ -109,7 +126,8 @@ async function scanOnce(options: DiscoverOptions, cache: ScanCache | undefined):
 	const index = new SkillIndex(resolution.skills);
 	cache?.end(
 		roots.map((root) => root.path),
-		walks.filter((walk) => !walk.exists).map((walk) => walk.root.path),
+		walks,
+		reuse !== undefined,
 	);
 	const done = performance.now();
 	const report = buildReport({
@@ -126,7 +144,9 @@ async function scanOnce(options: DiscoverOptions, cache: ScanCache | undefined):
 			resolveMs: round(done - loadedAt),
 			totalMs: round(done - started),
 		},
-		reused: cache ? { ...cache.reused } : { dirs: 0, files: 0 },
+		reused: cache
+			? { dirs: reuse ? cache.size.dirs : cache.reused.dirs, files: cache.reused.files }
+			: { dirs: 0, files: 0 },
 	});
 	return { index, report };
 }

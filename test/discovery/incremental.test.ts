@@ -44,6 +44,18 @@ describe("createDiscovery", () => {
 		});
 	});
 
+	it("reuses the walk when only a SKILL.md's content changed", async () => {
+		const discovery = make();
+		const first = await discovery.scan();
+		await writeFile(join(dir, "group", "gamma", "SKILL.md"), skillMd("gamma", "Rewritten description."));
+		const second = await discovery.scan();
+		expect(second.report.reused).toEqual({ dirs: 5, files: 2 });
+		expect(second.index.get("gamma")?.description).toBe("Rewritten description.");
+		expect(diffIndexes(first.index, second.index)).toEqual({ added: [], changed: ["gamma@workspace"], removed: [] });
+		await writeTree(dir, { "group/delta/SKILL.md": skillMd("delta") });
+		expect((await discovery.scan()).index.names()).toContain("delta");
+	});
+
 	it("shares one scan between overlapping calls", async () => {
 		const discovery = make();
 		const [a, b] = await Promise.all([discovery.scan(), discovery.scan()]);
