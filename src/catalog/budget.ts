@@ -94,7 +94,8 @@ export function truncationsOf(
 	});
 }
 
-function capDescription(entry: CatalogEntry, max: number): CatalogEntry {
+/** The entry with its description cut to `max` code points (itself when it is short enough). */
+export function capDescription(entry: CatalogEntry, max: number): CatalogEntry {
 	const description = cutAtWord(entry.description, max);
 	return description === entry.description ? entry : { ...entry, description };
 }

@@ -1,6 +1,6 @@
 import type { IndexedSkill, SkillIndex } from "../discovery/index.ts";
 import { codePointLength, SkillsetError } from "../skill/index.ts";
-import { type BudgetUnit, cutAtWord, type FitStep, fitCatalog, type Meter, truncationsOf } from "./budget.ts";
+import { type BudgetUnit, capDescription, type FitStep, fitCatalog, type Meter, truncationsOf } from "./budget.ts";
 import { type CatalogEntry, formatParts, type RenderOptions, renderCatalog } from "./render.ts";
 import { loadDefaultTokenizer, type Tokenizer } from "./tokenizer.ts";
 
@@ -81,7 +81,7 @@ export async function buildCatalog(
 	const maxDescription = options.maxDescriptionCodePoints ?? 1024;
 	if (entries.length === 0) return emptyCatalog(format, budget, tokenizer);
 	if (!budget) {
-		const capped = entries.map((e) => ({ ...e, description: cutAtWord(e.description, maxDescription) }));
+		const capped = entries.map((e) => capDescription(e, maxDescription));
 		const text = renderCatalog(capped, options);
 		return finish({ step: "fits", kept: capped, omitted: [], text, entries, format, budget, tokenizer });
 	}

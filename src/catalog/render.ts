@@ -88,7 +88,7 @@ function jsonParts(location: boolean): FormatParts {
 }
 
 /** The line that says the budget left skills out, and how to find them. */
-export function moreLine(omitted: number): string {
+function moreLine(omitted: number): string {
 	return `${omitted} more skill${omitted === 1 ? " is" : "s are"} not listed: use search_skills to find them.`;
 }
 

@@ -31,7 +31,7 @@ export interface SkillsetConfig {
 }
 
 /** The config file name looked for in the working directory. */
-export const CONFIG_FILE_NAME = "skillset.config.json";
+const CONFIG_FILE_NAME = "skillset.config.json";
 
 type Check = (value: unknown, where: string) => void;
 

@@ -46,7 +46,7 @@ export interface ResolvedSettings {
 }
 
 /** Merges config file, environment and flags into discovery options for a scan of `cwd`. */
-export async function resolveSettings(values: DiscoveryFlagValues, cwd: string, io: CliIo): Promise<ResolvedSettings> {
+async function resolveSettings(values: DiscoveryFlagValues, cwd: string, io: CliIo): Promise<ResolvedSettings> {
 	const file = await loadConfig(values.config ?? io.env.SKILLSET_CONFIG, cwd);
 	const env = configFromEnv(io.env, cwd);
 	const flags = configFromEnv(flagEnv(values), cwd, "option");

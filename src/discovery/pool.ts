@@ -1,7 +1,7 @@
 import { setImmediate as nextTurn } from "node:timers/promises";
 
 /** How many synchronous file-system steps run between two turns of the event loop. */
-export const BATCH_SIZE = 64;
+const BATCH_SIZE = 64;
 
 /**
  * Maps `items` through a synchronous `task` in batches, yielding to the event loop between batches. Discovery

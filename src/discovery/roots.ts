@@ -191,7 +191,7 @@ async function draftRoots(cwd: string, options: RootOptions & { home: string }):
  * The cwd and each ancestor up to the repository root (the nearest folder holding `.git`), nearest first. Outside
  * a repository only the cwd is used, so a scan never wanders up into unrelated folders.
  */
-export async function ancestorsToRepositoryRoot(cwd: string): Promise<string[]> {
+async function ancestorsToRepositoryRoot(cwd: string): Promise<string[]> {
 	const chain: string[] = [];
 	for (let dir = cwd; ; dir = dirname(dir)) {
 		chain.push(dir);

@@ -131,10 +131,11 @@ function decide(call: ToolCall, session: SkillSession, context: Context): Decisi
 			: command !== undefined
 				? shellWriteTargets(command).map((p) => realOrResolved(resolve(context.workspace, p)))
 				: [];
-	const hard = hardRules(session, context.workspace, spec, paths, writes, active);
+	// `realFile` has every link resolved, so these folders are real already.
+	const activeDirs = active.map((skill) => dirname(skill.realFile));
+	const hard = hardRules(session, context.workspace, spec, paths, writes, activeDirs);
 	if (hard) return hard;
 	// A skill's own files are its to read: reads inside an active skill's folder are not subject to path bounds.
-	const activeDirs = active.map((skill) => realOrResolved(dirname(skill.realFile)));
 	const bounded = spec.risk === "write" ? paths : paths.filter((p) => !activeDirs.some((dir) => isInside(dir, p)));
 	const subject = {
 		tool: call.tool,
@@ -152,14 +153,13 @@ function hardRules(
 	spec: ToolSpec,
 	paths: string[],
 	writes: string[],
-	active: IndexedSkill[],
+	activeDirs: string[],
 ): Decision | undefined {
 	const skillDirs = skillFolders(session);
 	for (const target of writes) {
 		const dir = skillDirs.find((skillDir) => isInside(skillDir, target));
 		if (dir) return deny("skill-dir-readonly", `Skill folders are read-only: ${target} is inside ${dir}`);
 	}
-	const activeDirs = active.map((skill) => realOrResolved(dirname(skill.realFile)));
 	for (const path of paths) {
 		if (isInside(workspace, path)) continue;
 		if ((spec.risk === "read" || spec.risk === "safe") && activeDirs.some((dir) => isInside(dir, path))) continue;

@@ -5,6 +5,7 @@ import type { IndexedSkill } from "../discovery/index.ts";
 import { type ContainCode, readContained } from "./contain.ts";
 import { sha256 } from "./integrity.ts";
 import type { IntegrityOptions } from "./load-skill.ts";
+import type { RefusalCode } from "./session-types.ts";
 
 /** Paging for a resource read: 1-based first line and line count. */
 export interface ReadResourceOptions {
@@ -38,7 +39,7 @@ export interface ResourceReadError {
 	ok: false;
 	name: string;
 	path: string;
-	code: ContainCode | "integrity.mismatch" | "unknown" | "unavailable" | "not-invocable" | string;
+	code: ContainCode | "integrity.mismatch" | RefusalCode;
 	message: string;
 }
 

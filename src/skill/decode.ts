@@ -44,7 +44,7 @@ export function findNul(bytes: Uint8Array, start: number, end: number): number {
 }
 
 /** The 1-based line and code-point column of byte `offset` in `bytes`, whose first byte is on `firstLine`. */
-export function bytePosition(bytes: Uint8Array, offset: number, firstLine: number): Position {
+function bytePosition(bytes: Uint8Array, offset: number, firstLine: number): Position {
 	let line = firstLine;
 	let lineStart = 0;
 	for (let i = bytes.indexOf(0x0a); i !== -1 && i < offset; i = bytes.indexOf(0x0a, i + 1)) {

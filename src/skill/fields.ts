@@ -96,7 +96,7 @@ export function isScalar(value: FrontmatterValue): value is string | number | bo
 }
 
 /** True for frontmatter mappings (not lists). */
-export function isMapping(value: FrontmatterValue): value is { [key: string]: FrontmatterValue } {
+function isMapping(value: FrontmatterValue): value is { [key: string]: FrontmatterValue } {
 	return value !== null && typeof value === "object" && !Array.isArray(value);
 }
 

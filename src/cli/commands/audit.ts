@@ -47,7 +47,7 @@ export async function run(
 	values: DiscoveryFlagValues & { format?: string; "fail-on"?: string; json?: boolean },
 	positionals: readonly string[],
 	io: CliIo,
-): Promise<CommandResult<AuditResult | unknown>> {
+): Promise<CommandResult<AuditResult>> {
 	const format = values.json ? "json" : (values.format ?? "text");
 	if (!["text", "json", "sarif"].includes(format))
 		throw new UsageError(`--format must be text, json or sarif, not '${format}'`);
