@@ -3,7 +3,19 @@ import { join, relative, sep } from "node:path";
 import { describe, expect, it } from "vitest";
 
 // Stages in pipeline order; a stage may import only from stages before it, and only through their index.ts.
-const STAGES = ["skill", "discovery", "catalog", "runtime", "policy", "tools", "authoring", "mcp", "agent", "cli"];
+const STAGES = [
+	"skill",
+	"discovery",
+	"catalog",
+	"runtime",
+	"policy",
+	"authoring",
+	"tools",
+	"sources",
+	"mcp",
+	"agent",
+	"cli",
+];
 const SRC = join(import.meta.dirname, "..", "src");
 
 function sourceFiles(dir: string): string[] {
