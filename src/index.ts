@@ -117,6 +117,7 @@ export type {
 	Invoker,
 	LockedFile,
 	LockedSkill,
+	LockedSource,
 	PackageDifference,
 	ReadResourceOptions,
 	ReferenceCode,

@@ -45,6 +45,17 @@ const COMMANDS: Readonly<Record<string, CommandEntry>> = {
 		"check skills against the spec (strict) or a client's rules (lenient)",
 		() => import("./commands/validate.ts"),
 	),
+	add: command(
+		"install skills from a folder, git, an archive or an index: audited, atomic, pinned",
+		() => import("./commands/add.ts"),
+	),
+	update: command(
+		"update installed skills, showing file, audit and permission changes",
+		() => import("./commands/update.ts"),
+	),
+	outdated: command("say which installed skills have newer versions", () => import("./commands/outdated.ts")),
+	remove: command("remove installed skills and their lock entries", () => import("./commands/remove.ts")),
+	publish: command("write a static well-known skills index for a folder", () => import("./commands/publish.ts")),
 };
 
 /** Exit status for a bug in skillset itself, kept apart from 1 (findings) and 2 (usage). */

@@ -11,7 +11,7 @@ export {
 } from "./contain.ts";
 export type { Cost, EventSink, SkillEvent, StampedEvent } from "./events.ts";
 export { createJsonlSink } from "./events.ts";
-export type { LockedFile, LockedSkill, PackageDifference, PackageHash, SkillsLock } from "./integrity.ts";
+export type { LockedFile, LockedSkill, LockedSource, PackageDifference, PackageHash, SkillsLock } from "./integrity.ts";
 export {
 	comparePackage,
 	createLock,

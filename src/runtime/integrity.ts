@@ -10,11 +10,25 @@ export interface LockedFile {
 	size: number;
 }
 
+/** Where an installed skill came from (`skillset add`): kind, location, ref and commit or artifact digest. */
+export interface LockedSource {
+	type: string;
+	url: string;
+	ref?: string;
+	commit?: string;
+	subpath?: string;
+	digest?: string;
+	/** ISO 8601 time of the fetch. */
+	fetchedAt: string;
+}
+
 /** One skill's pins: its folder (POSIX, relative to the lock file), the package digest and every file. */
 export interface LockedSkill {
 	path: string;
 	digest: string;
 	files: Record<string, LockedFile>;
+	/** Present for installed skills. */
+	source?: LockedSource;
 }
 
 /** `skills.lock.json`: pins for every skill by name. */
@@ -112,7 +126,7 @@ export function renderLock(lock: SkillsLock): string {
 		const skill = lock.skills[name] as LockedSkill;
 		const files: Record<string, LockedFile> = {};
 		for (const path of sortedPaths(Object.keys(skill.files))) files[path] = skill.files[path] as LockedFile;
-		skills[name] = { path: skill.path, digest: skill.digest, files };
+		skills[name] = { path: skill.path, digest: skill.digest, files, ...(skill.source ? { source: skill.source } : {}) };
 	}
 	return `${JSON.stringify({ version: 1, skills }, null, 2)}\n`;
 }
@@ -132,6 +146,10 @@ export function parseLock(text: string): SkillsLock | { error: string } {
 	for (const [name, skill] of Object.entries(lock.skills)) {
 		if (typeof skill?.path !== "string" || typeof skill.digest !== "string" || typeof skill.files !== "object") {
 			return { error: `skills.${name} must have path, digest and files` };
+		}
+		const source = skill.source as Partial<LockedSource> | undefined;
+		if (source !== undefined && (typeof source?.type !== "string" || typeof source.url !== "string")) {
+			return { error: `skills.${name}.source must have type and url` };
 		}
 	}
 	return lock as SkillsLock;

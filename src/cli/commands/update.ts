@@ -1,0 +1,77 @@
+import type { ParseArgsConfig } from "node:util";
+import { type UpdateOutcome, type UpdateQuestion, updateSkills } from "../../sources/index.ts";
+import {
+	confirm,
+	type InstallFlagValues,
+	installFlags,
+	installUsage,
+	resolveTarget,
+	withInterrupt,
+} from "../install-flags.ts";
+import type { CliIo, CommandResult, Style } from "../io.ts";
+import { renderPermissionDiff, renderReview } from "../render-install.ts";
+
+/** The command's options, for `node:util` parseArgs. */
+export const options: NonNullable<ParseArgsConfig["options"]> = {
+	...installFlags,
+	strict: { type: "boolean", default: false },
+	yes: { type: "boolean", default: false },
+};
+
+/** Shown with --help and after a usage error. */
+export const usage: string = `Usage: skillset update [NAME...] [options]
+
+Update installed skills (every skill in the lock file with a source, or the NAMEs) from where they came from. For
+each changed skill it shows the files added, changed and removed, the audit of the new version, and the permission
+diff against the installed one. A new version that asks for more (a new tool, network, read or write path) or has
+P1 findings needs approval like an install; any change is applied only when confirmed on a terminal or with --yes.
+P0 refuses. The swap is atomic: the installed version stays until the new one is in place.
+
+${installUsage}
+
+Options:
+  --strict                   validate the new versions with the strict profile
+  --yes                      apply every change that is not refused (P0 is always refused)
+
+Exit status: 0 every skill current or updated, 1 something refused, not applied or failed, 2 usage error.`;
+
+/** Updates. */
+export async function run(
+	values: InstallFlagValues & { strict?: boolean; yes?: boolean },
+	positionals: readonly string[],
+	io: CliIo,
+): Promise<CommandResult<UpdateOutcome[]>> {
+	const { lockFile } = resolveTarget(values, io);
+	const approve = async (question: UpdateQuestion) =>
+		values.yes === true ||
+		(await confirm(io, `${renderQuestion(question)}Apply the update of ${question.review.name}?`));
+	const outcomes = await withInterrupt((signal) =>
+		updateSkills({ lockFile, names: positionals, strict: values.strict === true, approve, signal }),
+	);
+	return { exitCode: outcomes.every((o) => o.status !== "refused") ? 0 : 1, data: outcomes };
+}
+
+function renderQuestion(question: UpdateQuestion): string {
+	const { added, changed, removed } = question.files;
+	return `${question.review.name}: ${added.length} added, ${changed.length} changed, ${removed.length} removed\n${renderReview(question.review)}permissions: ${renderPermissionDiff(question.permissions)}${question.widens ? " (widens: needs approval)" : ""}\n`;
+}
+
+/** One block per skill. */
+export function render(data: UpdateOutcome[], style: Style): string {
+	if (data.length === 0) return "no installed skill has a source to update from\n";
+	const lines: string[] = [];
+	for (const outcome of data) {
+		const head =
+			outcome.status === "refused" ? style.red(`not updated ${outcome.name}`) : `${outcome.status} ${outcome.name}`;
+		lines.push(`${head}: ${outcome.message}${outcome.code ? ` [${outcome.code}]` : ""}`);
+		if (outcome.files) {
+			const { added, changed, removed } = outcome.files;
+			lines.push(
+				`  files: ${[...added.map((p) => `+${p}`), ...changed.map((p) => `~${p}`), ...removed.map((p) => `-${p}`)].join(" ")}`,
+			);
+		}
+		if (outcome.permissions) lines.push(`  permissions: ${renderPermissionDiff(outcome.permissions)}`);
+		if (outcome.review) lines.push(renderReview(outcome.review).trimEnd().replace(/^/gm, "  "));
+	}
+	return `${lines.join("\n")}\n`;
+}

@@ -1,0 +1,33 @@
+import type { PermissionDiff } from "../policy/index.ts";
+import type { SkillReview } from "../sources/index.ts";
+
+/** A skill's audit verdict, its worst findings and the permissions it declares, for people deciding on it. */
+export function renderReview(review: SkillReview): string {
+	const lines = [`audit: ${review.verdict}${review.findings.length ? ` (${review.findings.length} findings)` : ""}`];
+	for (const finding of review.findings.filter((f) => f.severity !== "P2").slice(0, 5)) {
+		lines.push(
+			`  ${finding.severity} ${finding.rule}: ${finding.file.split("/").slice(-2).join("/")}:${finding.line ?? 0} ${finding.snippet}`,
+		);
+	}
+	const manifest = review.manifest;
+	lines.push(
+		manifest
+			? `permissions: tools ${list(manifest.tools)}; network ${manifest.network === true ? "any" : manifest.network === false ? "none" : list(manifest.network)}; read ${list(manifest.paths.read)}; write ${list(manifest.paths.write)}`
+			: "permissions: not declared (the skill is limited only by what the host allows)",
+	);
+	if (review.allowedTools?.length) lines.push(`pre-approves: ${review.allowedTools.join(", ")}`);
+	return `${lines.join("\n")}\n`;
+}
+
+/** What a new version asks for beyond the installed one, and what it gives up. */
+export function renderPermissionDiff(diff: PermissionDiff): string {
+	const parts: string[] = [];
+	for (const [kind, items] of Object.entries(diff.added)) if (items.length) parts.push(`+${kind} ${items.join(", ")}`);
+	for (const [kind, items] of Object.entries(diff.removed))
+		if (items.length) parts.push(`-${kind} ${items.join(", ")}`);
+	return parts.length ? parts.join("; ") : "no permission change";
+}
+
+function list(items: readonly string[]): string {
+	return items.length ? items.join(", ") : "none";
+}

@@ -1,0 +1,27 @@
+// The `sources/` stage: skills from elsewhere. Fetching (git, HTTP, files), digest verification, hardened archive
+// unpacking, well-known indexes, installs with their lock records, updates, removal and publishing.
+
+export type { SourceErrorCode } from "./errors.ts";
+export { SourceError } from "./errors.ts";
+export type { FetchLimits } from "./fetch.ts";
+export { DEFAULT_FETCH_LIMITS, fetchBytes } from "./fetch.ts";
+export type { AddOptions, AddResult, InstallOutcome } from "./install.ts";
+export { addSkills } from "./install.ts";
+export type { PublishedEntry, PublishSkill } from "./publish.ts";
+export { publishSkills } from "./publish.ts";
+export type { RemoveOptions, RemoveOutcome } from "./remove.ts";
+export { removeSkills } from "./remove.ts";
+export type { SkillReview } from "./review.ts";
+export { findSkillDirs, reviewSkill } from "./review.ts";
+export type { SourceSpec } from "./source.ts";
+export { parseSource } from "./source.ts";
+export type { SourceRecord, StagedSource } from "./stage.ts";
+export { stageSource } from "./stage.ts";
+export type { TarEntry, TarFile } from "./tar.ts";
+export { readTar, writeTar } from "./tar.ts";
+export type { ArchiveFile, ArchiveKind, UnpackLimits } from "./unpack.ts";
+export { archiveKindOf, DEFAULT_UNPACK_LIMITS, readArchive, writeArchiveFiles } from "./unpack.ts";
+export type { OutdatedLine, UpdateOptions, UpdateOutcome, UpdateQuestion } from "./update.ts";
+export { checkOutdated, updateSkills } from "./update.ts";
+export type { IndexEntry, SkillIndexDocument } from "./well-known.ts";
+export { fetchSkillIndex, INDEX_PATH, INDEX_SCHEMA_V2, indexUrlOf, parseSkillIndex } from "./well-known.ts";

@@ -1,0 +1,29 @@
+import { mkdtemp, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { basename, dirname, join } from "node:path";
+import { parseLock, renderLock, type SkillsLock } from "../runtime/index.ts";
+import { SourceError } from "./errors.ts";
+
+/** Reads a lock file; a missing one is the empty lock, a broken one a refusal (never overwritten blindly). */
+export async function readLockFile(file: string): Promise<SkillsLock> {
+	let text: string;
+	try {
+		text = await readFile(file, "utf8");
+	} catch (error) {
+		if ((error as NodeJS.ErrnoException).code === "ENOENT") return { version: 1, skills: {} };
+		throw new SourceError("install.io", `cannot read ${file}: ${(error as NodeJS.ErrnoException).code}`);
+	}
+	const lock = parseLock(text);
+	if ("error" in lock) throw new SourceError("install.io", `${file} is not a valid lock file: ${lock.error}`);
+	return lock;
+}
+
+/** Writes a lock file atomically: a temporary file beside it, renamed into place, removed if anything fails. */
+export async function writeLockFile(file: string, lock: SkillsLock): Promise<void> {
+	const temp = await mkdtemp(join(dirname(file), `.${basename(file)}.`));
+	try {
+		await writeFile(join(temp, "lock"), renderLock(lock));
+		await rename(join(temp, "lock"), file);
+	} finally {
+		await rm(temp, { recursive: true, force: true });
+	}
+}

@@ -1,0 +1,156 @@
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join, relative, resolve, sep } from "node:path";
+import { sha256 } from "../runtime/index.ts";
+import { describeFailure, SourceError, type SourceErrorCode } from "./errors.ts";
+import { DEFAULT_FETCH_LIMITS, type FetchLimits, fetchBytes } from "./fetch.ts";
+import { checkoutRepository } from "./git.ts";
+import type { SourceSpec } from "./source.ts";
+import { archiveKindOf, readArchive, writeArchiveFiles } from "./unpack.ts";
+import { fetchSkillIndex, type IndexEntry } from "./well-known.ts";
+
+/** Where installed skills came from, as the lock records it. */
+export interface SourceRecord {
+	type: SourceSpec["kind"];
+	/** The folder path, git URL, archive URL or index origin, as resolved. */
+	url: string;
+	/** The git ref asked for (branch, tag or commit), if any. */
+	ref?: string;
+	/** The git commit fetched. */
+	commit?: string;
+	/** A folder inside a git source. */
+	subpath?: string;
+	/** The SHA-256 of the archive or index artifact, `sha256:<hex>`. */
+	digest?: string;
+}
+
+/** A source fetched into a local folder, ready to be searched for skills. */
+export interface StagedSource {
+	dir: string;
+	record: SourceRecord;
+	/** Per skill (index sources): the digest of its artifact. */
+	digests: Map<string, string>;
+	/** Per skill (index sources): why its artifact was refused; the others still stage. */
+	failures: Map<string, { code: SourceErrorCode; message: string }>;
+	warnings: string[];
+	cleanup(): Promise<void>;
+}
+
+/** How to fetch. */
+export interface StageOptions {
+	limits?: FetchLimits;
+	/** For index sources: fetch only these skills (all when absent). */
+	skills?: readonly string[];
+}
+
+/**
+ * Brings a source to a local folder: a folder is used where it is; a git source is checked out shallow into a
+ * temporary folder; an archive is downloaded and unpacked there after every entry passed the checks; an index's
+ * artifacts are each verified against their digests before they are unpacked. Nothing from the source runs.
+ */
+export async function stageSource(spec: SourceSpec, options: StageOptions = {}): Promise<StagedSource> {
+	const limits = options.limits ?? DEFAULT_FETCH_LIMITS;
+	if (spec.kind === "dir") {
+		return {
+			dir: spec.path,
+			record: { type: "dir", url: spec.path },
+			digests: new Map(),
+			failures: new Map(),
+			warnings: [],
+			cleanup: async () => undefined,
+		};
+	}
+	const temp = await mkdtemp(join(tmpdir(), "skillset-source-"));
+	const cleanup = () => rm(temp, { recursive: true, force: true });
+	try {
+		const staged = await stageInto(temp, spec, limits, options.skills);
+		return { ...staged, cleanup };
+	} catch (error) {
+		await cleanup();
+		throw error;
+	}
+}
+
+async function stageInto(
+	temp: string,
+	spec: Exclude<SourceSpec, { kind: "dir" }>,
+	limits: FetchLimits,
+	only: readonly string[] | undefined,
+): Promise<Omit<StagedSource, "cleanup">> {
+	if (spec.kind === "git") {
+		const checkout = await checkoutRepository(spec.url, spec.ref, join(temp, "repo"), limits.timeoutMs);
+		const dir = spec.subpath ? contained(checkout.dir, spec.subpath) : checkout.dir;
+		const record: SourceRecord = { type: "git", url: spec.url, commit: checkout.commit };
+		if (spec.ref) record.ref = spec.ref;
+		if (spec.subpath) record.subpath = spec.subpath;
+		return { dir, record, digests: new Map(), failures: new Map(), warnings: [] };
+	}
+	if (spec.kind === "archive") {
+		const bytes = await fetchBytes(spec.url, limits);
+		const kind = archiveKindOf(spec.url.pathname) ?? "tar.gz";
+		const dir = join(temp, "archive");
+		await mkdir(dir);
+		await writeArchiveFiles(dir, await readArchive(bytes, kind));
+		const record: SourceRecord = { type: "archive", url: spec.url.href, digest: `sha256:${sha256(bytes)}` };
+		return { dir, record, digests: new Map(), failures: new Map(), warnings: [] };
+	}
+	const index = await fetchSkillIndex(spec.url, limits);
+	const digests = new Map<string, string>();
+	const failures: StagedSource["failures"] = new Map();
+	const dir = join(temp, "index");
+	await mkdir(dir);
+	for (const entry of index.entries) {
+		if (only && !only.includes(entry.name)) continue;
+		try {
+			const digest = await stageEntry(join(dir, entry.name), entry, limits);
+			if (digest) digests.set(entry.name, digest);
+		} catch (error) {
+			failures.set(entry.name, describeFailure(error, "source.fetch"));
+			await rm(join(dir, entry.name), { recursive: true, force: true });
+		}
+	}
+	const warnings = [...index.warnings];
+	if (index.version === "0.1.0") warnings.push("a v0.1.0 index publishes no digests: its files are not verified");
+	return { dir, record: { type: "index", url: spec.url.href }, digests, failures, warnings };
+}
+
+/** Fetches one index entry into `dir`, verified against its digest first; returns the digest. */
+async function stageEntry(dir: string, entry: IndexEntry, limits: FetchLimits): Promise<string | undefined> {
+	if (entry.type === "files") {
+		await mkdir(dir);
+		for (const file of entry.files) {
+			const target = contained(dir, file);
+			await mkdir(resolve(target, ".."), { recursive: true });
+			await writeFile(target, await fetchBytes(new URL(file, entry.base), limits), { flag: "wx" });
+		}
+		return undefined;
+	}
+	const bytes = await fetchBytes(entry.url, limits);
+	const digest = `sha256:${sha256(bytes)}`;
+	if (digest !== entry.digest) {
+		throw new SourceError(
+			"digest.mismatch",
+			`${entry.name}: ${entry.url} has digest ${digest}, the index says ${entry.digest}`,
+		);
+	}
+	if (entry.type === "skill-md") {
+		await mkdir(dir);
+		await writeFile(join(dir, "SKILL.md"), bytes, { flag: "wx" });
+		return digest;
+	}
+	const kind = archiveKindOf(entry.url.pathname);
+	if (!kind) throw new SourceError("archive.format", `${entry.name}: ${entry.url} is not a .tar.gz or .zip archive`);
+	await mkdir(dir);
+	await writeArchiveFiles(dir, await readArchive(bytes, kind, { requireSkillMd: true }));
+	return digest;
+}
+
+/** `base/path` when it stays inside `base`; a refusal otherwise. */
+function contained(base: string, path: string): string {
+	const target = resolve(base, path);
+	const rel = relative(base, target);
+	if (rel === "" || rel.startsWith("..") || rel.split(sep).includes("..") || path.includes("\0")) {
+		throw new SourceError("archive.traversal", `${path} leaves the source folder`);
+	}
+	return target;
+}

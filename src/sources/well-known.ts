@@ -1,0 +1,105 @@
+import { isValidSkillName } from "../skill/index.ts";
+import { SourceError } from "./errors.ts";
+import { type FetchLimits, fetchBytes } from "./fetch.ts";
+
+/** The Agent Skills Discovery index versions read here (the `$schema` of v0.2.0; v0.1.0 has none). */
+export const INDEX_SCHEMA_V2 = "https://schemas.agentskills.io/discovery/0.2.0/schema.json";
+/** Where an origin keeps its v0.2.0 index. */
+export const INDEX_PATH = ".well-known/agent-skills/index.json";
+const INDEX_PATH_V1 = ".well-known/skills/index.json";
+
+/** One skill an index offers: a SKILL.md alone, an archive, or (v0.1.0) a list of files without digests. */
+export type IndexEntry =
+	| { name: string; description: string; type: "skill-md" | "archive"; url: URL; digest: string }
+	| { name: string; description: string; type: "files"; base: URL; files: string[] };
+
+/** An index, read: its version, its entries and what was skipped. */
+export interface SkillIndexDocument {
+	version: "0.2.0" | "0.1.0";
+	url: URL;
+	entries: IndexEntry[];
+	warnings: string[];
+}
+
+const DIGEST = /^sha256:[0-9a-f]{64}$/;
+
+/** The index URL for an origin: the URL itself when it names a `.json` file, else its well-known path. */
+export function indexUrlOf(origin: URL): URL {
+	if (origin.pathname.endsWith(".json")) return origin;
+	return new URL(INDEX_PATH, origin.href.endsWith("/") ? origin : new URL(`${origin.href}/`));
+}
+
+/** Fetches and reads an origin's index: v0.2.0 at the well-known path, else v0.1.0 at its older path. */
+export async function fetchSkillIndex(origin: URL, limits: FetchLimits): Promise<SkillIndexDocument> {
+	const url = indexUrlOf(origin);
+	let bytes: Uint8Array;
+	try {
+		bytes = await fetchBytes(url, { ...limits, maxBytes: Math.min(limits.maxBytes, 8 << 20) });
+	} catch (error) {
+		if (url === origin) throw error;
+		const v1 = new URL(INDEX_PATH_V1, url.href.replace(INDEX_PATH, ""));
+		bytes = await fetchBytes(v1, limits).catch(() => Promise.reject(error));
+		return parseSkillIndex(new TextDecoder().decode(bytes), v1);
+	}
+	return parseSkillIndex(new TextDecoder().decode(bytes), url);
+}
+
+/**
+ * Reads index JSON: an unknown `$schema` is refused (`index.schema`), an absent one means v0.1.0, unknown entry
+ * types and malformed entries are skipped with a warning, and URLs resolve against the index URL.
+ */
+export function parseSkillIndex(text: string, url: URL): SkillIndexDocument {
+	let data: unknown;
+	try {
+		data = JSON.parse(text);
+	} catch (error) {
+		throw new SourceError("index.invalid", `${url} is not JSON: ${(error as Error).message}`);
+	}
+	const doc = data as { $schema?: unknown; skills?: unknown } | null;
+	if (typeof doc !== "object" || doc === null || !Array.isArray(doc.skills)) {
+		throw new SourceError("index.invalid", `${url} has no "skills" list`);
+	}
+	if (doc.$schema !== undefined && doc.$schema !== INDEX_SCHEMA_V2) {
+		throw new SourceError("index.schema", `${url} declares an unknown $schema ${JSON.stringify(doc.$schema)}`);
+	}
+	const version = doc.$schema === undefined ? "0.1.0" : "0.2.0";
+	const warnings: string[] = [];
+	const entries: IndexEntry[] = [];
+	for (const [i, raw] of (doc.skills as unknown[]).entries()) {
+		const entry = version === "0.2.0" ? readEntry(raw, url, warnings) : readEntryV1(raw, url, warnings);
+		if (entry) entries.push(entry);
+		else warnings.push(`skills[${i}] skipped`);
+	}
+	return { version, url, entries, warnings };
+}
+
+function readEntry(raw: unknown, base: URL, warnings: string[]): IndexEntry | undefined {
+	const entry = raw as Record<string, unknown> | null;
+	if (typeof entry !== "object" || entry === null) return undefined;
+	const { name, type, description, url, digest } = entry;
+	if (type !== "skill-md" && type !== "archive") {
+		warnings.push(`entry ${String(name)} has unknown type ${JSON.stringify(type)}`);
+		return undefined;
+	}
+	if (typeof name !== "string" || !isValidSkillName(name)) return invalid(warnings, name, "a spec-valid name");
+	if (typeof description !== "string" || description.length > 1024) return invalid(warnings, name, "a description");
+	if (typeof url !== "string") return invalid(warnings, name, "a url");
+	if (typeof digest !== "string" || !DIGEST.test(digest)) return invalid(warnings, name, "a sha256: digest");
+	return { name, description, type, url: new URL(url, base), digest };
+}
+
+function readEntryV1(raw: unknown, base: URL, warnings: string[]): IndexEntry | undefined {
+	const entry = raw as Record<string, unknown> | null;
+	if (typeof entry !== "object" || entry === null) return undefined;
+	const { name, description, files } = entry;
+	if (typeof name !== "string" || !isValidSkillName(name)) return invalid(warnings, name, "a spec-valid name");
+	if (typeof description !== "string") return invalid(warnings, name, "a description");
+	if (!Array.isArray(files) || !files.every((file) => typeof file === "string"))
+		return invalid(warnings, name, "files");
+	return { name, description, type: "files", base: new URL(`${name}/`, base), files: files as string[] };
+}
+
+function invalid(warnings: string[], name: unknown, what: string): undefined {
+	warnings.push(`entry ${JSON.stringify(name)} lacks ${what}`);
+	return undefined;
+}
