@@ -17,7 +17,7 @@ export const installFlags: NonNullable<ParseArgsConfig["options"]> = {
 };
 
 /** The help lines for `installFlags`. */
-export const installUsage = `Target:
+export const installUsage: string = `Target:
   --scope workspace|user     install into the workspace (default) or the user's home
   --client NAME              the folder that client reads: ${PRESET_NAMES.join(", ")}
                              (default: .agents/skills, read by every client that follows the cross-client convention)

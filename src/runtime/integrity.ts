@@ -91,10 +91,14 @@ export interface PackageDifference {
 	missing: string[];
 }
 
-/** A lock for `skills`, with folder paths relative to `root` (where the lock file goes). */
+/**
+ * A lock for `skills`, with folder paths relative to `root` (where the lock file goes). Where `previous` (the lock
+ * being replaced) records the source a skill was installed from, the new entry keeps it.
+ */
 export function createLock(
 	skills: readonly IndexedSkill[],
 	root: string,
+	previous?: SkillsLock,
 ): { lock: SkillsLock; problems: { name: string; problems: string[] }[] } {
 	const lock: SkillsLock = { version: 1, skills: {} };
 	const problems: { name: string; problems: string[] }[] = [];
@@ -103,7 +107,8 @@ export function createLock(
 		const hashed = hashPackage(dir);
 		if (hashed.problems.length > 0) problems.push({ name: skill.name, problems: hashed.problems });
 		const path = relative(root, dir).split(sep).join("/") || ".";
-		lock.skills[skill.name] = { path, digest: hashed.digest, files: hashed.files };
+		const source = previous?.skills[skill.name]?.source;
+		lock.skills[skill.name] = { path, digest: hashed.digest, files: hashed.files, ...(source ? { source } : {}) };
 	}
 	return { lock, problems };
 }

@@ -331,3 +331,16 @@ describe("archives, indexes and publish over HTTP", () => {
 		expect(ws.installed()).toEqual(["packed"]);
 	});
 });
+
+describe("skillset lock after installs", () => {
+	it("keeps where each installed skill came from when the lock is rewritten", async () => {
+		const source = await repo({ "SKILL.md": skill("kept") });
+		const cwd = await tempDir();
+		const env = { HOME: cwd };
+		expect((await cli(["add", `file://${source}`], { cwd, env })).exitCode).toBe(0);
+		expect((await cli(["lock", "--root", join(cwd, ".agents/skills")], { cwd, env })).exitCode).toBe(0);
+		const lock = JSON.parse(await readFile(join(cwd, "skills.lock.json"), "utf8"));
+		expect(lock.skills.kept.source).toMatchObject({ type: "git", url: `file://${source}` });
+		expect((await cli(["outdated"], { cwd, env })).exitCode).toBe(0);
+	});
+});

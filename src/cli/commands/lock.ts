@@ -63,7 +63,8 @@ export async function run(
 }
 
 async function write(file: string, skills: Parameters<typeof createLock>[0]): Promise<LockLine[]> {
-	const { lock, problems } = createLock(skills, dirname(file));
+	const previous = parseLock(await readFile(file, "utf8").catch(() => "{}"));
+	const { lock, problems } = createLock(skills, dirname(file), "error" in previous ? undefined : previous);
 	// Written to a temporary file and renamed, so a reader never sees half a lock.
 	const temporary = `${file}.${process.pid}.tmp`;
 	await writeFile(temporary, renderLock(lock));
