@@ -22,7 +22,11 @@ export type DiscoveryOnlyCode =
 	| "collision.same-rank"
 	| "collision.locked"
 	| "trust.untrusted"
-	| "skill.disabled";
+	| "skill.disabled"
+	| "origin.failed"
+	| "origin.cached"
+	| "origin.refused"
+	| "origin.collision";
 
 /** Every code a discovery diagnostic can carry. */
 export type DiscoveryCode = SkillCode | DiscoveryOnlyCode;
@@ -113,6 +117,26 @@ export const DISCOVERY_CODES: Readonly<Record<DiscoveryOnlyCode, DiscoveryCodeIn
 		severity: "warning",
 		description: "Two skills in one root declare the same name; one whose folder differs is known by its folder name.",
 		hint: "Give each skill a unique name equal to its folder name.",
+	},
+	"origin.failed": {
+		severity: "warning",
+		description: "A remote origin (MCP server or index) could not be reached or read; local discovery went on.",
+		hint: "Check the origin's command or URL, its timeout, and `skillset sources`.",
+	},
+	"origin.cached": {
+		severity: "info",
+		description: "A remote origin could not be reached; its last verified copies serve, from the cache.",
+		hint: "They stay verified against the digests recorded when they were fetched.",
+	},
+	"origin.refused": {
+		severity: "error",
+		description: "A remote skill failed verification (digest, size, unlisted file, frontmatter) and is not used.",
+		hint: "The origin serves files that differ from what it lists; the last verified copy, if any, stays.",
+	},
+	"origin.collision": {
+		severity: "warning",
+		description: "A remote skill has the name of a skill of another origin; it is reachable only as name@origin.",
+		hint: "Use the qualified name (name@mcp:label or name@index:label) to load it.",
 	},
 	"collision.shadowed": {
 		severity: "warning",

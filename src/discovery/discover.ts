@@ -3,6 +3,7 @@ import { resolve } from "node:path";
 import { ScanCache } from "./cache.ts";
 import { type DiscoveryDiagnostic, discoveryDiagnostic } from "./codes.ts";
 import { type LoadedSkill, type LoadOptions, loadCandidate } from "./load.ts";
+import { type OriginProvider, walkOrigins } from "./origins.ts";
 import { mapInBatches } from "./pool.ts";
 import { buildReport, type DiscoveryReport } from "./report.ts";
 import { type CollisionPolicy, resolveSkills } from "./resolve.ts";
@@ -21,6 +22,8 @@ export interface DiscoverOptions extends RootOptions, LoadOptions {
 	allowSymlinkedSkillFile?: boolean;
 	/** Skills to switch off, by name or qualified name. */
 	disabled?: readonly string[];
+	/** Remote origins (MCP servers, well-known indexes); their skills never shadow local ones. */
+	origins?: readonly OriginProvider[];
 }
 
 /** An index and the report that explains it. */
@@ -102,8 +105,10 @@ async function scanOnce(
 		allowSymlinkedSkillFile: options.allowSymlinkedSkillFile === true,
 		...(cache ? { listDir: cache.listDir } : {}),
 	};
-	const walks: RootWalk[] = reuse ? reuse.walks : [];
+	const walks: RootWalk[] = reuse ? [...reuse.walks] : [];
 	if (!reuse) for (const root of roots) walks.push(await walkRoot(root, walkOptions));
+	const originWalks = options.origins?.length ? await walkOrigins(options.origins, roots.length) : [];
+	walks.push(...originWalks);
 	const walked = performance.now();
 	const diagnostics: DiscoveryDiagnostic[] = walks.flatMap((walk) => walk.diagnostics);
 	const candidates = uniqueCandidates(walks, diagnostics);
@@ -126,14 +131,14 @@ async function scanOnce(
 	const index = new SkillIndex(resolution.skills);
 	cache?.end(
 		roots.map((root) => root.path),
-		walks,
+		walks.filter((walk) => !originWalks.includes(walk)),
 		reuse !== undefined,
 	);
 	const done = performance.now();
 	const report = buildReport({
 		cwd,
 		policy: options.policy ?? "precedence",
-		roots,
+		roots: [...roots, ...originWalks.map((walk) => walk.root)],
 		walks,
 		skills: index.skills,
 		rejected: resolution.rejected,

@@ -35,6 +35,8 @@ export interface IndexedSkill {
 	status: SkillStatus;
 	/** For a shadowed skill: the qualified name of the copy that wins. */
 	shadowedBy?: string;
+	/** Where a remote skill came from (`mcp:<label>`, `index:<label>`); absent for skills on disk. */
+	origin?: string;
 	trusted: boolean;
 	/** False when the skill opted out of model invocation (`disable-model-invocation`). */
 	modelInvocable: boolean;
@@ -55,6 +57,8 @@ export interface RejectedSkill {
 	rank: number;
 	/** The name it would have had, when it got that far. */
 	name?: string;
+	/** The remote origin it came from, if any. */
+	origin?: string;
 	diagnostics: DiscoveryDiagnostic[];
 }
 
@@ -130,6 +134,7 @@ function toIndexed(item: LoadedSkill): IndexedSkill | undefined {
 		size: item.size,
 		mtimeMs: item.signature?.mtimeMs ?? 0,
 		diagnostics: [...item.diagnostics],
+		...(candidate.root.origin ? { origin: candidate.root.origin } : {}),
 	};
 }
 
@@ -141,6 +146,7 @@ function toRejected(item: LoadedSkill): RejectedSkill {
 		scope: candidate.root.scope,
 		rank: candidate.root.rank,
 		diagnostics: item.diagnostics,
+		...(candidate.root.origin ? { origin: candidate.root.origin } : {}),
 	};
 }
 
@@ -180,7 +186,7 @@ function assignQualifiedNames(skills: IndexedSkill[]): void {
 	const seen = new Map<string, number>();
 	const ordered = [...skills].sort((a, b) => a.rank - b.rank);
 	for (const skill of ordered) {
-		const key = `${skill.id}@${skill.scope}`;
+		const key = `${skill.id}@${skill.origin ?? skill.scope}`;
 		const count = (seen.get(key) ?? 0) + 1;
 		seen.set(key, count);
 		skill.qualifiedName = count === 1 ? key : `${key}.${count}`;
@@ -200,6 +206,10 @@ function applyDisabled(skills: IndexedSkill[], disabled: readonly string[]): voi
 /** Applies the policy to copies of one id from different roots (sorted by rank). */
 function resolveAcrossRoots(group: IndexedSkill[], options: ResolveOptions, rejected: RejectedSkill[]): void {
 	group.sort((a, b) => a.rank - b.rank);
+	if (group.some((skill) => skill.origin)) {
+		resolveOrigins(group, options, rejected);
+		return;
+	}
 	const locked = group.find((skill) => options.lockedRanks.has(skill.rank));
 	if (locked || options.policy === "reject") {
 		for (const skill of group) {
@@ -230,6 +240,22 @@ function resolveAcrossRoots(group: IndexedSkill[], options: ResolveOptions, reje
 		loser.shadowedBy = winner.qualifiedName;
 		const message = `Shadowed by ${winner.qualifiedName} (${winner.file}); reachable as ${loser.qualifiedName}`;
 		loser.diagnostics.push(discoveryDiagnostic("collision.shadowed", message, loser.file));
+	}
+}
+
+/**
+ * A remote skill never shadows, and is never shadowed by, a skill of another origin: the local copies settle the
+ * name among themselves, and every remote copy answers only to its qualified name (`name@mcp:label`).
+ */
+function resolveOrigins(group: IndexedSkill[], options: ResolveOptions, rejected: RejectedSkill[]): void {
+	const local = group.filter((skill) => !skill.origin);
+	if (local.length > 1) resolveAcrossRoots(local, options, rejected);
+	for (const skill of group) {
+		if (!skill.origin) continue;
+		skill.name = skill.qualifiedName;
+		const others = group.filter((other) => other !== skill).map((other) => other.qualifiedName);
+		const message = `'${skill.id}' is also ${others.join(", ")}; this copy from ${skill.origin} is reachable as ${skill.qualifiedName}`;
+		skill.diagnostics.push(discoveryDiagnostic("origin.collision", message, skill.file));
 	}
 }
 

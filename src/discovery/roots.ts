@@ -2,7 +2,8 @@ import { stat } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 
 /** Where a root sits in the precedence order. */
-export type Scope = "workspace" | "user" | "admin" | "plugin" | "builtin";
+/** Where a skill lives. `remote` is for skills from an origin (an MCP server, a well-known index), never a root. */
+export type Scope = "workspace" | "user" | "admin" | "plugin" | "builtin" | "remote";
 
 /** Highest precedence first. */
 export const DEFAULT_SCOPE_ORDER: readonly Scope[] = ["workspace", "user", "admin", "plugin", "builtin"];
@@ -83,7 +84,7 @@ export const PRESETS: Readonly<Record<PresetName, Preset>> = {
 export const PRESET_NAMES: readonly PresetName[] = Object.keys(PRESETS) as PresetName[];
 
 /** How a root came to be scanned. */
-export type RootSource = "option" | "convention" | "preset";
+export type RootSource = "option" | "convention" | "preset" | "origin";
 
 /** A folder whose subfolders are scanned for skills, with its place in the precedence order. */
 export interface DiscoveryRoot {
@@ -99,6 +100,8 @@ export interface DiscoveryRoot {
 	source: RootSource;
 	/** The preset that contributed the root, if any. */
 	preset?: PresetName;
+	/** For the verified local copies of a remote origin: `mcp:<label>` or `index:<label>`. */
+	origin?: string;
 }
 
 /** Where roots come from. Every path option is resolved against `cwd`. */

@@ -1,12 +1,16 @@
 // The `sources/` stage: skills from elsewhere. Fetching (git, HTTP, files), digest verification, hardened archive
 // unpacking, well-known indexes, installs with their lock records, updates, removal and publishing.
 
+export type { CachedSkill, OriginState } from "./cache.ts";
+export { defaultCacheDir, OriginCache } from "./cache.ts";
 export type { SourceErrorCode } from "./errors.ts";
 export { SourceError } from "./errors.ts";
 export type { FetchLimits } from "./fetch.ts";
 export { DEFAULT_FETCH_LIMITS, fetchBytes } from "./fetch.ts";
 export type { AddOptions, AddResult, InstallOutcome } from "./install.ts";
 export { addSkills } from "./install.ts";
+export type { IndexOriginOptions } from "./origin-index.ts";
+export { createIndexOrigin } from "./origin-index.ts";
 export type { PublishedEntry, PublishSkill } from "./publish.ts";
 export { publishSkills } from "./publish.ts";
 export type { RemoveOptions, RemoveOutcome } from "./remove.ts";

@@ -1,0 +1,107 @@
+import { existsSync } from "node:fs";
+import { mkdir, mkdtemp, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { homedir } from "node:os";
+import { dirname, join } from "node:path";
+import { hashPackage, packageDigest, sha256 } from "../runtime/index.ts";
+
+/** The folder for verified remote copies: `SKILLSET_CACHE_DIR`, else `$XDG_CACHE_HOME/skillset`, else `~/.cache/skillset`. */
+export function defaultCacheDir(env: Readonly<Record<string, string | undefined>> = process.env): string {
+	if (env.SKILLSET_CACHE_DIR) return env.SKILLSET_CACHE_DIR;
+	return join(env.XDG_CACHE_HOME || join(env.HOME || homedir(), ".cache"), "skillset");
+}
+
+/** One verified remote skill as cached: where its files are and the digests they were verified against. */
+export interface CachedSkill {
+	name: string;
+	/** Its folder under the origin's skills folder: `<package digest hex>/<name>`. */
+	dir: string;
+	/** Package digest over every file (as the lock computes it). */
+	digest: string;
+	/** Path → sha256 hex and size, as verified when fetched. */
+	files: Record<string, { sha256: string; size: number }>;
+	/** What the origin published for it: an artifact digest (index) or the resource set (MCP), for change checks. */
+	published: string;
+	fetchedAt: string;
+}
+
+/** What the cache remembers of one origin. */
+export interface OriginState {
+	origin: string;
+	url: string;
+	refreshedAt?: string;
+	skills: Record<string, CachedSkill>;
+}
+
+/**
+ * The verified copies of one origin: content-addressed folders under `<cache>/origins/<key>/skills`, outside every
+ * discovery root, and a state file naming the current copy of each skill. Copies are written to a temporary
+ * folder and renamed, so a reader never sees half a skill.
+ */
+export class OriginCache {
+	readonly folder: string;
+	readonly skillsFolder: string;
+	readonly #stateFile: string;
+
+	constructor(cacheDir: string, origin: string, url: string) {
+		const key = `${origin.replace(/[^a-z0-9._-]/gi, "_")}-${sha256(new TextEncoder().encode(url)).slice(0, 12)}`;
+		this.folder = join(cacheDir, "origins", key);
+		this.skillsFolder = join(this.folder, "skills");
+		this.#stateFile = join(this.folder, "state.json");
+	}
+
+	/** The remembered state; empty when nothing was cached (or the state file is unreadable). */
+	async read(origin: string, url: string): Promise<OriginState> {
+		try {
+			const state = JSON.parse(await readFile(this.#stateFile, "utf8")) as OriginState;
+			if (state.origin === origin && state.url === url && typeof state.skills === "object") return state;
+		} catch {
+			// No state yet, or a broken one: start empty; verified copies are re-fetched.
+		}
+		return { origin, url, skills: {} };
+	}
+
+	/** Stores verified files (path → bytes) as the copy of `name`; returns its record. */
+	async store(name: string, files: ReadonlyMap<string, Uint8Array>, published: string): Promise<CachedSkill> {
+		const pins: CachedSkill["files"] = {};
+		for (const [path, bytes] of files) pins[path] = { sha256: sha256(bytes), size: bytes.length };
+		const digest = packageDigest(pins);
+		const dir = `${digest.slice(7)}/${name}`;
+		const target = join(this.skillsFolder, ...dir.split("/"));
+		const record: CachedSkill = { name, dir, digest, files: pins, published, fetchedAt: new Date().toISOString() };
+		if (this.verify(record)) return record;
+		await mkdir(dirname(target), { recursive: true });
+		const temp = await mkdtemp(join(dirname(target), `.${name}.`));
+		try {
+			for (const [path, bytes] of files) {
+				const file = join(temp, ...path.split("/"));
+				await mkdir(dirname(file), { recursive: true });
+				await writeFile(file, bytes, { flag: "wx", mode: 0o644 });
+			}
+			await rm(target, { recursive: true, force: true });
+			await rename(temp, target);
+		} finally {
+			await rm(temp, { recursive: true, force: true });
+		}
+		return record;
+	}
+
+	/** True when the cached copy's files are exactly the recorded ones (nothing changed, added or missing). */
+	verify(record: CachedSkill): boolean {
+		const dir = join(this.skillsFolder, ...record.dir.split("/"));
+		if (!existsSync(dir)) return false;
+		const hashed = hashPackage(dir);
+		return hashed.problems.length === 0 && hashed.digest === record.digest;
+	}
+
+	/** Records the current copies and the time of this refresh. */
+	async save(state: OriginState): Promise<void> {
+		await mkdir(this.folder, { recursive: true });
+		const temp = `${this.#stateFile}.${process.pid}.${Date.now()}`;
+		try {
+			await writeFile(temp, `${JSON.stringify(state, null, 2)}\n`);
+			await rename(temp, this.#stateFile);
+		} finally {
+			await rm(temp, { force: true });
+		}
+	}
+}
