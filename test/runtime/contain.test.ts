@@ -83,7 +83,7 @@ describe("readContained", () => {
 		const racing: ContainOperations = {
 			...NODE_CONTAIN_OPERATIONS,
 			open: (path, flags) => {
-				if (path === victim) {
+				if (path.endsWith("/scripts/swap.sh")) {
 					rmSync(victim);
 					symlinkSync(join(outside, "secret.txt"), victim);
 				}
@@ -92,7 +92,7 @@ describe("readContained", () => {
 		};
 		expect(readContained(skill, "scripts/swap.sh", { operations: racing })).toMatchObject({
 			ok: false,
-			code: "resource.changed",
+			code: "resource.symlink",
 		});
 		await rm(victim);
 	});
@@ -103,7 +103,7 @@ describe("readContained", () => {
 		const racing: ContainOperations = {
 			...NODE_CONTAIN_OPERATIONS,
 			open: (path, flags) => {
-				if (path === join(folder, "guide.md")) {
+				if (path.endsWith("/assets/guide.md")) {
 					renameSync(folder, `${folder}-moved`);
 					symlinkSync(outside, folder);
 				}
