@@ -2,7 +2,7 @@ import { renameSync, rmSync, symlinkSync } from "node:fs";
 import { link, mkdir, rename, rm, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import fc from "fast-check";
-import { type ContainOperations, isInside, NODE_CONTAIN_OPERATIONS, readContained } from "skillset";
+import { type ContainOperations, isInside, listContained, NODE_CONTAIN_OPERATIONS, readContained } from "skillset";
 import { beforeAll, describe, expect, it } from "vitest";
 import { tempDir, writeTree } from "../helpers/temp.ts";
 
@@ -114,6 +114,34 @@ describe("readContained", () => {
 		expect(result).toMatchObject({ ok: false, code: "resource.changed" });
 		await rm(folder);
 		await rename(`${folder}-moved`, folder);
+	});
+
+	it("fails closed when the system cannot show where an opened file is (no /proc/self/fd)", () => {
+		const noProc: ContainOperations = {
+			...NODE_CONTAIN_OPERATIONS,
+			readlink: (path) => {
+				if (path.startsWith("/proc/")) throw Object.assign(new Error("ENOENT"), { code: "ENOENT" });
+				return NODE_CONTAIN_OPERATIONS.readlink(path);
+			},
+		};
+		expect(readContained(skill, "references/guide.md", { operations: noProc })).toMatchObject({
+			ok: false,
+			code: "resource.unverifiable",
+		});
+		expect(listContained(skill, "references", noProc)).toMatchObject({ ok: false, code: "resource.unverifiable" });
+	});
+
+	it("refuses a root given by a path that is not its real path", async () => {
+		await symlink(skill, join(base, "skill-alias"));
+		expect(readContained(join(base, "skill-alias"), "references/guide.md")).toMatchObject({ ok: false });
+		expect(readContained(`${skill}/`, "references/guide.md")).toMatchObject({ ok: true });
+	});
+
+	it("reports the real path of the file it opened", () => {
+		expect(readContained(skill, "./references//guide.md")).toMatchObject({
+			ok: true,
+			absolute: join(skill, "references", "guide.md"),
+		});
 	});
 
 	it("either resolves every path inside the skill or refuses it (property)", async () => {
