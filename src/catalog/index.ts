@@ -9,5 +9,6 @@ export type { ActivationMode, PromptSectionOptions } from "./prompt.ts";
 export { systemPromptSection } from "./prompt.ts";
 export type { CatalogEntry, CatalogFormat, RenderOptions } from "./render.ts";
 export { CATALOG_FORMATS, escapeXml, renderCatalog } from "./render.ts";
+export { countInBoundedRuns, MAX_TOKEN_RUN_CHARS } from "./token-runs.ts";
 export type { Tokenizer } from "./tokenizer.ts";
 export { estimateTokenizer, loadDefaultTokenizer } from "./tokenizer.ts";
