@@ -6,8 +6,9 @@
 export const MAX_TOKEN_RUN_CHARS: number = 256;
 
 // Runs of one class, as the o200k and cl100k pre-tokenizers group them: letters (with marks), symbols and
-// punctuation, whitespace. Digits are always split in groups of at most three, so they never make a long piece.
-const RUN = /[\p{L}\p{M}]+|[^\s\p{L}\p{N}]+|\s+/gu;
+// punctuation (marks go with letters), whitespace. Digits are split in groups of at most three, so they never make a
+// long piece. A piece may take one character across a class boundary, so none is longer than about twice the bound.
+const RUN = /[\p{L}\p{M}]+|[^\s\p{L}\p{M}\p{N}]+|\s+/gu;
 
 /**
  * Counts `text` with `count`, exactly when no run of letters, symbols or spaces is longer than `maxRun`
@@ -19,7 +20,7 @@ export function countInBoundedRuns(
 	count: (text: string) => number,
 	maxRun: number = MAX_TOKEN_RUN_CHARS,
 ): number {
-	if (text.length <= maxRun) return count(text);
+	if (text.length <= maxRun || !mayHaveLongRun(text, maxRun)) return count(text);
 	let total = 0;
 	let from = 0;
 	for (const match of text.matchAll(RUN)) {
@@ -31,6 +32,40 @@ export function countInBoundedRuns(
 	}
 	if (from === 0) return count(text);
 	return from < text.length ? total + count(text.slice(from)) : total;
+}
+
+// ASCII classes for the quick check: 1 letter, 2 symbol or control, 3 space, 4 digit.
+const ASCII_CLASS = Uint8Array.from({ length: 128 }, (_, code) => {
+	const char = String.fromCharCode(code);
+	if (/[A-Za-z]/.test(char)) return 1;
+	if (/[0-9]/.test(char)) return 4;
+	return /\s/.test(char) ? 3 : 2;
+});
+
+/**
+ * A linear check that finds every run longer than `maxRun` (and maybe a few that are not): ASCII characters are
+ * classed exactly, any other character may belong to the run on either side of it.
+ */
+function mayHaveLongRun(text: string, maxRun: number): boolean {
+	let kind = 0;
+	let length = 0;
+	let wild = 0;
+	for (let index = 0; index < text.length; index++) {
+		const code = text.charCodeAt(index);
+		if (code >= 128) {
+			length++;
+			wild++;
+		} else {
+			const next = ASCII_CLASS[code] ?? 2;
+			if (next === 4) length = 0;
+			else if (next === kind) length++;
+			else length = wild + 1;
+			kind = next;
+			wild = 0;
+		}
+		if (length > maxRun) return true;
+	}
+	return false;
 }
 
 function countInParts(run: string, count: (text: string) => number, maxRun: number): number {

@@ -1,6 +1,7 @@
 // Issue 8 §1: token counting is linear and bounded, and exact counts for normal text do not change.
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import fc from "fast-check";
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
 import { countInBoundedRuns, loadDefaultTokenizer, MAX_TOKEN_RUN_CHARS, parseSkillMd } from "skillset";
 import { describe, expect, it } from "vitest";
@@ -64,6 +65,30 @@ describe("countInBoundedRuns", () => {
 			"yyyyy",
 			" outro",
 		]);
+	});
+
+	it("hands the tokenizer no run longer than the bound, whatever the characters (property)", () => {
+		const longRun = /[\p{L}\p{M}]{9,}|[^\s\p{L}\p{M}\p{N}]{9,}|\s{9,}/u;
+		// Runs of one class, each mixing ASCII and other characters, next to each other in any order.
+		const classes = [
+			["a", "Z", "é", "漢", "\u0301"],
+			["!", "-", "😀", "€"],
+			[" ", "\n", "\u3000", "\u00a0"],
+			["1", "١"],
+		];
+		const run = fc.oneof(
+			...classes.map((chars) => fc.array(fc.constantFrom(...chars), { minLength: 1, maxLength: 12 })),
+		);
+		fc.assert(
+			fc.property(fc.array(run, { maxLength: 20 }), (runs) => {
+				const text = runs.flat().join("");
+				const parts: string[] = [];
+				countInBoundedRuns(text, (part) => parts.push(part), 8);
+				expect(parts.join("")).toBe(text);
+				for (const part of parts) expect(longRun.test(part)).toBe(false);
+			}),
+			{ numRuns: 2000 },
+		);
 	});
 
 	it("never splits a surrogate pair", () => {
