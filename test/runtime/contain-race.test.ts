@@ -3,7 +3,7 @@
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { mkdir, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { listContained, readContained } from "skillset";
+import { createSession, discover, estimateTokenizer, listContained, readContained, type SkillIndex } from "skillset";
 import { beforeAll, describe, expect, it } from "vitest";
 import { tempDir, writeTree } from "../helpers/temp.ts";
 
@@ -47,6 +47,8 @@ const SECRET = "root:x:0:0:SECRET-PASSWD-LINE";
 const GUIDE = "# Guide: the real file\n";
 const READS_PER_CASE = 17_000; // three cases: 51,000 reads in all
 
+type Tree = { parent: string; skill: string; decoy: string; index: SkillIndex };
+
 let base: string;
 let swapper: string | undefined;
 
@@ -63,8 +65,9 @@ beforeAll(async () => {
 });
 
 /** Builds `<case>/parent/skill` and a decoy tree with the secret where every swapped link points. */
-async function layout(name: string): Promise<{ parent: string; skill: string; decoy: string }> {
+async function layout(name: string): Promise<Tree> {
 	const root = join(base, name);
+	const secretSkill = `---\nname: skill\ndescription: d\n---\n${SECRET}\n`;
 	await writeTree(root, {
 		"parent/skill/SKILL.md": "---\nname: skill\ndescription: d\n---\nbody\n",
 		"parent/skill/references/guide.md": GUIDE,
@@ -75,8 +78,12 @@ async function layout(name: string): Promise<{ parent: string; skill: string; de
 		"decoy/references/passwd": SECRET,
 		"decoy/skill/references/guide.md": SECRET,
 		"decoy/skill/references/passwd": SECRET,
+		"decoy/SKILL.md": secretSkill,
+		"decoy/skill/SKILL.md": secretSkill,
 	});
-	return { parent: join(root, "parent"), skill: join(root, "parent", "skill"), decoy: join(root, "decoy") };
+	const parent = join(root, "parent");
+	const { index } = await discover({ cwd: root, home: root, defaultRoots: false, roots: [parent] });
+	return { parent, skill: join(parent, "skill"), decoy: join(root, "decoy"), index };
 }
 
 function startSwapper(a: string, b: string): { child: ChildProcess; done: Promise<number> } {
@@ -92,11 +99,16 @@ function startSwapper(a: string, b: string): { child: ChildProcess; done: Promis
 	return { child, done };
 }
 
-/** Reads `references/guide.md` (and lists `references/`) while `a` and `b` are exchanged in a loop. */
-async function race(skill: string, a: string, b: string) {
+/**
+ * Reads `references/guide.md` directly and through a session (tier 3), lists `references/` and activates the skill
+ * (tier 2) while `a` and `b` are exchanged in a loop.
+ */
+async function race(tree: Tree, a: string, b: string) {
+	const { skill, index } = tree;
+	const session = createSession(index, { tokenizer: estimateTokenizer });
 	const swap = startSwapper(a, b);
 	await new Promise((resolve) => setTimeout(resolve, 20));
-	const tally = { served: 0, refused: 0, leaked: 0, listed: 0, listLeaked: 0 };
+	const tally = { served: 0, refused: 0, leaked: 0, listed: 0, listLeaked: 0, sessionServed: 0, activated: 0 };
 	for (let i = 0; i < READS_PER_CASE; i++) {
 		const read = readContained(skill, "references/guide.md");
 		if (read.ok) {
@@ -111,12 +123,20 @@ async function race(skill: string, a: string, b: string) {
 				if (listed.entries.some((entry) => entry.name === "passwd")) tally.listLeaked++;
 			}
 		}
+		if (i % 8 === 0) {
+			const page = await session.readResource("skill", "references/guide.md");
+			if (page.ok) tally.sessionServed++;
+			if (page.ok && page.content !== GUIDE.trimEnd()) tally.leaked++;
+		}
+		if (i % 32 === 0) {
+			const activation = await createSession(index, { tokenizer: estimateTokenizer }).activate("skill");
+			if (activation.ok) tally.activated++;
+			if (activation.ok && activation.body !== "body") tally.leaked++;
+		}
 	}
 	swap.child.kill("SIGTERM");
 	return { ...tally, swaps: await swap.done };
 }
-
-type Tree = { parent: string; skill: string; decoy: string };
 
 describe("readContained under a renameat2(RENAME_EXCHANGE) race", () => {
 	// What is swapped, and the decoy folder its link points at: what a leak would serve at that level.
@@ -133,7 +153,7 @@ describe("readContained under a renameat2(RENAME_EXCHANGE) race", () => {
 			const tree = await layout(what.replace(/\W+/g, "-"));
 			const [swapped, decoy] = pick(tree);
 			await symlink(decoy, `${swapped}-link`);
-			const result = await race(tree.skill, swapped, `${swapped}-link`);
+			const result = await race(tree, swapped, `${swapped}-link`);
 			expect(result.swaps).toBeGreaterThan(1000);
 			expect(result.leaked).toBe(0);
 			expect(result.listLeaked).toBe(0);
@@ -141,6 +161,8 @@ describe("readContained under a renameat2(RENAME_EXCHANGE) race", () => {
 			expect(result.served).toBeGreaterThan(0);
 			expect(result.refused).toBeGreaterThan(0);
 			expect(result.listed).toBeGreaterThan(0);
+			expect(result.sessionServed).toBeGreaterThan(0);
+			expect(result.activated).toBeGreaterThan(0);
 		},
 	);
 });
