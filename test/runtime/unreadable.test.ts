@@ -3,7 +3,15 @@
 import { rmSync, writeFileSync } from "node:fs";
 import { chmod } from "node:fs/promises";
 import { join } from "node:path";
-import { createSession, createSkillTools, estimateTokenizer, listResources, NODE_CONTAIN_OPERATIONS } from "skillset";
+import {
+	createLock,
+	createSession,
+	createSkillTools,
+	estimateTokenizer,
+	hashPackage,
+	listResources,
+	NODE_CONTAIN_OPERATIONS,
+} from "skillset";
 import { describe, expect, it } from "vitest";
 import { indexOf, skillMd } from "../helpers/temp.ts";
 
@@ -47,6 +55,30 @@ describe("activate with a folder it cannot read", () => {
 			expect(tool).toMatchObject({
 				isError: false,
 				details: { resources: { unreadable: [{ path: "references", code: "resource.unreadable" }] } },
+			});
+		} finally {
+			await chmod(references, 0o755);
+		}
+	});
+});
+
+describe("hashPackage and verify mode with a folder it cannot read", () => {
+	it("records the folder as a problem and refuses the activation with integrity.mismatch", async () => {
+		const { index, root } = await indexOf({
+			"pinned/SKILL.md": skillMd("pinned"),
+			"pinned/references/guide.md": "# Guide\n",
+		});
+		await chmod(root, 0o755);
+		const integrity = { lock: createLock(index.selected, root).lock, root };
+		const references = join(root, "pinned", "references");
+		await chmod(references, 0o000);
+		try {
+			const hashed = await asUnprivileged(async () => hashPackage(join(root, "pinned")));
+			expect(hashed.problems).toEqual([expect.stringMatching(/^references: .*\(resource\.unreadable\)$/)]);
+			const session = createSession(index, { tokenizer: estimateTokenizer, integrity });
+			expect(await asUnprivileged(() => session.activate("pinned"))).toMatchObject({
+				ok: false,
+				code: "integrity.mismatch",
 			});
 		} finally {
 			await chmod(references, 0o755);
