@@ -1,4 +1,4 @@
-import { renameSync, rmSync, symlinkSync } from "node:fs";
+import { readdirSync, renameSync, rmSync, symlinkSync } from "node:fs";
 import { link, mkdir, rename, rm, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import fc from "fast-check";
@@ -135,6 +135,20 @@ describe("readContained", () => {
 		await symlink(skill, join(base, "skill-alias"));
 		expect(readContained(join(base, "skill-alias"), "references/guide.md")).toMatchObject({ ok: false });
 		expect(readContained(`${skill}/`, "references/guide.md")).toMatchObject({ ok: true });
+	});
+
+	it("closes every descriptor it opens, whether it serves or refuses", () => {
+		const open = () => readdirSync("/proc/self/fd").length;
+		const before = open();
+		for (let i = 0; i < 200; i++) {
+			readContained(skill, "references/guide.md");
+			readContained(skill, "references/link.md");
+			readContained(skill, "references/hard.md");
+			readContained(skill, "references/none.md");
+			listContained(skill, "references");
+			listContained(skill, "linked-dir");
+		}
+		expect(open()).toBe(before);
 	});
 
 	it("reports the real path of the file it opened", () => {
