@@ -11,6 +11,7 @@ import {
 	openRoot,
 	procPath,
 	readLink,
+	rootInPlace,
 } from "./contain.ts";
 import { describeError, openCode, refusal, unverifiable } from "./contain-errors.ts";
 
@@ -68,9 +69,9 @@ function listOpened(
 	} catch (error) {
 		return refusal(openCode(error), `'${path || "."}' ${describeError(error)}`);
 	}
-	if (readLink(opened.base, ops) !== opened.root) {
-		return refusal("resource.changed", `the skill folder moved while '${path || "."}' was listed`);
-	}
+	const inPlace = rootInPlace(opened, ops);
+	if (inPlace === undefined) return unverifiable();
+	if (!inPlace) return refusal("resource.changed", `the skill folder moved while '${path || "."}' was listed`);
 	const entries = dirents.map((entry): ContainedEntry => {
 		if (entry.isSymbolicLink()) return { name: entry.name, kind: "symlink" };
 		if (entry.isDirectory()) return { name: entry.name, kind: "directory" };

@@ -225,7 +225,8 @@ export function openAt(opened: OpenedRoot, path: string, flags: number, ops: Con
 
 /**
  * The proof, taken after the open: the kernel's path of the opened descriptor lies strictly below the root, and
- * the root descriptor is still the folder at the root's path. Returns the opened file's real path.
+ * the root descriptor is still the folder at the root's path (by the kernel's path for it, and by dev and ino).
+ * Returns the opened file's real path.
  */
 function proveInside(opened: OpenedRoot, fd: number, path: string, ops: ContainOperations): string | ContainError {
 	const real = readLink(procPath(fd), ops);
@@ -233,10 +234,27 @@ function proveInside(opened: OpenedRoot, fd: number, path: string, ops: ContainO
 	if (real === opened.root || !isInside(opened.root, real)) {
 		return refusal("resource.outside", `'${path}' resolved outside the skill folder while it was being opened`);
 	}
-	const rootNow = readLink(opened.base, ops);
-	if (rootNow === undefined) return unverifiable();
-	if (rootNow !== opened.root) return refusal("resource.changed", `the skill folder moved while '${path}' was read`);
+	const inPlace = rootInPlace(opened, ops);
+	if (inPlace === undefined) return unverifiable();
+	if (!inPlace) return refusal("resource.changed", `the skill folder moved while '${path}' was read`);
 	return real;
+}
+
+/**
+ * Whether the root descriptor is still the folder at the root's path, by the kernel's path for it and by dev and
+ * ino; undefined when the system cannot tell.
+ */
+export function rootInPlace(opened: OpenedRoot, ops: ContainOperations): boolean | undefined {
+	const now = readLink(opened.base, ops);
+	if (now === undefined) return undefined;
+	if (now !== opened.root) return false;
+	try {
+		const atPath = ops.lstat(opened.root);
+		const held = ops.fstat(opened.fd);
+		return atPath.dev === held.dev && atPath.ino === held.ino;
+	} catch {
+		return false;
+	}
 }
 
 function readAll(fd: number, size: number, ops: ContainOperations): Uint8Array {
