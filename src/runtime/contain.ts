@@ -1,5 +1,17 @@
-import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, realpathSync, type Stats } from "node:fs";
-import { isAbsolute, join, posix, relative, sep, win32 } from "node:path";
+import {
+	closeSync,
+	constants,
+	type Dirent,
+	fstatSync,
+	lstatSync,
+	openSync,
+	readdirSync,
+	readlinkSync,
+	readSync,
+	type Stats,
+} from "node:fs";
+import { isAbsolute, join, posix, relative, resolve, sep, win32 } from "node:path";
+import { describeError, errorCode, openCode, refusal, unverifiable } from "./contain-errors.ts";
 
 /** Why a contained read was refused. */
 export type ContainCode =
@@ -10,7 +22,9 @@ export type ContainCode =
 	| "resource.not-found"
 	| "resource.not-file"
 	| "resource.too-large"
-	| "resource.changed";
+	| "resource.changed"
+	| "resource.unreadable"
+	| "resource.unverifiable";
 
 /** A refusal: the code, and a message a model can act on. */
 export interface ContainError {
@@ -24,7 +38,7 @@ export interface ContainedFile {
 	ok: true;
 	/** The relative POSIX path, as normalised. */
 	path: string;
-	/** The absolute real path. */
+	/** The absolute real path of the file that was opened, as the kernel reported it after the open. */
 	absolute: string;
 	bytes: Uint8Array;
 	size: number;
@@ -33,9 +47,11 @@ export interface ContainedFile {
 /** The file-system calls a contained read makes; tests wrap them to race the checks. */
 export interface ContainOperations {
 	lstat(path: string): Stats;
-	realpath(path: string): string;
 	open(path: string, flags: number): number;
 	fstat(fd: number): Stats;
+	/** Reads a link; used on `/proc/self/fd/N` to learn where an open descriptor really is. */
+	readlink(path: string): string;
+	readdir(path: string): Dirent[];
 	read(fd: number, buffer: Uint8Array, offset: number, length: number, position: number): number;
 	close(fd: number): void;
 }
@@ -43,9 +59,10 @@ export interface ContainOperations {
 /** The Node implementation of {@link ContainOperations}. */
 export const NODE_CONTAIN_OPERATIONS: ContainOperations = {
 	lstat: (path) => lstatSync(path),
-	realpath: (path) => realpathSync.native(path),
 	open: (path, flags) => openSync(path, flags),
 	fstat: (fd) => fstatSync(fd),
+	readlink: (path) => readlinkSync(path),
+	readdir: (path) => readdirSync(path, { withFileTypes: true }),
 	read: (fd, buffer, offset, length, position) => readSync(fd, buffer, offset, length, position),
 	close: (fd) => closeSync(fd),
 };
@@ -62,8 +79,12 @@ export interface ContainOptions {
 /** Default cap for one resource read. */
 export const DEFAULT_MAX_RESOURCE_BYTES: number = 8 * 1024 * 1024;
 
-// O_NOFOLLOW is undefined on Windows, where links need privileges to create; 0 leaves the flag out.
+// Flags that are undefined on a platform are 0 there. O_NONBLOCK: a FIFO swapped in for a file must not block the
+// open; O_NOCTTY: a terminal device reached through a swapped folder must not become our controlling terminal.
 const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
+const FILE_FLAGS = constants.O_RDONLY | NOFOLLOW | (constants.O_NONBLOCK ?? 0) | (constants.O_NOCTTY ?? 0);
+/** Flags for opening a folder of a skill: no link followed, never blocking. */
+export const DIR_FLAGS: number = FILE_FLAGS | (constants.O_DIRECTORY ?? 0);
 
 /**
  * Checks a relative path lexically: a non-empty string without NUL, not absolute on any platform, no drive letter,
@@ -87,9 +108,12 @@ export function checkRelativePath(relPath: unknown): string[] | ContainError {
 }
 
 /**
- * Reads a file inside `root` (an absolute real path) without ever leaving it: lexical checks, an `lstat` of every
- * segment (no links), a realpath containment check, an `O_NOFOLLOW` open, an `fstat` identity check against the
- * `lstat`, no hard links, a size cap, and one read of the verified descriptor.
+ * Reads a file inside `root` (an absolute real path) without ever leaving it, whatever happens to the paths
+ * meanwhile. The root is opened once as a folder and every later lookup starts from that descriptor
+ * (`/proc/self/fd/N/…`); the file is opened with `O_NOFOLLOW | O_NONBLOCK`, must be a regular file with one link
+ * and the identity the `lstat` walk saw, and is then proven inside: the kernel's path of the opened descriptor
+ * lies below the root, and the root descriptor is still the folder at `root`. Where that proof is unavailable
+ * (no `/proc`), the read is refused with `resource.unverifiable`.
  */
 export function readContained(
 	root: string,
@@ -99,32 +123,58 @@ export function readContained(
 	const ops = options.operations ?? NODE_CONTAIN_OPERATIONS;
 	const segments = checkRelativePath(relPath);
 	if (!Array.isArray(segments)) return segments;
-	const path = segments.join("/");
-	const target = join(root, ...segments);
-	if (!isInside(root, target)) return refusal("resource.outside", `'${path}' is outside the skill folder`);
-	const checked = lstatSegments(root, segments, ops);
-	if ("ok" in checked) return checked;
-	let real: string;
+	const opened = openRoot(root, ops);
+	if ("ok" in opened) return opened;
 	try {
-		real = ops.realpath(target);
-	} catch {
-		return refusal("resource.not-found", `'${path}' does not exist`);
+		const checked = lstatSegments(opened.base, segments, ops);
+		if ("ok" in checked) return checked;
+		return readVerified(opened, segments.join("/"), checked, options, ops);
+	} finally {
+		ops.close(opened.fd);
 	}
-	if (!isInside(root, real)) return refusal("resource.outside", `'${path}' resolves outside the skill folder`);
-	return readVerified(target, path, checked, options, ops);
 }
 
-/** `lstat` each segment from the root down: no links anywhere, and the last one must be a regular file. */
-function lstatSegments(root: string, segments: string[], ops: ContainOperations): Stats | ContainError {
-	let current = root;
+/** A skill folder opened as a descriptor. */
+export interface OpenedRoot {
+	root: string;
+	fd: number;
+	/** The root as a path through its descriptor: lookups below it start from the opened folder. */
+	base: string;
+}
+
+/** Opens the root folder and checks that the descriptor is the folder at its real path. */
+export function openRoot(rootPath: string, ops: ContainOperations): OpenedRoot | ContainError {
+	const root = resolve(rootPath);
+	// Windows has no descriptor paths to prove containment with (and cannot open a folder as a file).
+	if (process.platform === "win32") return unverifiable();
+	let fd: number;
+	try {
+		fd = ops.open(root, DIR_FLAGS);
+	} catch (error) {
+		return refusal(openCode(error), `the skill folder ${root} cannot be opened (${errorCode(error)})`);
+	}
+	const proof = procPath(fd);
+	const here = readLink(proof, ops);
+	if (here === undefined || !ops.fstat(fd).isDirectory()) {
+		ops.close(fd);
+		return unverifiable();
+	}
+	if (here !== root) {
+		ops.close(fd);
+		return refusal("resource.changed", `the skill folder is not at ${root} any more (or that is not its real path)`);
+	}
+	return { root, fd, base: proof };
+}
+
+/** `lstat` each segment below the root descriptor: no links anywhere, and the last one must be a regular file. */
+function lstatSegments(base: string, segments: string[], ops: ContainOperations): Stats | ContainError {
 	let info: Stats | undefined;
 	for (const [index, segment] of segments.entries()) {
-		current = join(current, segment);
 		const shown = segments.slice(0, index + 1).join("/");
 		try {
-			info = ops.lstat(current);
-		} catch {
-			return refusal("resource.not-found", `'${shown}' does not exist`);
+			info = ops.lstat(join(base, ...segments.slice(0, index), segment));
+		} catch (error) {
+			return refusal(openCode(error), `'${shown}' ${describeError(error)}`);
 		}
 		if (info.isSymbolicLink())
 			return refusal("resource.symlink", `'${shown}' is a symbolic link; links are not followed`);
@@ -136,38 +186,99 @@ function lstatSegments(root: string, segments: string[], ops: ContainOperations)
 }
 
 function readVerified(
-	target: string,
+	opened: OpenedRoot,
 	path: string,
 	checked: Stats,
 	options: ContainOptions,
 	ops: ContainOperations,
 ): ContainedFile | ContainError {
-	let fd: number;
+	const fd = openAt(opened, path, FILE_FLAGS, ops);
+	if (typeof fd !== "number") return fd;
 	try {
-		fd = ops.open(target, constants.O_RDONLY | NOFOLLOW);
-	} catch {
-		return refusal("resource.changed", `'${path}' changed while it was being opened; try again`);
-	}
-	try {
-		const opened = ops.fstat(fd);
-		if (!opened.isFile() || opened.dev !== checked.dev || opened.ino !== checked.ino) {
+		const info = ops.fstat(fd);
+		if (!info.isFile()) return refusal("resource.not-file", `'${path}' is not a regular file`);
+		if (info.dev !== checked.dev || info.ino !== checked.ino) {
 			return refusal("resource.changed", `'${path}' was replaced while it was being opened`);
 		}
-		if (opened.nlink > 1 && !options.allowHardLinks) {
-			return refusal("resource.hardlink", `'${path}' has ${opened.nlink} hard links; it may alias a file elsewhere`);
+		if (info.nlink > 1 && !options.allowHardLinks) {
+			return refusal("resource.hardlink", `'${path}' has ${info.nlink} hard links; it may alias a file elsewhere`);
 		}
+		const absolute = proveInside(opened, fd, path, ops);
+		if (typeof absolute !== "string") return absolute;
 		const max = options.maxBytes ?? DEFAULT_MAX_RESOURCE_BYTES;
-		if (opened.size > max) return refusal("resource.too-large", `'${path}' is ${opened.size} bytes; the cap is ${max}`);
-		const bytes = new Uint8Array(opened.size);
-		let filled = 0;
-		while (filled < bytes.length) {
-			const count = ops.read(fd, bytes, filled, bytes.length - filled, filled);
-			if (count === 0) break;
-			filled += count;
-		}
-		return { ok: true, path, absolute: target, bytes: bytes.subarray(0, filled), size: filled };
+		if (info.size > max) return refusal("resource.too-large", `'${path}' is ${info.size} bytes; the cap is ${max}`);
+		const bytes = readAll(fd, info.size, ops);
+		return { ok: true, path, absolute, bytes, size: bytes.length };
 	} finally {
 		ops.close(fd);
+	}
+}
+
+/** Opens `path` below the root descriptor, mapping failures to codes. */
+export function openAt(opened: OpenedRoot, path: string, flags: number, ops: ContainOperations): number | ContainError {
+	try {
+		return ops.open(`${opened.base}/${path}`, flags);
+	} catch (error) {
+		return refusal(openCode(error), `'${path}' ${describeError(error)}`);
+	}
+}
+
+/**
+ * The proof, taken after the open: the kernel's path of the opened descriptor lies strictly below the root, and
+ * the root descriptor is still the folder at the root's path (by the kernel's path for it, and by dev and ino).
+ * Returns the opened file's real path.
+ */
+function proveInside(opened: OpenedRoot, fd: number, path: string, ops: ContainOperations): string | ContainError {
+	const real = readLink(procPath(fd), ops);
+	if (real === undefined) return unverifiable();
+	if (real === opened.root || !isInside(opened.root, real)) {
+		return refusal("resource.outside", `'${path}' resolved outside the skill folder while it was being opened`);
+	}
+	const inPlace = rootInPlace(opened, ops);
+	if (inPlace === undefined) return unverifiable();
+	if (!inPlace) return refusal("resource.changed", `the skill folder moved while '${path}' was read`);
+	return real;
+}
+
+/**
+ * Whether the root descriptor is still the folder at the root's path, by the kernel's path for it and by dev and
+ * ino; undefined when the system cannot tell.
+ */
+export function rootInPlace(opened: OpenedRoot, ops: ContainOperations): boolean | undefined {
+	const now = readLink(opened.base, ops);
+	if (now === undefined) return undefined;
+	if (now !== opened.root) return false;
+	try {
+		const atPath = ops.lstat(opened.root);
+		const held = ops.fstat(opened.fd);
+		return atPath.dev === held.dev && atPath.ino === held.ino;
+	} catch {
+		return false;
+	}
+}
+
+function readAll(fd: number, size: number, ops: ContainOperations): Uint8Array {
+	const bytes = new Uint8Array(size);
+	let filled = 0;
+	while (filled < bytes.length) {
+		const count = ops.read(fd, bytes, filled, bytes.length - filled, filled);
+		if (count === 0) break;
+		filled += count;
+	}
+	return bytes.subarray(0, filled);
+}
+
+/** The `/proc` path that names an open descriptor. */
+export function procPath(fd: number): string {
+	return `/proc/self/fd/${fd}`;
+}
+
+/** Reads a link, or undefined when it cannot be read. */
+export function readLink(path: string, ops: ContainOperations): string | undefined {
+	try {
+		return ops.readlink(path);
+	} catch {
+		return undefined;
 	}
 }
 
@@ -175,8 +286,4 @@ function readVerified(
 export function isInside(root: string, target: string): boolean {
 	const rel = relative(root, target);
 	return rel === "" || (!isAbsolute(rel) && rel !== ".." && !rel.startsWith(`..${sep}`));
-}
-
-function refusal(code: ContainCode, message: string): ContainError {
-	return { ok: false, code, message };
 }

@@ -9,6 +9,8 @@ export {
 	NODE_CONTAIN_OPERATIONS,
 	readContained,
 } from "./contain.ts";
+export type { ContainedEntry } from "./contain-list.ts";
+export { listContained } from "./contain-list.ts";
 export type { Cost, EventSink, SkillEvent, StampedEvent } from "./events.ts";
 export { createJsonlSink } from "./events.ts";
 export type { LockedFile, LockedSkill, LockedSource, PackageDifference, PackageHash, SkillsLock } from "./integrity.ts";

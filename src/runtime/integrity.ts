@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
-import { readdirSync } from "node:fs";
-import { dirname, join, relative, sep } from "node:path";
+import { dirname, relative, sep } from "node:path";
 import type { IndexedSkill } from "../discovery/index.ts";
 import { readContained } from "./contain.ts";
+import { listContained } from "./contain-list.ts";
 
 /** One file's pin. */
 export interface LockedFile {
@@ -165,11 +165,16 @@ function walkFiles(dir: string, problems: string[]): string[] {
 	const pending: string[] = [""];
 	while (pending.length > 0 && found.length < MAX_PACKAGE_FILES) {
 		const rel = pending.shift() ?? "";
-		for (const entry of readdirSync(join(dir, rel), { withFileTypes: true })) {
+		const listed = listContained(dir, rel);
+		if (!listed.ok) {
+			problems.push(`${rel || "."}: ${listed.message} (${listed.code})`);
+			continue;
+		}
+		for (const entry of listed.entries) {
 			const path = rel ? `${rel}/${entry.name}` : entry.name;
-			if (entry.isSymbolicLink()) problems.push(`${path}: a symbolic link (not followed)`);
-			else if (entry.isDirectory()) pending.push(path);
-			else if (entry.isFile()) found.push(path);
+			if (entry.kind === "symlink") problems.push(`${path}: a symbolic link (not followed)`);
+			else if (entry.kind === "directory") pending.push(path);
+			else if (entry.kind === "file") found.push(path);
 			else problems.push(`${path}: not a regular file`);
 		}
 	}

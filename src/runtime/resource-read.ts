@@ -7,11 +7,16 @@ import { sha256 } from "./integrity.ts";
 import type { IntegrityOptions } from "./load-skill.ts";
 import type { RefusalCode } from "./session-types.ts";
 
-/** Paging for a resource read: 1-based first line and line count. */
+/**
+ * Paging for a resource read: 1-based first line, the character of that line to start at, and a line count. A
+ * page never holds more than 50,000 bytes of text: a longer line is cut, and the page says where it continues.
+ */
 export interface ReadResourceOptions {
 	/** First line to return, 1-based. Default 1. */
 	offset?: number;
-	/** Most lines to return. Default 2,000 (and never more than 50 KB of text). */
+	/** Where to start in the first line, 1-based (UTF-16 units, as given by `nextColumn`). Default 1. */
+	column?: number;
+	/** Most lines to return. Default 2,000 (and never more than 50,000 bytes of text). */
 	limit?: number;
 }
 
@@ -26,11 +31,14 @@ export interface ResourceReadOk {
 	/** The page's text (for a binary file: a one-line description, never its bytes). */
 	content: string;
 	offset: number;
-	/** Lines returned, and lines in the file. */
+	/** Where the first line started, when not at its beginning. */
+	column?: number;
+	/** Lines returned (a cut line counts as one), and lines in the file. */
 	lines: number;
 	totalLines: number;
-	/** Where the next page starts, when there is more. */
+	/** Where the next page starts, when there is more: a line, and a column when a long line was cut. */
 	nextOffset?: number;
+	nextColumn?: number;
 	tokens: number;
 }
 
@@ -122,26 +130,60 @@ function page(text: string, options: ReadResourceOptions & { tokenizer: Tokenize
 	const lines = text.split("\n");
 	if (lines.at(-1) === "") lines.pop();
 	const offset = Math.max(1, Math.floor(options.offset ?? 1));
+	const column = Math.max(1, Math.floor(options.column ?? 1));
 	const limit = Math.max(1, Math.floor(options.limit ?? DEFAULT_LINES));
 	const taken: string[] = [];
 	let bytes = 0;
+	let cut: { line: number; column: number; length: number } | undefined;
 	for (let i = offset - 1; i < lines.length && taken.length < limit; i++) {
 		const line = lines[i] ?? "";
-		bytes += Buffer.byteLength(line) + 1;
-		if (bytes > MAX_PAGE_BYTES && taken.length > 0) break;
-		taken.push(line);
+		const start = i === offset - 1 ? Math.min(column - 1, line.length) : 0;
+		const rest = start > 0 ? line.slice(start) : line;
+		const size = Buffer.byteLength(rest) + 1;
+		if (bytes + size <= MAX_PAGE_BYTES) {
+			taken.push(rest);
+			bytes += size;
+			continue;
+		}
+		if (taken.length > 0) break;
+		// One line alone is over the page: cut it at a character boundary and say where it continues.
+		const end = cutAt(rest, MAX_PAGE_BYTES - 1);
+		taken.push(rest.slice(0, end));
+		cut = { line: i + 1, column: start + end + 1, length: line.length };
+		break;
 	}
-	const next = offset + taken.length;
+	const next = cut ? cut.line : offset + taken.length;
 	let content = taken.join("\n");
-	if (next <= lines.length) content += `\n\n[${lines.length - next + 1} more lines: read again with offset=${next}]`;
+	if (cut) {
+		content += `\n\n[line ${cut.line} is cut after character ${cut.column - 1} of ${cut.length} (a page holds at most ${MAX_PAGE_BYTES} bytes): read again with offset=${cut.line} column=${cut.column}]`;
+	} else if (next <= lines.length) {
+		content += `\n\n[${lines.length - next + 1} more lines: read again with offset=${next}]`;
+	}
 	return {
 		content,
 		offset,
+		...(column > 1 ? { column } : {}),
 		lines: taken.length,
 		totalLines: lines.length,
-		...(next <= lines.length ? { nextOffset: next } : {}),
+		...(cut || next <= lines.length ? { nextOffset: next } : {}),
+		...(cut ? { nextColumn: cut.column } : {}),
 		tokens: options.tokenizer.count(content),
 	};
+}
+
+/** The longest prefix of `text` (in UTF-16 units) whose UTF-8 form fits in `maxBytes`, never splitting a pair. */
+function cutAt(text: string, maxBytes: number): number {
+	let bytes = 0;
+	let index = 0;
+	while (index < text.length) {
+		const code = text.charCodeAt(index);
+		const pair = code >= 0xd800 && code < 0xdc00 && index + 1 < text.length;
+		const size = code < 0x80 ? 1 : code < 0x800 ? 2 : pair ? 4 : 3;
+		if (bytes + size > maxBytes) break;
+		bytes += size;
+		index += pair ? 2 : 1;
+	}
+	return Math.max(index, 1);
 }
 
 /** Binary when it has a NUL in its first 8 KB or is not valid UTF-8. */

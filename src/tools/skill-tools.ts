@@ -80,6 +80,11 @@ function readResourceTool(session: SkillSession, names: string[]): SkillTool {
 			name: { type: "string", enum: names, description: "The skill the file belongs to." },
 			path: { type: "string", description: "The file's path relative to the skill folder, e.g. references/guide.md." },
 			offset: { type: "integer", minimum: 1, description: "First line to read (1-based). Default 1." },
+			column: {
+				type: "integer",
+				minimum: 1,
+				description: "Where to start in the first line, for a long line cut by the last page. Default 1.",
+			},
 			limit: { type: "integer", minimum: 1, description: "Most lines to read. Default 2000." },
 		},
 		required: ["name", "path"],
@@ -88,11 +93,12 @@ function readResourceTool(session: SkillSession, names: string[]): SkillTool {
 	return {
 		name: "read_skill_resource",
 		description:
-			"Read one file bundled with a skill (a reference, script or asset), by its path relative to the skill folder. Long files come in pages: read again with the offset given at the end.",
+			"Read one file bundled with a skill (a reference, script or asset), by its path relative to the skill folder. Long files come in pages and very long lines in parts: read again with the offset (and column) given at the end.",
 		inputSchema,
 		execute: guarded(inputSchema, async (input) => {
 			const paging = {
 				...(input.offset !== undefined ? { offset: Number(input.offset) } : {}),
+				...(input.column !== undefined ? { column: Number(input.column) } : {}),
 				...(input.limit !== undefined ? { limit: Number(input.limit) } : {}),
 			};
 			const result = await session.readResource(String(input.name), String(input.path), paging);

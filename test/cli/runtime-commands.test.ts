@@ -45,6 +45,17 @@ describe("skillset read", () => {
 		expect(outside.exitCode).toBe(1);
 		expect((await cli(["read", "guide", "x", workspace, "--offset", "0"], { env: env() })).exitCode).toBe(2);
 	});
+
+	it("cuts a line longer than a page and continues it with --offset and --column", async () => {
+		await writeFile(join(workspace, ".agents/skills/guide/references/wide.txt"), `${"a".repeat(60_000)}b\nend\n`);
+		const first = await cli(["read", "guide", "references/wide.txt", workspace], { env: env() });
+		expect(first.stdout.length).toBeLessThan(50_200);
+		expect(first.stdout).toMatch(/\[line 1 is cut after character 49999 of 60001 .*offset=1 column=50000\]\n$/);
+		const rest = await cli(["read", "guide", "references/wide.txt", workspace, "--offset", "1", "--column", "50000"], {
+			env: env(),
+		});
+		expect(rest.stdout).toBe(`${"a".repeat(10_001)}b\nend\n`);
+	});
 });
 
 describe("skillset lock", () => {

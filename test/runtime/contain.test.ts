@@ -1,8 +1,8 @@
-import { renameSync, rmSync, symlinkSync } from "node:fs";
+import { readdirSync, renameSync, rmSync, symlinkSync } from "node:fs";
 import { link, mkdir, rename, rm, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import fc from "fast-check";
-import { type ContainOperations, isInside, NODE_CONTAIN_OPERATIONS, readContained } from "skillset";
+import { type ContainOperations, isInside, listContained, NODE_CONTAIN_OPERATIONS, readContained } from "skillset";
 import { beforeAll, describe, expect, it } from "vitest";
 import { tempDir, writeTree } from "../helpers/temp.ts";
 
@@ -83,7 +83,7 @@ describe("readContained", () => {
 		const racing: ContainOperations = {
 			...NODE_CONTAIN_OPERATIONS,
 			open: (path, flags) => {
-				if (path === victim) {
+				if (path.endsWith("/scripts/swap.sh")) {
 					rmSync(victim);
 					symlinkSync(join(outside, "secret.txt"), victim);
 				}
@@ -92,7 +92,7 @@ describe("readContained", () => {
 		};
 		expect(readContained(skill, "scripts/swap.sh", { operations: racing })).toMatchObject({
 			ok: false,
-			code: "resource.changed",
+			code: "resource.symlink",
 		});
 		await rm(victim);
 	});
@@ -103,7 +103,7 @@ describe("readContained", () => {
 		const racing: ContainOperations = {
 			...NODE_CONTAIN_OPERATIONS,
 			open: (path, flags) => {
-				if (path === join(folder, "guide.md")) {
+				if (path.endsWith("/assets/guide.md")) {
 					renameSync(folder, `${folder}-moved`);
 					symlinkSync(outside, folder);
 				}
@@ -114,6 +114,48 @@ describe("readContained", () => {
 		expect(result).toMatchObject({ ok: false, code: "resource.changed" });
 		await rm(folder);
 		await rename(`${folder}-moved`, folder);
+	});
+
+	it("fails closed when the system cannot show where an opened file is (no /proc/self/fd)", () => {
+		const noProc: ContainOperations = {
+			...NODE_CONTAIN_OPERATIONS,
+			readlink: (path) => {
+				if (path.startsWith("/proc/")) throw Object.assign(new Error("ENOENT"), { code: "ENOENT" });
+				return NODE_CONTAIN_OPERATIONS.readlink(path);
+			},
+		};
+		expect(readContained(skill, "references/guide.md", { operations: noProc })).toMatchObject({
+			ok: false,
+			code: "resource.unverifiable",
+		});
+		expect(listContained(skill, "references", noProc)).toMatchObject({ ok: false, code: "resource.unverifiable" });
+	});
+
+	it("refuses a root given by a path that is not its real path", async () => {
+		await symlink(skill, join(base, "skill-alias"));
+		expect(readContained(join(base, "skill-alias"), "references/guide.md")).toMatchObject({ ok: false });
+		expect(readContained(`${skill}/`, "references/guide.md")).toMatchObject({ ok: true });
+	});
+
+	it("closes every descriptor it opens, whether it serves or refuses", () => {
+		const open = () => readdirSync("/proc/self/fd").length;
+		const before = open();
+		for (let i = 0; i < 200; i++) {
+			readContained(skill, "references/guide.md");
+			readContained(skill, "references/link.md");
+			readContained(skill, "references/hard.md");
+			readContained(skill, "references/none.md");
+			listContained(skill, "references");
+			listContained(skill, "linked-dir");
+		}
+		expect(open()).toBe(before);
+	});
+
+	it("reports the real path of the file it opened", () => {
+		expect(readContained(skill, "./references//guide.md")).toMatchObject({
+			ok: true,
+			absolute: join(skill, "references", "guide.md"),
+		});
 	});
 
 	it("either resolves every path inside the skill or refuses it (property)", async () => {

@@ -30,6 +30,39 @@ describe("SkillSession.readResource", () => {
 		expect(last.ok && last.nextOffset).toBeUndefined();
 	});
 
+	it("cuts a one-line 8 MiB file into pages of at most 50,000 bytes and says where the line continues", async () => {
+		const { index } = await indexOf({ "a/SKILL.md": skill("a"), "a/assets/blob.txt": "x".repeat(8 * 1024 * 1024) });
+		const first = await createSession(index, { tokenizer }).readResource("a", "assets/blob.txt");
+		expect(first).toMatchObject({ ok: true, lines: 1, totalLines: 1, nextOffset: 1, nextColumn: 50_000 });
+		if (!first.ok) return;
+		const [text, notice] = first.content.split("\n\n");
+		expect(Buffer.byteLength(text ?? "")).toBeLessThanOrEqual(50_000);
+		expect(notice).toBe(
+			"[line 1 is cut after character 49999 of 8388608 (a page holds at most 50000 bytes): read again with offset=1 column=50000]",
+		);
+	});
+
+	it("reads a long line with multi-byte characters back exactly by following offset and column", async () => {
+		const long = "é😀a".repeat(30_000); // 210,000 bytes on one line, none of its characters split
+		const file = `short\n${long}\nlast line\n`;
+		const { index } = await indexOf({ "a/SKILL.md": skill("a"), "a/references/mixed.md": file });
+		const session = createSession(index, { tokenizer });
+		const lines: string[] = [];
+		let position: { offset?: number; column?: number } = {};
+		for (let pages = 0; pages < 20; pages++) {
+			const page = await session.readResource("a", "references/mixed.md", position);
+			if (!page.ok) throw new Error(page.message);
+			const body = page.content.replace(/\n\n\[[^\]]*\]$/, "");
+			expect(Buffer.byteLength(body)).toBeLessThanOrEqual(50_000);
+			const parts = body.split("\n");
+			if (page.column) lines[lines.length - 1] += parts.shift() ?? "";
+			lines.push(...parts);
+			if (page.nextOffset === undefined) break;
+			position = { offset: page.nextOffset, ...(page.nextColumn ? { column: page.nextColumn } : {}) };
+		}
+		expect(`${lines.join("\n")}\n`).toBe(file);
+	});
+
 	it("gives only metadata for a binary file", async () => {
 		const { index } = await indexOf({
 			"a/SKILL.md": skill("a"),
