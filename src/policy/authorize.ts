@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { dirname, relative, sep } from "node:path";
 import { DEFAULT_CONVENTIONS, type IndexedSkill, PRESETS, type SkillIndex } from "../discovery/index.ts";
 import { isInside, type SkillSession } from "../runtime/index.ts";
@@ -131,10 +132,19 @@ export function createPolicy(options: PolicyOptions): Policy {
 		},
 		sandboxOptions(session) {
 			const manifests = session.activeSkills.map((skill) => skill.properties.manifest);
+			// Narrowing applies only when every active skill has a manifest; host lists cannot be enforced by an
+			// OS sandbox, so only an unrestricted network is passed on.
+			const narrowed = manifests.length > 0 && manifests.every((m) => m !== undefined);
 			const network =
-				ceiling.network !== false &&
-				(manifests.length === 0 || manifests.some((m) => m === undefined || m.network !== false));
-			return { workspace, readOnly: context(session).protectedPaths, network };
+				shellNetworkAllowed(ceiling.network) &&
+				(!narrowed || manifests.some((m) => m !== undefined && m.network === true));
+			// Paths that do not exist yet are mounted read-only only for declared roots and the cross-client
+			// conventions, since the sandbox has to create them (empty) to mount them.
+			const created = new Set(
+				[...(options.skillRoots ?? []), ...DEFAULT_CONVENTIONS].map((root) => resolvePath(workspace, root)),
+			);
+			const readOnly = context(session).protectedPaths.filter((path) => created.has(path) || existsSync(path));
+			return { workspace, readOnly, network };
 		},
 		authorize(call, { session }) {
 			const decision = decideSafely(call, session, context(session));
