@@ -71,3 +71,22 @@ describe("Policy.sandboxOptions", () => {
 		expect((await runSandboxed("touch src/ok", options)).exitCode).toBe(0);
 	});
 });
+
+describe("a skill root that holds the workspace itself", () => {
+	it("protects its skill folders and new SKILL.md files, not the whole workspace", async () => {
+		const ws = await tempDir();
+		await writeTree(ws, { "tool/SKILL.md": skill("tool", "false"), "src/app.ts": "x\n" });
+		const { index } = await discover({ cwd: ws, home: ws, defaultRoots: false, roots: [ws] });
+		const session = createSession(index, { tokenizer: estimateTokenizer });
+		const policy = createPolicy({ workspace: ws, sandbox: { available: true, kind: "bwrap", path: "bwrap" } });
+		policy.grant(session, "Write", "always");
+		const write = (file_path: string) => policy.authorize({ tool: "Write", args: { file_path } }, { session });
+		expect(write("src/app.ts").decision).toBe("allow");
+		expect(write("tool/SKILL.md").rule).toBe("skill-dir-readonly");
+		expect(write("new-skill/SKILL.md").rule).toBe("skill-dir-readonly");
+		expect(write("src/deep/skill.md").rule).toBe("skill-dir-readonly");
+		const { readOnly } = policy.sandboxOptions(session);
+		expect(readOnly).toContain(join(ws, "tool"));
+		expect(readOnly).not.toContain(ws);
+	});
+});
