@@ -17,8 +17,15 @@ describe("detectSandbox", () => {
 		else expect(availability.reason).toMatch(/\S/);
 	});
 
-	it.skipIf(availability.available)("runSandboxed throws sandbox.unavailable when there is none", async () => {
-		await expect(runSandboxed("true", { workspace: "." })).rejects.toMatchObject({ code: "sandbox.unavailable" });
+	it("without bwrap on PATH: unavailable with the reason, and runSandboxed throws sandbox.unavailable", async () => {
+		const path = process.env.PATH;
+		process.env.PATH = "/nonexistent-bin";
+		try {
+			expect(await detectSandbox()).toEqual({ available: false, reason: expect.stringMatching(/bwrap|bubblewrap/) });
+			await expect(runSandboxed("true", { workspace: "." })).rejects.toMatchObject({ code: "sandbox.unavailable" });
+		} finally {
+			process.env.PATH = path;
+		}
 	});
 });
 
