@@ -181,6 +181,14 @@ withSandbox("runSandboxed (bubblewrap)", () => {
 		expect(result).toMatchObject({ truncated: true, stderr: "done\n" });
 	});
 
+	it("refuses to run when a read-only path cannot be resolved (a link loop)", async () => {
+		await symlink("loop-b", join(workspace, "loop-a"));
+		await symlink("loop-a", join(workspace, "loop-b"));
+		const error = await runSandboxed("touch x", { ...options(), readOnly: ["loop-a/skills"] }).catch((e: unknown) => e);
+		expect(error).toMatchObject({ code: "sandbox.unavailable" });
+		expect(existsSync(join(workspace, "x"))).toBe(false);
+	});
+
 	it("rejects a workspace that does not exist", async () => {
 		const error = await runSandboxed("true", { workspace: join(outside, "missing") }).catch((e: unknown) => e);
 		expect(error).toBeInstanceOf(SkillsetError);
