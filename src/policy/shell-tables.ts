@@ -1,7 +1,7 @@
 // The programs the shell analysis knows, and what each kind of program does to files and the network.
 
 // Commands that run another command (or a command line) that this analysis cannot see.
-export const WRAPPERS = new Set(
+export const WRAPPERS: ReadonlySet<string> = new Set(
 	(
 		"env sudo doas su runuser sg nohup timeout nice ionice xargs exec command builtin time eval source . watch " +
 		"parallel stdbuf chroot setsid flock script strace ltrace unbuffer busybox fakeroot firejail nsenter unshare " +
@@ -89,7 +89,7 @@ export const VALUED: Readonly<Record<string, string>> = {
 };
 
 // Programs that only read files (their `-o` and `-i` mean other things).
-export const READERS = new Set(
+export const READERS: ReadonlySet<string> = new Set(
 	(
 		"ls cat head tail wc grep egrep fgrep rg ag echo printf pwd true false test [ [[ which type file stat du df " +
 		"diff cmp cut tr basename dirname realpath readlink date whoami id uname jq nl od hexdump sha1sum sha256sum " +
@@ -140,12 +140,20 @@ export const NETWORK: Readonly<Record<string, readonly string[] | "*">> = {
 };
 
 // Reserved words that open or close a group or a test: the command is what follows them.
-export const PREFIXES = new Set(["if", "then", "else", "elif", "do", "while", "until", "!", "{"]);
-export const CLOSERS = new Set(["fi", "done", "esac", "}"]);
+export const PREFIXES: ReadonlySet<string> = new Set(["if", "then", "else", "elif", "do", "while", "until", "!", "{"]);
+export const CLOSERS: ReadonlySet<string> = new Set(["fi", "done", "esac", "}"]);
 // Constructs that bind variables or define code.
-export const COMPOUND = new Set(["for", "case", "select", "function", "coproc"]);
+export const COMPOUND: ReadonlySet<string> = new Set(["for", "case", "select", "function", "coproc"]);
 // Builtins that change which program a later name runs.
-export const STATE = new Set(["export", "declare", "typeset", "local", "readonly", "hash", "enable"]);
+export const STATE: ReadonlySet<string> = new Set([
+	"export",
+	"declare",
+	"typeset",
+	"local",
+	"readonly",
+	"hash",
+	"enable",
+]);
 // Programs that can create or move links.
-export const LINKERS = new Set(["ln", "link", "cp", "mv", "rsync", "install"]);
-export const SYSTEM_PROGRAM = /^\/(?:usr\/)?(?:local\/)?s?bin\/[^/]+$/;
+export const LINKERS: ReadonlySet<string> = new Set(["ln", "link", "cp", "mv", "rsync", "install"]);
+export const SYSTEM_PROGRAM: RegExp = /^\/(?:usr\/)?(?:local\/)?s?bin\/[^/]+$/;
