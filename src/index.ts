@@ -86,6 +86,10 @@ export type {
 	PermissionSnapshot,
 	Policy,
 	PolicyOptions,
+	SandboxAvailability,
+	SandboxOptions,
+	SandboxResult,
+	ShellAnalysis,
 	ToolCall,
 	ToolRisk,
 	ToolSpec,
@@ -94,16 +98,21 @@ export type {
 } from "./policy/index.ts";
 export {
 	AUDIT_RULES,
+	analyzeShell,
 	auditSkill,
 	createPolicy,
 	DEFAULT_TOOL_SPECS,
 	defaultTrustFile,
+	detectSandbox,
 	diffPermissions,
 	globToRegExp,
 	loadTrustStore,
 	matchesPattern,
 	parseToolPattern,
+	realOrResolved,
 	renderSarif,
+	resolvePath,
+	runSandboxed,
 	shellWriteTargets,
 } from "./policy/index.ts";
 export type {
