@@ -1,6 +1,5 @@
-import type { Catalog } from "../catalog/index.ts";
+import { Bm25Index, type Catalog } from "../catalog/index.ts";
 import type { SkillSession } from "../runtime/index.ts";
-import { Bm25Index } from "./bm25.ts";
 import { type JsonSchema, validateInput } from "./schema.ts";
 
 /** What a tool call returns: text for the model, structured details for the host. */
