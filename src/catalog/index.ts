@@ -4,7 +4,7 @@
 export type { SearchDocument, SearchHit } from "./bm25.ts";
 export { Bm25Index, tokenize } from "./bm25.ts";
 export type { BudgetUnit, FitStep } from "./budget.ts";
-export { cutAtWord, ELLIPSIS } from "./budget.ts";
+export { cutAtWord, DEFAULT_FLOOR_WORDS, ELLIPSIS } from "./budget.ts";
 export type { Catalog, CatalogBudget, CatalogOptions, CatalogReport } from "./catalog.ts";
 export { buildCatalog, catalogEntries, DEFAULT_BUDGET_FRACTION, resolveBudget } from "./catalog.ts";
 export type { ActivationMode, PromptSectionOptions } from "./prompt.ts";
