@@ -129,7 +129,10 @@ describe("catalog text cannot be forged by a field", () => {
 					expect(skill.description.startsWith("x")).toBe(true);
 					expect(skill.location.startsWith("/skills/")).toBe(true);
 					expect(skill.name.replace(/\s+/g, "")).toBe(
-						(list[i]?.name ?? "").replace(/[\s\p{Cc}\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff\u{E0000}-\u{E007F}]/gu, ""),
+						(list[i]?.name ?? "").replace(
+							/[\s\p{Cc}\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff\u{E0000}-\u{E007F}]/gu,
+							"",
+						),
 					);
 				}
 				expect(text).not.toMatch(/[<>]/);
@@ -192,7 +195,9 @@ describe("activation text is exactly one <skill_content> block", () => {
 				const tags = [...text.matchAll(/<[\s\p{Cf}]*(\/?)[\s\p{Cf}]*skill[\s\p{Cf}_-]*content/giu)];
 				expect(tags.map((t) => t[1])).toEqual(["", "/"]);
 				expect(text.endsWith("</skill_content>")).toBe(true);
-				expect(text.match(/<[\s\p{Cf}]*\/?[\s\p{Cf}]*skill[\s\p{Cf}_-]*resources/giu)?.length ?? 0).toBeLessThanOrEqual(2);
+				expect(text.match(/<[\s\p{Cf}]*\/?[\s\p{Cf}]*skill[\s\p{Cf}_-]*resources/giu)?.length ?? 0).toBeLessThanOrEqual(
+					2,
+				);
 				const baseLines = text.split("\n").filter((line) => line.startsWith("Base directory for this skill:"));
 				expect(baseLines).toHaveLength(cached ? 0 : 1);
 			}),
