@@ -15,15 +15,30 @@ export function hasInvisibleChars(text: string): boolean {
 	return INVISIBLE.test(text);
 }
 
-/** The code points of the invisible characters in `text`, as `U+XXXX`, each once, in order of appearance. */
-export function invisibleCharsIn(text: string): string[] {
-	const found = new Set<string>();
+/**
+ * The invisible characters in `text`, summarised by kind with counts and the first code point of each, e.g.
+ * `15 Unicode tag characters (U+E0049 first), 1 zero-width or other invisible character (U+200B first)`.
+ */
+export function describeInvisibleChars(text: string): string {
+	const kinds = new Map<string, { count: number; first: string }>();
 	for (const match of text.matchAll(INVISIBLE_ALL)) {
 		const point = match[0].codePointAt(0) ?? 0;
-		found.add(`U+${point.toString(16).toUpperCase().padStart(4, "0")}`);
+		const kind =
+			point >= 0xe0000
+				? "Unicode tag or variation character"
+				: BIDI.test(match[0])
+					? "bidi control"
+					: "zero-width or other invisible character";
+		const seen = kinds.get(kind) ?? { count: 0, first: `U+${point.toString(16).toUpperCase().padStart(4, "0")}` };
+		seen.count++;
+		kinds.set(kind, seen);
 	}
-	return [...found];
+	return [...kinds]
+		.map(([kind, { count, first }]) => `${count} ${kind}${count === 1 ? "" : "s"} (${first} first)`)
+		.join(", ");
 }
+
+const BIDI = /[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/u;
 
 /** `text` without tag characters, bidi controls, zero-width and other invisible format characters. */
 export function stripInvisible(text: string): string {

@@ -8,7 +8,7 @@ import {
 	type FieldType,
 	SPEC_FIELDS,
 } from "./fields.ts";
-import { invisibleCharsIn } from "./invisible.ts";
+import { describeInvisibleChars, hasInvisibleChars } from "./invisible.ts";
 import { checkSkillName, isNonAsciiName, normalizeSkillName } from "./names.ts";
 import type { SkillProperties } from "./properties.ts";
 import { readExtensionFields, readOptionalSpecFields } from "./validate-fields.ts";
@@ -181,11 +181,10 @@ function checkInvisible(fields: ReadonlyMap<string, FrontmatterField>, out: Find
 	for (const key of SHOWN_FIELDS) {
 		const field = fields.get(key);
 		if (field?.text === undefined) continue;
-		const found = invisibleCharsIn(field.text);
-		if (found.length === 0) continue;
+		if (!hasInvisibleChars(field.text)) continue;
 		out.push({
 			code: "field.invisible-chars",
-			message: `'${key}' contains invisible characters (${found.slice(0, 5).join(", ")}${found.length > 5 ? ", …" : ""}); catalogs remove them`,
+			message: `'${key}' contains invisible characters: ${describeInvisibleChars(field.text)}; catalogs remove them`,
 			at: field.valueOffset,
 			field: key,
 		});
