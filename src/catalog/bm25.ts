@@ -54,13 +54,83 @@ export class Bm25Index {
 				const frequency = doc.terms.get(term);
 				if (!frequency) continue;
 				const df = this.#documentFrequency.get(term) ?? 0;
-				const idf = Math.log(1 + (count - df + 0.5) / (df + 0.5));
-				const norm = frequency + K1 * (1 - B + (B * doc.length) / (this.#averageLength || 1));
-				score += (idf * frequency * (K1 + 1)) / norm;
+				score += termScore(frequency, df, count, doc.length / (this.#averageLength || 1));
 			}
 			if (score > 0) hits.push({ id: doc.id, score });
 		}
 		hits.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
 		return hits.slice(0, limit);
 	}
+}
+
+/** One term's BM25 contribution: its frequency in a document, its document frequency, and the length ratio. */
+function termScore(frequency: number, df: number, count: number, relativeLength: number): number {
+	const idf = Math.log(1 + (count - df + 0.5) / (df + 0.5));
+	return (idf * frequency * (K1 + 1)) / (frequency + K1 * (1 - B + B * relativeLength));
+}
+
+/**
+ * The BM25 score of every document for one query, in document order (0 for no match): the same scores as
+ * {@link Bm25Index.search}, in one pass that counts only the query's terms, for ranking a whole catalog once.
+ */
+export function bm25Scores(documents: readonly SearchDocument[], query: string): number[] {
+	const terms = new Map([...new Set(tokenize(query))].map((term, i) => [term, i]));
+	const scores = new Array<number>(documents.length).fill(0);
+	if (terms.size === 0) return scores;
+	const width = terms.size;
+	const list = [...terms.keys()];
+	const frequencies = new Float64Array(documents.length * width);
+	const lengths = new Float64Array(documents.length);
+	for (const [d, document] of documents.entries()) {
+		for (const field of document.fields) {
+			lengths[d] =
+				(lengths[d] ?? 0) +
+				field.weight *
+					scanWords(field.text.toLowerCase(), list, (k) => {
+						frequencies[d * width + k] = (frequencies[d * width + k] ?? 0) + field.weight;
+					});
+		}
+	}
+	const df = new Array<number>(width).fill(0);
+	for (let i = 0; i < frequencies.length; i++) if ((frequencies[i] ?? 0) > 0) df[i % width] = (df[i % width] ?? 0) + 1;
+	const average = lengths.reduce((sum, length) => sum + length, 0) / Math.max(1, documents.length) || 1;
+	for (let d = 0; d < documents.length; d++) {
+		for (let k = 0; k < width; k++) {
+			const frequency = frequencies[d * width + k] ?? 0;
+			if (frequency > 0)
+				scores[d] = (scores[d] ?? 0) + termScore(frequency, df[k] ?? 0, documents.length, (lengths[d] ?? 0) / average);
+		}
+	}
+	return scores;
+}
+
+const LETTER_OR_DIGIT = /[\p{L}\p{N}]/u;
+
+/** True when the code point at `i` of `text` is a letter or digit, as {@link tokenize} counts them. */
+function isWordChar(text: string, i: number): boolean {
+	const c = text.charCodeAt(i);
+	if (c < 128) return (c >= 48 && c <= 57) || (c >= 97 && c <= 122) || (c >= 65 && c <= 90);
+	return LETTER_OR_DIGIT.test(String.fromCodePoint(text.codePointAt(i) ?? c));
+}
+
+/**
+ * Counts the words of lowercased `text` as {@link tokenize} splits them, calling `found(k)` for each word equal
+ * to `terms[k]`; no word strings are made, so ranking a whole catalog stays cheap.
+ */
+function scanWords(text: string, terms: readonly string[], found: (k: number) => void): number {
+	let words = 0;
+	let i = 0;
+	while (i < text.length) {
+		if (!isWordChar(text, i)) {
+			i += (text.codePointAt(i) ?? 0) > 0xffff ? 2 : 1;
+			continue;
+		}
+		const start = i;
+		while (i < text.length && isWordChar(text, i)) i += (text.codePointAt(i) ?? 0) > 0xffff ? 2 : 1;
+		words++;
+		for (const [k, term] of terms.entries()) {
+			if (term.length === i - start && text.startsWith(term, start)) found(k);
+		}
+	}
+	return words;
 }

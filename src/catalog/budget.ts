@@ -128,10 +128,8 @@ interface Slot {
 	/** Words the description never goes below. */
 	floor: number;
 	taken: number;
-	/** Cost of the entry with an empty description. */
+	/** Cost of the whole entry with its description at the floor (the floor's words, then an ellipsis if cut). */
 	base: number;
-	/** Cost of the floor's words (and the ellipsis after them when they are not all). */
-	floorCost: number;
 }
 
 /** A word that ends a sentence: `.`, `!` or `?`, maybe closed by quotes or brackets. */
@@ -175,11 +173,10 @@ class Fitter {
 	slot(entry: CatalogEntry, index: number): Slot {
 		// Words carry their leading space, as BPE pre-tokenisers split text, so their costs add up closely.
 		const words = entry.description.match(/\s*\S+/g) ?? [];
-		const base = this.#options.meter.measure(`${this.#options.parts.entry({ ...entry, description: "" })}\n`);
 		const floor = floorLength(words, this.#options.floorWords);
-		const slot: Slot = { entry, index, words, costs: new Array(words.length), floor, taken: floor, base, floorCost: 0 };
-		for (let i = 0; i < floor; i++) slot.floorCost += this.#wordCost(slot, i);
-		if (floor > 0 && floor < words.length) slot.floorCost += this.#measureWord(ELLIPSIS);
+		const slot: Slot = { entry, index, words, costs: new Array(words.length), floor, taken: floor, base: 0 };
+		// The entry at its floor is measured whole, separators included: it is what step 4 keeps or drops.
+		slot.base = this.#options.meter.measure(`${this.#options.parts.entry(describe(slot))}\n`);
 		return slot;
 	}
 
@@ -189,7 +186,7 @@ class Fitter {
 		let room = limit - meter.measure(parts.assemble([], omitted));
 		for (const i of indices) {
 			const slot = slotAt(i);
-			room -= slot.base + slot.floorCost;
+			room -= slot.base;
 			if (room < 0) return room;
 		}
 		return room;
@@ -202,7 +199,7 @@ class Fitter {
 		let used = meter.measure(parts.assemble([], total));
 		for (let n = 0; n < order.length; n++) {
 			const slot = slotAt(order[n] as number);
-			used += slot.base + slot.floorCost;
+			used += slot.base;
 			if (used > limit) return n;
 		}
 		return order.length;
@@ -294,7 +291,7 @@ class Fitter {
 	 * skills, the one last in priority first.
 	 */
 	#trim(kept: Slot[], excess: number): void {
-		for (let n = 0; n < Math.max(1, excess); n++) {
+		for (let freed = 0; freed < Math.max(1, excess); ) {
 			let fullest: Slot | undefined;
 			for (const slot of kept) {
 				if (slot.taken > slot.floor && slot.taken - slot.floor > (fullest ? fullest.taken - fullest.floor : 0))
@@ -302,6 +299,7 @@ class Fitter {
 			}
 			if (fullest) {
 				fullest.taken--;
+				freed += Math.max(1, this.#wordCost(fullest, fullest.taken));
 				continue;
 			}
 			let last = -1;
@@ -309,6 +307,7 @@ class Fitter {
 				if (last < 0 || this.#position(kept[i] as Slot) > this.#position(kept[last] as Slot)) last = i;
 			}
 			if (last < 0) return;
+			freed += Math.max(1, (kept[last] as Slot).base);
 			kept.splice(last, 1);
 		}
 	}

@@ -1,6 +1,6 @@
 import type { IndexedSkill, SkillIndex } from "../discovery/index.ts";
 import { codePointLength, SkillsetError } from "../skill/index.ts";
-import { Bm25Index } from "./bm25.ts";
+import { bm25Scores } from "./bm25.ts";
 import {
 	type BudgetUnit,
 	capDescription,
@@ -155,7 +155,7 @@ export function keepOrder(entries: readonly CatalogEntry[], query: string | unde
 }
 
 function relevance(entries: readonly CatalogEntry[], query: string): number[] {
-	const index = new Bm25Index(
+	return bm25Scores(
 		entries.map((e, i) => ({
 			id: String(i),
 			fields: [
@@ -164,10 +164,8 @@ function relevance(entries: readonly CatalogEntry[], query: string): number[] {
 				{ text: e.triggers ?? "", weight: 1 },
 			],
 		})),
+		query,
 	);
-	const scores = new Array<number>(entries.length).fill(0);
-	for (const hit of index.search(query, entries.length)) scores[Number(hit.id)] = hit.score;
-	return scores;
 }
 
 /** Turns budget options into one limit; an invalid budget is a programming error. */

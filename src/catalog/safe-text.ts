@@ -5,6 +5,8 @@ import { stripInvisible } from "../skill/index.ts";
 
 /** Whitespace and control characters of any kind, in runs: line breaks, tabs, NEL, U+2028/2029, NBSP and the rest. */
 const BREAKS = /[\s\p{Cc}]+/gu;
+/** Whitespace other than single spaces inside the text, or a control character: what {@link foldField} changes. */
+const NEEDS_FOLDING = /[^\S ]| {2}|^ | $|\p{Cc}/u;
 /** A character that ends a line or is a control character (in a path these are kept, but never raw). */
 const CONTROL = /[\p{Cc}\u2028\u2029]/gu;
 /** `<` that could open a tag: before a letter, `/`, `!` or `?`, allowing spaces and invisible characters between. */
@@ -15,7 +17,8 @@ const TAG_OPEN = /<(?=[\s\p{Cf}]*[\p{L}/!?])/gu;
  * control characters folded into one space, ends trimmed. Idempotent; text that needs none of it is returned as is.
  */
 export function foldField(text: string): string {
-	return stripInvisible(text).replace(BREAKS, " ").trim();
+	const visible = stripInvisible(text);
+	return NEEDS_FOLDING.test(visible) ? visible.replace(BREAKS, " ").trim() : visible;
 }
 
 /**
