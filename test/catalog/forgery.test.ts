@@ -212,3 +212,14 @@ describe("activation text is exactly one <skill_content> block", () => {
 		expect(text).toContain(`\n${body}\n`);
 	});
 });
+
+describe("file-read activation with escaped locations", () => {
+	it("accepts a catalog whose paths needed escaping, and still refuses one without paths", async () => {
+		const list = [{ name: "pdf", description: "Fills PDF forms.", location: "/home/o'brien/R&D/pdf/SKILL.md" }];
+		const xml = await buildCatalog(list, { format: "xml", tokenizer: estimateTokenizer });
+		expect(xml.text).toContain("/home/o&#x27;brien/R&amp;D/pdf/SKILL.md");
+		expect(systemPromptSection(xml, { activation: "file-read" })).toContain("read the SKILL.md at its location");
+		const bare = await buildCatalog(list, { tokenizer: estimateTokenizer });
+		expect(() => systemPromptSection(bare, { activation: "file-read" })).toThrow(/locations/);
+	});
+});
