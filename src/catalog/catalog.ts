@@ -82,7 +82,8 @@ export function catalogEntries(index: SkillIndex): CatalogEntry[] {
 function toEntry(skill: IndexedSkill): CatalogEntry {
 	const entry: CatalogEntry = { name: skill.name, description: skill.description, location: skill.realFile };
 	entry.rank = skill.rank;
-	const triggers = [skill.properties.whenToUse ?? "", ...(skill.properties.readWhen ?? [])].join(" ").trim();
+	// `when_to_use` is already part of the indexed description; WorkBuddy `read_when` triggers are not.
+	const triggers = (skill.properties.readWhen ?? []).join(" ").trim();
 	if (triggers) entry.triggers = triggers;
 	return entry;
 }

@@ -8,7 +8,7 @@ export interface CatalogEntry {
 	location: string;
 	/** Precedence of the skill's root, 0 the highest: the budget drops the highest ranks first. Default 0. */
 	rank?: number;
-	/** Extra text that says when to use the skill (WorkBuddy `read_when`, `when_to_use`), searched by `query`. */
+	/** Extra text that says when to use the skill (WorkBuddy `read_when`), searched by `query`, never shown. */
 	triggers?: string;
 }
 

@@ -142,7 +142,7 @@ function searchSkillsTool(session: SkillSession): SkillTool {
 			fields: [
 				{ text: s.name, weight: 3 },
 				{ text: s.description, weight: 1 },
-				{ text: [s.properties.whenToUse ?? "", ...(s.properties.readWhen ?? [])].join(" "), weight: 1 },
+				{ text: (s.properties.readWhen ?? []).join(" "), weight: 1 },
 			],
 		})),
 	);
