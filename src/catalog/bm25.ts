@@ -105,12 +105,20 @@ export function bm25Scores(documents: readonly SearchDocument[], query: string):
 }
 
 const LETTER_OR_DIGIT = /[\p{L}\p{N}]/u;
+/** ASCII letters and digits, by char code. */
+const ASCII_WORD = Uint8Array.from({ length: 128 }, (_, c) =>
+	(c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) ? 1 : 0,
+);
 
-/** True when the code point at `i` of `text` is a letter or digit, as {@link tokenize} counts them. */
-function isWordChar(text: string, i: number): boolean {
-	const c = text.charCodeAt(i);
-	if (c < 128) return (c >= 48 && c <= 57) || (c >= 97 && c <= 122) || (c >= 65 && c <= 90);
-	return LETTER_OR_DIGIT.test(String.fromCodePoint(text.codePointAt(i) ?? c));
+/** The length in code units of the code point at `i`. */
+function width(code: number): number {
+	return code >= 0xd800 && code < 0xdc00 ? 2 : 1;
+}
+
+/** True when the code point at `i` of `text` (first unit `code`) is a letter or digit, as {@link tokenize} says. */
+function isWordChar(text: string, i: number, code: number): boolean {
+	if (code < 128) return ASCII_WORD[code] === 1;
+	return LETTER_OR_DIGIT.test(String.fromCodePoint(text.codePointAt(i) ?? code));
 }
 
 /**
@@ -121,14 +129,21 @@ function scanWords(text: string, terms: readonly string[], found: (k: number) =>
 	let words = 0;
 	let i = 0;
 	while (i < text.length) {
-		if (!isWordChar(text, i)) {
-			i += (text.codePointAt(i) ?? 0) > 0xffff ? 2 : 1;
+		const code = text.charCodeAt(i);
+		if (!isWordChar(text, i, code)) {
+			i += width(code);
 			continue;
 		}
 		const start = i;
-		while (i < text.length && isWordChar(text, i)) i += (text.codePointAt(i) ?? 0) > 0xffff ? 2 : 1;
+		i += width(code);
+		while (i < text.length) {
+			const next = text.charCodeAt(i);
+			if (!isWordChar(text, i, next)) break;
+			i += width(next);
+		}
 		words++;
-		for (const [k, term] of terms.entries()) {
+		for (let k = 0; k < terms.length; k++) {
+			const term = terms[k] as string;
 			if (term.length === i - start && text.startsWith(term, start)) found(k);
 		}
 	}

@@ -24,6 +24,11 @@ export interface FitOptions {
 	floorWords: number;
 	/** Entry indices, the skill to keep first at the front; step 4 drops from the back. Default: entry order. */
 	priority?: readonly number[];
+	/**
+	 * Makes an entry ready to show (folds and cleans its fields). Called only for entries the fitter measures, so
+	 * skills the budget drops unseen cost nothing; omitted entries are returned as given.
+	 */
+	prepare?: (entry: CatalogEntry) => CatalogEntry;
 }
 
 /** The fitted catalog: entries kept (descriptions possibly cut), entries left out, and the text. */
@@ -51,16 +56,21 @@ export const DEFAULT_FLOOR_WORDS = 12;
  * line (in its brief form if need be), and empty when not even that fits.
  */
 export function fitCatalog(entries: readonly CatalogEntry[], options: FitOptions): FitResult {
-	const fitter = new Fitter(options);
-	const asIs = fitter.fitsWhole(entries.length, (i) => entries[i] as CatalogEntry);
-	if (asIs !== undefined) return fitter.result("fits", entries, entries, [], asIs);
-	// Entries are capped and turned into slots only as far as the budget reaches.
+	const prepared: CatalogEntry[] = [];
+	const prepare = options.prepare ?? ((entry: CatalogEntry) => entry);
+	const at = (i: number) => (prepared[i] ??= prepare(entries[i] as CatalogEntry));
+	const fitter = new Fitter(options, at);
+	const asIs = fitter.fitsWhole(entries.length, at);
+	if (asIs !== undefined) {
+		const all = range(entries.length).map(at);
+		return fitter.result("fits", all, all, [], asIs);
+	}
+	// Entries are prepared, capped and turned into slots only as far as the budget reaches.
 	const capped: CatalogEntry[] = [];
-	const cappedAt = (i: number) =>
-		(capped[i] ??= capDescription(entries[i] as CatalogEntry, options.maxDescriptionCodePoints));
+	const cappedAt = (i: number) => (capped[i] ??= capDescription(at(i), options.maxDescriptionCodePoints));
 	const cappedText = fitter.fitsWhole(entries.length, cappedAt);
 	if (cappedText !== undefined)
-		return fitter.result("capped", entries, range(entries.length).map(cappedAt), [], cappedText);
+		return fitter.result("capped", range(entries.length).map(at), range(entries.length).map(cappedAt), [], cappedText);
 	const slots: Slot[] = [];
 	const slotAt = (i: number) => (slots[i] ??= fitter.slot(cappedAt(i), i));
 	const everyone = fitter.roomFor(range(entries.length), slotAt, 0);
@@ -148,11 +158,13 @@ export function floorLength(words: readonly string[], max: number): number {
 
 class Fitter {
 	readonly #options: FitOptions;
+	readonly #prepared: (i: number) => CatalogEntry;
 	readonly #costs = new Map<string, number>();
 	#positions: number[] | undefined;
 
-	constructor(options: FitOptions) {
+	constructor(options: FitOptions, prepared: (i: number) => CatalogEntry) {
 		this.#options = options;
+		this.#prepared = prepared;
 	}
 
 	/** The whole catalog's text when it fits, checked entry by entry so a hopeless case stops early. */
@@ -220,19 +232,19 @@ class Fitter {
 		const keptIndices = new Set(kept.map((slot) => slot.index));
 		const omitted = original.filter((_, i) => !keptIndices.has(i));
 		const final = omitted.length > 0 ? "dropped" : step;
-		return this.result(final, original, kept.map(describe), omitted, text, kept);
+		const originals = kept.map((slot) => this.#prepared(slot.index));
+		return this.result(final, originals, kept.map(describe), omitted, text);
 	}
 
+	/** The result; `original` holds the prepared entries `kept` came from, index for index. */
 	result(
 		step: FitStep,
 		original: readonly CatalogEntry[],
 		kept: readonly CatalogEntry[],
 		omitted: CatalogEntry[],
 		text: string,
-		slots?: readonly Slot[],
 	): FitResult {
-		const originals = slots ? slots.map((slot) => original[slot.index] as CatalogEntry) : original;
-		const truncated = truncationsOf(originals, kept);
+		const truncated = truncationsOf(original, kept);
 		return { step, kept: [...kept], omitted, truncated, text, cost: this.#options.meter.measure(text) };
 	}
 

@@ -105,18 +105,17 @@ export async function buildCatalog(
 	source: SkillIndex | readonly CatalogEntry[],
 	options: CatalogOptions = {},
 ): Promise<Catalog> {
-	const entries = (
-		Array.isArray(source) ? (source as readonly CatalogEntry[]) : catalogEntries(source as SkillIndex)
-	).map(safeEntry);
+	const entries = Array.isArray(source) ? (source as readonly CatalogEntry[]) : catalogEntries(source as SkillIndex);
 	const tokenizer = options.tokenizer ?? (await loadDefaultTokenizer());
 	const format = options.format ?? "markdown";
 	const budget = resolveBudget(options.budget);
 	const maxDescription = options.maxDescriptionCodePoints ?? 1024;
 	if (entries.length === 0) return emptyCatalog(format, budget, tokenizer);
 	if (!budget) {
-		const capped = entries.map((e) => capDescription(e, maxDescription));
+		const safe = entries.map(safeEntry);
+		const capped = safe.map((e) => capDescription(e, maxDescription));
 		const text = renderCatalog(capped, options);
-		return finish({ step: "fits", kept: capped, omitted: [], text, entries, format, budget, tokenizer });
+		return finish({ step: "fits", kept: capped, omitted: [], text, entries: safe, format, budget, tokenizer });
 	}
 	const meter: Meter =
 		budget.unit === "tokens"
@@ -129,6 +128,7 @@ export async function buildCatalog(
 		maxDescriptionCodePoints: maxDescription,
 		floorWords: floorWords(options.floorWords),
 		priority: keepOrder(entries, options.query),
+		prepare: safeEntry,
 	});
 	return finish({ ...fit, entries, format, budget, tokenizer });
 }
@@ -217,7 +217,7 @@ function finish(input: Finish): Catalog {
 			skills: input.entries.length,
 			kept: input.kept.map((e) => e.name),
 			truncated,
-			omitted: input.omitted.map((e) => e.name),
+			omitted: input.omitted.map((e) => foldField(e.name)),
 			truncatedChars: truncated.reduce((sum, t) => sum + t.droppedChars, 0),
 			tokensPerSkill: input.kept.length > 0 ? Math.round((tokens / input.kept.length) * 10) / 10 : 0,
 		},

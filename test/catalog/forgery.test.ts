@@ -223,3 +223,14 @@ describe("file-read activation with escaped locations", () => {
 		expect(() => systemPromptSection(bare, { activation: "file-read" })).toThrow(/locations/);
 	});
 });
+
+describe("folding is not truncation", () => {
+	it("reports no cut for a description that was only folded, with or without a budget", async () => {
+		const list = [{ name: "pdf", description: "Fills\n  PDF\tforms.\u200b", location: "/p/SKILL.md" }];
+		for (const budget of [undefined, { tokens: 1000 }]) {
+			const catalog = await buildCatalog(list, { tokenizer: estimateTokenizer, ...(budget ? { budget } : {}) });
+			expect(catalog.entries[0]?.description).toBe("Fills PDF forms.");
+			expect(catalog.report.truncated).toEqual([]);
+		}
+	});
+});
