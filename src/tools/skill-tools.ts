@@ -201,7 +201,7 @@ export function guarded(
  */
 function refusal(session: SkillSession, message: string, details: Record<string, unknown>): ToolResult {
 	if (details.code !== "unknown" || details.closest === undefined) {
-		return { content: message, isError: true, protected: false, details };
+		return { content: listText(message), isError: true, protected: false, details };
 	}
 	const { available: _available, ...rest } = details;
 	const name = String(details.name ?? "");
