@@ -80,12 +80,10 @@ export function catalogEntries(index: SkillIndex): CatalogEntry[] {
 }
 
 function toEntry(skill: IndexedSkill): CatalogEntry {
-	const entry: CatalogEntry = { name: skill.name, description: skill.description, location: skill.realFile };
-	entry.rank = skill.rank;
 	// `when_to_use` is already part of the indexed description; WorkBuddy `read_when` triggers are not.
-	const triggers = (skill.properties.readWhen ?? []).join(" ").trim();
-	if (triggers) entry.triggers = triggers;
-	return entry;
+	const readWhen = skill.properties.readWhen;
+	const triggers = readWhen && readWhen.length > 0 ? readWhen.join(" ") : undefined;
+	return { name: skill.name, description: skill.description, location: skill.realFile, rank: skill.rank, triggers };
 }
 
 /** The entry as a catalog may show it: one-line name and description without invisible characters, a one-line path. */
