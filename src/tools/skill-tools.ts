@@ -47,9 +47,10 @@ const NAME_PATTERN = "^[a-z0-9]+(-[a-z0-9]+)*$";
 const CLOSEST = 5;
 
 /**
- * The skill tools for a session: `load_skill` (the name constrained to an enum of the catalog's names),
- * `read_skill_resource`, `list_skills` and `search_skills` (BM25 over names and descriptions, for catalogs the
- * budget cut). With no skills there are no tools: do not register any.
+ * The skill tools for a session: `load_skill` (its name an enum of the names in the catalog the model saw, and
+ * any other spec name, so search results load), `read_skill_resource`, `list_skills` (paged, within the catalog's
+ * budget) and `search_skills` (BM25 over names, descriptions and `read_when` triggers, for catalogs the budget
+ * cut). With no skills there are no tools: do not register any.
  */
 export function createSkillTools(session: SkillSession, options: SkillToolsOptions = {}): SkillTool[] {
 	const skills = session.index.catalogSkills;
