@@ -14,6 +14,7 @@ import {
 	type SkillIndex,
 } from "skillset";
 import { parse } from "yaml";
+import { benchCatalog } from "./catalog.ts";
 import { generateTree } from "./generate.ts";
 import { benchTokens } from "./tokens.ts";
 
@@ -166,6 +167,7 @@ async function main(): Promise<void> {
 	const tokenizerLoadMs = Math.round(performance.now() - tokenizerStart);
 	for (const count of SIZES) sizes.push(await benchSize(count, rows));
 	rows.push(...(await benchTokens()));
+	rows.push(...(await benchCatalog()));
 	console.log(
 		`node ${process.version}, ${RUNS} runs per measure (median), tokenizer load ${tokenizerLoadMs} ms (once)\n`,
 	);

@@ -1,7 +1,17 @@
 import type { IndexedSkill, SkillIndex } from "../discovery/index.ts";
 import { codePointLength, SkillsetError } from "../skill/index.ts";
-import { type BudgetUnit, capDescription, type FitStep, fitCatalog, type Meter, truncationsOf } from "./budget.ts";
+import { bm25Scores } from "./bm25.ts";
+import {
+	type BudgetUnit,
+	capDescription,
+	DEFAULT_FLOOR_WORDS,
+	type FitStep,
+	fitCatalog,
+	type Meter,
+	truncationsOf,
+} from "./budget.ts";
 import { type CatalogEntry, formatParts, type RenderOptions, renderCatalog } from "./render.ts";
+import { foldField, foldPath } from "./safe-text.ts";
 import { loadDefaultTokenizer, type Tokenizer } from "./tokenizer.ts";
 
 /** A tier-1 budget: tokens, characters, or a fraction of a context window (in tokens). */
@@ -21,6 +31,16 @@ export interface CatalogOptions extends RenderOptions {
 	tokenizer?: Tokenizer;
 	/** Step 2's cap on each description, in code points. Default 1,024 (the spec's limit). */
 	maxDescriptionCodePoints?: number;
+	/**
+	 * The floor of step 3: a description is never cut below its first sentence or this many words, whichever is
+	 * shorter; when every skill cannot have that much, whole skills are dropped instead. Default 12; 0 turns it off.
+	 */
+	floorWords?: number;
+	/**
+	 * What the task is about. When skills must be dropped, the least relevant to it go first (BM25 over name,
+	 * description and triggers), after the lowest-precedence ones.
+	 */
+	query?: string;
 }
 
 /** What the catalog cost and what the budget did to it. */
@@ -53,7 +73,6 @@ export interface Catalog {
 
 /** Default share of the context window for the catalog, as Codex and DESIGN.md use. */
 export const DEFAULT_BUDGET_FRACTION = 0.02;
-const MIN_SHARE: Readonly<Record<BudgetUnit, number>> = { tokens: 16, chars: 64 };
 
 /** The catalog entries of an index: selected, trusted, enabled, model-invocable skills in rank-then-name order. */
 export function catalogEntries(index: SkillIndex): CatalogEntry[] {
@@ -61,7 +80,19 @@ export function catalogEntries(index: SkillIndex): CatalogEntry[] {
 }
 
 function toEntry(skill: IndexedSkill): CatalogEntry {
-	return { name: skill.name, description: skill.description, location: skill.realFile };
+	// `when_to_use` is already part of the indexed description; WorkBuddy `read_when` triggers are not.
+	const readWhen = skill.properties.readWhen;
+	const triggers = readWhen && readWhen.length > 0 ? readWhen.join(" ") : undefined;
+	return { name: skill.name, description: skill.description, location: skill.realFile, rank: skill.rank, triggers };
+}
+
+/** The entry as a catalog may show it: one-line name and description without invisible characters, a one-line path. */
+function safeEntry(entry: CatalogEntry): CatalogEntry {
+	const name = foldField(entry.name);
+	const description = foldField(entry.description);
+	const location = foldPath(entry.location);
+	if (name === entry.name && description === entry.description && location === entry.location) return entry;
+	return { ...entry, name, description, location };
 }
 
 /**
@@ -72,18 +103,17 @@ export async function buildCatalog(
 	source: SkillIndex | readonly CatalogEntry[],
 	options: CatalogOptions = {},
 ): Promise<Catalog> {
-	const entries = Array.isArray(source)
-		? [...(source as readonly CatalogEntry[])]
-		: catalogEntries(source as SkillIndex);
+	const entries = Array.isArray(source) ? (source as readonly CatalogEntry[]) : catalogEntries(source as SkillIndex);
 	const tokenizer = options.tokenizer ?? (await loadDefaultTokenizer());
 	const format = options.format ?? "markdown";
 	const budget = resolveBudget(options.budget);
 	const maxDescription = options.maxDescriptionCodePoints ?? 1024;
 	if (entries.length === 0) return emptyCatalog(format, budget, tokenizer);
 	if (!budget) {
-		const capped = entries.map((e) => capDescription(e, maxDescription));
+		const safe = entries.map(safeEntry);
+		const capped = safe.map((e) => capDescription(e, maxDescription));
 		const text = renderCatalog(capped, options);
-		return finish({ step: "fits", kept: capped, omitted: [], text, entries, format, budget, tokenizer });
+		return finish({ step: "fits", kept: capped, omitted: [], text, entries: safe, format, budget, tokenizer });
 	}
 	const meter: Meter =
 		budget.unit === "tokens"
@@ -94,9 +124,47 @@ export async function buildCatalog(
 		meter,
 		limit: budget.limit,
 		maxDescriptionCodePoints: maxDescription,
-		minShare: MIN_SHARE[budget.unit],
+		floorWords: floorWords(options.floorWords),
+		priority: keepOrder(entries, options.query),
+		prepare: safeEntry,
 	});
 	return finish({ ...fit, entries, format, budget, tokenizer });
+}
+
+function floorWords(value: number | undefined): number {
+	if (value === undefined) return DEFAULT_FLOOR_WORDS;
+	if (!Number.isInteger(value) || value < 0)
+		throw new SkillsetError("invalid-option", "floorWords must be a whole number of at least 0");
+	return value;
+}
+
+/**
+ * The order in which skills are kept when not all fit: by precedence (rank), then, with a query, by relevance
+ * (BM25 over name, description and triggers), then in entry order. Undefined when that is just entry order.
+ */
+export function keepOrder(entries: readonly CatalogEntry[], query: string | undefined): number[] | undefined {
+	const ranked = entries.some((e, i) => i > 0 && (e.rank ?? 0) < (entries[i - 1]?.rank ?? 0));
+	const scores = query?.trim() ? relevance(entries, query) : undefined;
+	if (!ranked && !scores) return undefined;
+	const order = entries.map((_, i) => i);
+	return order.sort(
+		(a, b) =>
+			(entries[a]?.rank ?? 0) - (entries[b]?.rank ?? 0) || (scores ? (scores[b] ?? 0) - (scores[a] ?? 0) : 0) || a - b,
+	);
+}
+
+function relevance(entries: readonly CatalogEntry[], query: string): number[] {
+	return bm25Scores(
+		entries.map((e, i) => ({
+			id: String(i),
+			fields: [
+				{ text: e.name, weight: 3 },
+				{ text: e.description, weight: 1 },
+				{ text: e.triggers ?? "", weight: 1 },
+			],
+		})),
+		query,
+	);
 }
 
 /** Turns budget options into one limit; an invalid budget is a programming error. */
@@ -147,7 +215,7 @@ function finish(input: Finish): Catalog {
 			skills: input.entries.length,
 			kept: input.kept.map((e) => e.name),
 			truncated,
-			omitted: input.omitted.map((e) => e.name),
+			omitted: input.omitted.map((e) => foldField(e.name)),
 			truncatedChars: truncated.reduce((sum, t) => sum + t.droppedChars, 0),
 			tokensPerSkill: input.kept.length > 0 ? Math.round((tokens / input.kept.length) * 10) / 10 : 0,
 		},

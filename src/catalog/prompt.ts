@@ -1,5 +1,6 @@
 import { SkillsetError } from "../skill/index.ts";
 import type { Catalog } from "./catalog.ts";
+import { type CatalogFormat, formatParts } from "./render.ts";
 
 /** How the model activates a skill: through a load tool, or by reading SKILL.md with its file tool. */
 export type ActivationMode = "tool" | "file-read";
@@ -18,11 +19,7 @@ export interface PromptSectionOptions {
 export function systemPromptSection(catalog: Catalog, options: PromptSectionOptions = {}): string {
 	if (catalog.text === "") return "";
 	const activation = options.activation ?? "tool";
-	if (
-		activation === "file-read" &&
-		catalog.entries.length > 0 &&
-		!catalog.text.includes(catalog.entries[0]?.location ?? "")
-	) {
+	if (activation === "file-read" && !listsLocations(catalog)) {
 		throw new SkillsetError("invalid-option", "file-read activation needs a catalog that includes locations");
 	}
 	const instruction =
@@ -30,4 +27,12 @@ export function systemPromptSection(catalog: Catalog, options: PromptSectionOpti
 			? `When a task matches a skill's description, call the ${options.toolName ?? "load_skill"} tool with the skill's name before you start, then follow the instructions it returns. Load a skill only when the task needs it, and do not load one that is already loaded.`
 			: "When a task matches a skill's description, read the SKILL.md at its location before you start, then follow it. Resolve relative paths in a skill against the folder that holds its SKILL.md, and use absolute paths in tool calls.";
 	return `## Skills\n\nSkills are folders of instructions and resources for particular tasks. ${instruction}\n\n${catalog.text}\n`;
+}
+
+/** True when the catalog's text lists its first entry with its location (as the format writes it, escaped). */
+function listsLocations(catalog: Catalog): boolean {
+	const first = catalog.entries[0];
+	if (!first) return true;
+	const format = catalog.report.format as CatalogFormat;
+	return catalog.text.includes(formatParts({ format, location: true }).entry(first));
 }

@@ -1,9 +1,15 @@
+import { foldField, foldPath, listText, neutralizeTags } from "./safe-text.ts";
+
 /** One skill as the catalog shows it. */
 export interface CatalogEntry {
 	name: string;
 	description: string;
 	/** Absolute path of SKILL.md; shown when the format includes locations. */
 	location: string;
+	/** Precedence of the skill's root, 0 the highest: the budget drops the highest ranks first. Default 0. */
+	rank?: number;
+	/** Extra text that says when to use the skill (WorkBuddy `read_when`), searched by `query`, never shown. */
+	triggers?: string;
 }
 
 /** The catalog formats. */
@@ -24,14 +30,18 @@ export interface FormatParts {
 	entry(entry: CatalogEntry): string;
 	/** The whole catalog from entry texts and the count of skills left out. */
 	assemble(entryTexts: readonly string[], omitted: number): string;
+	/** The shortest text for a catalog that lists none of its `omitted` skills (for budgets too small for more). */
+	brief(omitted: number): string;
 	/** A piece of description as the format writes it (escaped), so its cost is measured as written. */
 	escape(text: string): string;
 }
 
 /**
  * Renders entries as a catalog. `xml` is byte-identical to the reference `skills-ref to-prompt` output for the
- * same entries (each tag and value on its own line, HTML-escaped name and description, raw location);
- * `markdown` is `- name: description` lines; `json` is `{ "skills": [...] }`.
+ * same entries (each tag and value on its own line, HTML-escaped name and description); `markdown` is
+ * `- name: description` lines; `json` is `{ "skills": [...] }`. No field can change the structure in any format:
+ * names and descriptions are folded to one line without invisible characters, paths keep to one line, and markup
+ * is escaped (the xml `location` too, unlike the reference, which writes it raw).
  */
 export function renderCatalog(entries: readonly CatalogEntry[], options: RenderOptions = {}, omitted = 0): string {
 	const parts = formatParts(options);
@@ -50,9 +60,9 @@ export function formatParts(options: RenderOptions = {}): FormatParts {
 function xmlParts(location: boolean): FormatParts {
 	return {
 		entry: (e) => {
-			const lines = ["<skill>", "<name>", escapeXml(e.name), "</name>", "<description>", escapeXml(e.description)];
+			const lines = ["<skill>", "<name>", xmlField(e.name), "</name>", "<description>", xmlField(e.description)];
 			lines.push("</description>");
-			if (location) lines.push("<location>", e.location, "</location>");
+			if (location) lines.push("<location>", escapeXml(foldPath(e.location)), "</location>");
 			lines.push("</skill>");
 			return lines.join("\n");
 		},
@@ -60,36 +70,58 @@ function xmlParts(location: boolean): FormatParts {
 			const block = ["<available_skills>", ...texts, "</available_skills>"].join("\n");
 			return omitted > 0 ? `${block}\n${moreLine(omitted)}` : block;
 		},
-		escape: escapeXml,
+		escape: xmlField,
+		brief: briefLine,
 	};
 }
 
 function markdownParts(location: boolean): FormatParts {
 	return {
 		entry: (e) => {
-			const text = e.description ? `- ${e.name}: ${e.description}` : `- ${e.name}`;
-			return location ? `${text} (file: ${e.location})` : text;
+			const description = listText(e.description);
+			const text = description ? `- ${listText(e.name)}: ${description}` : `- ${listText(e.name)}`;
+			return location ? `${text} (file: ${neutralizeTags(foldPath(e.location))})` : text;
 		},
 		assemble: (texts, omitted) => [...texts, ...(omitted > 0 ? [`- ${moreLine(omitted)}`] : [])].join("\n"),
-		escape: (text) => text,
+		escape: listText,
+		brief: (omitted) => `- ${briefLine(omitted)}`,
 	};
 }
 
 function jsonParts(location: boolean): FormatParts {
 	return {
-		entry: (e) => JSON.stringify(location ? e : { name: e.name, description: e.description }),
+		entry: (e) => {
+			const fields = { name: foldField(e.name), description: foldField(e.description) };
+			return jsonText(location ? { ...fields, location: foldPath(e.location) } : fields);
+		},
 		assemble: (texts, omitted) => {
 			const skills = texts.length > 0 ? `[\n${texts.join(",\n")}\n]` : "[]";
 			const more = omitted > 0 ? `,\n"omitted": ${omitted},\n"note": ${JSON.stringify(moreLine(omitted))}` : "";
 			return `{"skills": ${skills}${more}}`;
 		},
-		escape: (text) => JSON.stringify(text).slice(1, -1),
+		escape: (text) => jsonText(foldField(text)).slice(1, -1),
+		brief: (omitted) => `{"skills": [], "omitted": ${omitted}}`,
 	};
 }
 
 /** The line that says the budget left skills out, and how to find them. */
 function moreLine(omitted: number): string {
 	return `${omitted} more skill${omitted === 1 ? " is" : "s are"} not listed: use search_skills to find them.`;
+}
+
+/** The "more" line at its shortest. */
+function briefLine(omitted: number): string {
+	return `${omitted} skills: use search_skills`;
+}
+
+/** A name or description in xml: one line, escaped. */
+function xmlField(text: string): string {
+	return escapeXml(foldField(text));
+}
+
+/** JSON with `<`, `>` and `&` as `\u` escapes: the same value, but no text in it can look like a tag. */
+function jsonText(value: unknown): string {
+	return JSON.stringify(value).replace(/[<>&]/g, (c) => `\\u00${c.charCodeAt(0).toString(16)}`);
 }
 
 /** Python's `html.escape(text, quote=True)`, which the reference uses: & < > " and '. */

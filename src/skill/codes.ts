@@ -69,6 +69,7 @@ export type SkillCode =
 	| "field.unknown"
 	| "field.type"
 	| "field.mapped"
+	| "field.invisible-chars"
 	| "body.empty";
 
 /** What the table knows about one code. */
@@ -418,6 +419,13 @@ export const SKILL_CODES: Readonly<Record<SkillCode, CodeInfo>> = {
 		lenient: i,
 		description: "A WorkBuddy field stands in for a missing spec field (`title` for name, `summary` for description).",
 		hint: "Add the spec field too, so that every client reads the skill.",
+	},
+	"field.invisible-chars": {
+		strict: w,
+		lenient: w,
+		description:
+			"`name`, `description`, `title` or `summary` holds invisible characters (Unicode tags, bidi controls, zero-width); catalogs remove them.",
+		hint: "Delete the invisible characters: a model reads text a person reviewing the skill cannot see.",
 	},
 	"body.empty": {
 		strict: w,

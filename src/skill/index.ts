@@ -10,6 +10,7 @@ export { SkillsetError } from "./errors.ts";
 export { DEFAULT_MAX_FRONTMATTER_BYTES } from "./fences.ts";
 export type { ExtensionSet, FieldType } from "./fields.ts";
 export { EXTENSION_FIELDS, EXTENSION_SETS, SPEC_FIELDS, splitToolList } from "./fields.ts";
+export { describeInvisibleChars, hasInvisibleChars, stripInvisible } from "./invisible.ts";
 export type { NameProblem } from "./names.ts";
 export { checkSkillName, isValidSkillName, MAX_NAME_CODE_POINTS, normalizeSkillName } from "./names.ts";
 export type { ParsedFrontmatterPrefix, ParsedSkill, ParseSkillOptions, SkillFrontmatter } from "./parse-skill.ts";

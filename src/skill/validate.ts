@@ -8,6 +8,7 @@ import {
 	type FieldType,
 	SPEC_FIELDS,
 } from "./fields.ts";
+import { describeInvisibleChars, hasInvisibleChars } from "./invisible.ts";
 import { checkSkillName, isNonAsciiName, normalizeSkillName } from "./names.ts";
 import type { SkillProperties } from "./properties.ts";
 import { readExtensionFields, readOptionalSpecFields } from "./validate-fields.ts";
@@ -50,6 +51,7 @@ export function validateFrontmatter(
 	checkUnknownFields(fields, known, findings);
 	const name = readName(fields, profile, options.dirName, findings);
 	const description = readDescription(fields, profile, findings);
+	checkInvisible(fields, findings);
 	const properties: SkillProperties = {
 		name: name?.id ?? "",
 		description: description ?? "",
@@ -170,6 +172,23 @@ function readDescription(
 		});
 	}
 	return text.trim();
+}
+
+/** The fields a catalog shows: invisible characters in them are hidden from a person but not from a model. */
+const SHOWN_FIELDS = ["name", "description", "title", "summary"];
+
+function checkInvisible(fields: ReadonlyMap<string, FrontmatterField>, out: Finding[]): void {
+	for (const key of SHOWN_FIELDS) {
+		const field = fields.get(key);
+		if (field?.text === undefined) continue;
+		if (!hasInvisibleChars(field.text)) continue;
+		out.push({
+			code: "field.invisible-chars",
+			message: `'${key}' contains invisible characters: ${describeInvisibleChars(field.text)}; catalogs remove them`,
+			at: field.valueOffset,
+			field: key,
+		});
+	}
 }
 
 /** Lenient only: a WorkBuddy field standing in for a missing spec field. */

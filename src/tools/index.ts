@@ -1,6 +1,9 @@
 // The `tools/` stage: framework-neutral skill tools and thin adapters for the OpenAI, Anthropic and Vercel AI SDKs.
 // Later stages import only from this file.
 
+// BM25 lives in catalog/ (the budget ranks skills by a query); the tools stage re-exports it as before.
+export type { SearchDocument, SearchHit } from "../catalog/index.ts";
+export { Bm25Index, tokenize } from "../catalog/index.ts";
 export type {
 	AnthropicTool,
 	JsonSchemaFactory,
@@ -17,8 +20,6 @@ export {
 	toOpenAIToolMessage,
 	toVercelAITools,
 } from "./adapters.ts";
-export type { SearchDocument, SearchHit } from "./bm25.ts";
-export { Bm25Index, tokenize } from "./bm25.ts";
 export type { JsonSchema } from "./schema.ts";
 export { validateInput } from "./schema.ts";
 export type { SkillTool, SkillToolName, SkillToolsOptions, ToolResult } from "./skill-tools.ts";

@@ -6,18 +6,32 @@ export interface JsonSchema {
 	required?: string[];
 	additionalProperties?: boolean;
 	enum?: string[];
+	/** An ECMAScript pattern a string must match. */
+	pattern?: string;
+	maxLength?: number;
+	/** The value must match at least one of these. */
+	anyOf?: JsonSchema[];
 	minimum?: number;
 	maximum?: number;
 }
 
 /** Checks a tool input against one of the tools' schemas; returns what is wrong, in words a model can act on. */
 export function validateInput(schema: JsonSchema, input: unknown, where = "input"): string[] {
+	if (schema.anyOf) {
+		const problems = schema.anyOf.map((branch) => validateInput(branch, input, where));
+		if (problems.some((p) => p.length === 0)) return [];
+		return [problems.flat().join(", or ")];
+	}
 	switch (schema.type) {
 		case "object":
 			return validateObject(schema, input, where);
 		case "string":
 			if (typeof input !== "string") return [`${where} must be a string`];
 			if (schema.enum && !schema.enum.includes(input)) return [`${where} must be one of: ${schema.enum.join(", ")}`];
+			if (schema.maxLength !== undefined && [...input].length > schema.maxLength)
+				return [`${where} must be at most ${schema.maxLength} characters`];
+			if (schema.pattern !== undefined && !new RegExp(schema.pattern, "u").test(input))
+				return [`${where} must match ${schema.pattern}`];
 			return [];
 		case "integer":
 		case "number": {

@@ -1,6 +1,7 @@
-import type { Catalog } from "../catalog/index.ts";
+import { Bm25Index, type Catalog, listText, type Tokenizer } from "../catalog/index.ts";
 import type { SkillSession } from "../runtime/index.ts";
-import { Bm25Index } from "./bm25.ts";
+import { isValidSkillName } from "../skill/index.ts";
+import { listSkillsTool } from "./list-skills.ts";
 import { type JsonSchema, validateInput } from "./schema.ts";
 
 /** What a tool call returns: text for the model, structured details for the host. */
@@ -27,33 +28,64 @@ export type SkillToolName = "load_skill" | "read_skill_resource" | "list_skills"
 export interface SkillToolsOptions {
 	/** Which tools to create. Default: all four. */
 	include?: readonly SkillToolName[];
-	/** Put this catalog in the load tool's description (instead of, or as well as, the system prompt). */
+	/**
+	 * The catalog the model sees. `load_skill`'s enum then lists exactly its skills (others still load by name),
+	 * and a `list_skills` page never costs more than its budget. Without it the enum lists every skill.
+	 */
 	catalog?: Catalog;
+	/** Put the catalog's text in the load tool's description too. Default true when `catalog` is given. */
+	describeCatalog?: boolean;
+	/** Counts `list_skills` pages against a token budget. Default: o200k_base, as the catalog. */
+	tokenizer?: Tokenizer;
+	/** Skills per `list_skills` page. Default 50. */
+	pageSize?: number;
 }
 
+/** Spec names in ASCII: what the schema accepts besides the enum, so that search results can be loaded. */
+const NAME_PATTERN = "^[a-z0-9]+(-[a-z0-9]+)*$";
+/** At most this many "did you mean" names. */
+const CLOSEST = 5;
+
 /**
- * The skill tools for a session: `load_skill` (the name constrained to an enum of the catalog's names),
- * `read_skill_resource`, `list_skills` and `search_skills` (BM25 over names and descriptions, for catalogs the
- * budget cut). With no skills there are no tools: do not register any.
+ * The skill tools for a session: `load_skill` (its name an enum of the names in the catalog the model saw, and
+ * any other spec name, so search results load), `read_skill_resource`, `list_skills` (paged, within the catalog's
+ * budget) and `search_skills` (BM25 over names, descriptions and `read_when` triggers, for catalogs the budget
+ * cut). With no skills there are no tools: do not register any.
  */
 export function createSkillTools(session: SkillSession, options: SkillToolsOptions = {}): SkillTool[] {
 	const skills = session.index.catalogSkills;
 	if (skills.length === 0) return [];
-	const names = skills.map((skill) => skill.name);
+	const shown = options.catalog ? options.catalog.entries.map((e) => e.name) : skills.map((skill) => skill.name);
+	// Only spec names reach the enum: anything else could carry markup or line breaks into the tool schema.
+	const names = shown.filter((name) => isValidSkillName(name) && /^[\p{L}\p{N}-]+$/u.test(name));
 	const include = new Set(options.include ?? ["load_skill", "read_skill_resource", "list_skills", "search_skills"]);
 	const tools: SkillTool[] = [];
-	if (include.has("load_skill")) tools.push(loadSkillTool(session, names, options.catalog));
+	const describe = options.describeCatalog ?? true;
+	if (include.has("load_skill")) tools.push(loadSkillTool(session, names, describe ? options.catalog : undefined));
 	if (include.has("read_skill_resource")) tools.push(readResourceTool(session, names));
-	if (include.has("list_skills")) tools.push(listSkillsTool(session));
+	if (include.has("list_skills")) tools.push(listSkillsTool(session, options));
 	if (include.has("search_skills")) tools.push(searchSkillsTool(session));
 	return tools;
+}
+
+/** The `name` input: an enum of the listed names, or any other spec name (search results must be loadable). */
+function nameSchema(names: readonly string[], description: string): JsonSchema {
+	const other: JsonSchema = { type: "string", pattern: NAME_PATTERN, maxLength: 64 };
+	if (names.length === 0) return { ...other, description };
+	return { type: "string", description, anyOf: [{ type: "string", enum: [...names] }, other] };
+}
+
+/** What `execute` checks: the name is any string, and an unknown one gets "did you mean" from the session. */
+function lenientNames(schema: JsonSchema): JsonSchema {
+	const properties = { ...schema.properties, name: { type: "string" } as JsonSchema };
+	return { ...schema, properties };
 }
 
 function loadSkillTool(session: SkillSession, names: string[], catalog: Catalog | undefined): SkillTool {
 	const inputSchema: JsonSchema = {
 		type: "object",
 		properties: {
-			name: { type: "string", enum: names, description: "The skill's name, as listed." },
+			name: nameSchema(names, "The skill's name: one listed, or one found with search_skills."),
 			reason: { type: "string", description: "One line: why this skill fits the task." },
 		},
 		required: ["name"],
@@ -62,11 +94,11 @@ function loadSkillTool(session: SkillSession, names: string[], catalog: Catalog 
 	const listed = catalog?.text ? `\n\nAvailable skills:\n${catalog.text}` : "";
 	return {
 		name: "load_skill",
-		description: `Load a skill's instructions. Call this when a task matches a skill's description, before you start, and follow the instructions it returns. Relative paths in a skill are relative to its base directory.${listed}`,
+		description: `Load a skill's instructions. Call this when a task matches a skill's description, before you start, and follow the instructions it returns. Relative paths in a skill are relative to its base directory. Not every skill may be listed: use search_skills to find others by topic, then load them by name.${listed}`,
 		inputSchema,
-		execute: guarded(inputSchema, async (input) => {
+		execute: guarded(lenientNames(inputSchema), async (input) => {
 			const result = await session.activate(String(input.name), input.reason ? { reason: String(input.reason) } : {});
-			if (!result.ok) return refusal(result.message, { ...result });
+			if (!result.ok) return refusal(session, result.message, { ...result });
 			const { text: _text, fullText, body: _body, ...details } = result;
 			return { content: fullText, isError: false, protected: true, details: { ...details } };
 		}),
@@ -77,7 +109,7 @@ function readResourceTool(session: SkillSession, names: string[]): SkillTool {
 	const inputSchema: JsonSchema = {
 		type: "object",
 		properties: {
-			name: { type: "string", enum: names, description: "The skill the file belongs to." },
+			name: nameSchema(names, "The skill the file belongs to."),
 			path: { type: "string", description: "The file's path relative to the skill folder, e.g. references/guide.md." },
 			offset: { type: "integer", minimum: 1, description: "First line to read (1-based). Default 1." },
 			column: {
@@ -95,35 +127,16 @@ function readResourceTool(session: SkillSession, names: string[]): SkillTool {
 		description:
 			"Read one file bundled with a skill (a reference, script or asset), by its path relative to the skill folder. Long files come in pages and very long lines in parts: read again with the offset (and column) given at the end.",
 		inputSchema,
-		execute: guarded(inputSchema, async (input) => {
+		execute: guarded(lenientNames(inputSchema), async (input) => {
 			const paging = {
 				...(input.offset !== undefined ? { offset: Number(input.offset) } : {}),
 				...(input.column !== undefined ? { column: Number(input.column) } : {}),
 				...(input.limit !== undefined ? { limit: Number(input.limit) } : {}),
 			};
 			const result = await session.readResource(String(input.name), String(input.path), paging);
-			if (!result.ok) return refusal(result.message, { ...result });
+			if (!result.ok) return refusal(session, result.message, { ...result });
 			const { content, ...details } = result;
 			return { content, isError: false, protected: true, details: { ...details } };
-		}),
-	};
-}
-
-function listSkillsTool(session: SkillSession): SkillTool {
-	const inputSchema: JsonSchema = { type: "object", properties: {}, additionalProperties: false };
-	return {
-		name: "list_skills",
-		description: "List every available skill with its description, and which ones are already loaded.",
-		inputSchema,
-		execute: guarded(inputSchema, async () => {
-			const active = new Set(session.active);
-			const skills = session.index.catalogSkills.map((s) => ({
-				name: s.name,
-				description: s.description,
-				active: active.has(s.name),
-			}));
-			const lines = skills.map((s) => `- ${s.name}${s.active ? " (loaded)" : ""}: ${s.description}`);
-			return { content: lines.join("\n"), isError: false, protected: false, details: { skills } };
 		}),
 	};
 }
@@ -136,6 +149,7 @@ function searchSkillsTool(session: SkillSession): SkillTool {
 			fields: [
 				{ text: s.name, weight: 3 },
 				{ text: s.description, weight: 1 },
+				{ text: (s.properties.readWhen ?? []).join(" "), weight: 1 },
 			],
 		})),
 	);
@@ -163,30 +177,45 @@ function searchSkillsTool(session: SkillSession): SkillTool {
 			}));
 			const content =
 				results.length === 0
-					? `No skill matches '${input.query}'.`
-					: results.map((r) => `- ${r.name}: ${r.description}`).join("\n");
+					? `No skill matches '${listText(String(input.query))}'.`
+					: results.map((r) => `- ${listText(r.name)}: ${listText(r.description)}`).join("\n");
 			return { content, isError: false, protected: false, details: { results } };
 		}),
 	};
 }
 
 /** Validates input against the schema first; invalid input is an error result that says what to fix. */
-function guarded(
+export function guarded(
 	schema: JsonSchema,
 	run: (input: Record<string, unknown>) => Promise<ToolResult>,
 ): (input: unknown) => Promise<ToolResult> {
 	return async (input) => {
 		const problems = validateInput(schema, input ?? {});
-		if (problems.length > 0) return refusal(`Invalid input: ${problems.join("; ")}`, { problems });
+		if (problems.length > 0)
+			return {
+				content: `Invalid input: ${problems.join("; ")}`,
+				isError: true,
+				protected: false,
+				details: { problems },
+			};
 		return run((input ?? {}) as Record<string, unknown>);
 	};
 }
 
-function refusal(message: string, details: Record<string, unknown>): ToolResult {
-	const hints: string[] = [];
-	const closest = details.closest as string[] | undefined;
-	if (closest?.length) hints.push(`Closest names: ${closest.join(", ")}.`);
-	return { content: [message, ...hints].join(" "), isError: true, protected: false, details };
+/**
+ * A refusal as a result. An unknown name gets at most five close names and a pointer to search_skills, never the
+ * whole list; text from the model's input is folded before it is echoed.
+ */
+function refusal(session: SkillSession, message: string, details: Record<string, unknown>): ToolResult {
+	if (details.code !== "unknown" || details.closest === undefined) {
+		return { content: listText(message), isError: true, protected: false, details };
+	}
+	const { available: _available, ...rest } = details;
+	const name = String(details.name ?? "");
+	const closest = session.index.closest(name, CLOSEST);
+	const hint = closest.length > 0 ? ` Did you mean ${closest.map((c) => `'${listText(c)}'`).join(", ")}?` : "";
+	const content = `No skill is named '${listText(name)}'.${hint} Use search_skills to find skills by topic.`;
+	return { content, isError: true, protected: false, details: { ...rest, closest } };
 }
 
 function round(value: number): number {

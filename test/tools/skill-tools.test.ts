@@ -32,7 +32,15 @@ describe("createSkillTools", () => {
 			type: "object",
 			required: ["name"],
 			additionalProperties: false,
-			properties: { name: { type: "string", enum: ["deploy", "pdf-tools", "release-notes"] } },
+			properties: {
+				name: {
+					type: "string",
+					anyOf: [
+						{ type: "string", enum: ["deploy", "pdf-tools", "release-notes"] },
+						{ type: "string", pattern: "^[a-z0-9]+(-[a-z0-9]+)*$", maxLength: 64 },
+					],
+				},
+			},
 		});
 	});
 
@@ -41,14 +49,17 @@ describe("createSkillTools", () => {
 		expect(createSkillTools(createSession(index, { tokenizer }))).toEqual([]);
 	});
 
-	it("loads a skill as protected skill content, and refuses a name outside the enum with the choices", async () => {
+	it("loads a skill as protected skill content, and answers an unknown name with close names", async () => {
 		const { tools: list } = await tools();
 		const loaded = await executeToolCall(list, "load_skill", '{"name": "pdf-tools", "reason": "a PDF form"}');
 		expect(loaded).toMatchObject({ isError: false, protected: true, details: { name: "pdf-tools", cached: false } });
 		expect(isSkillContent(loaded.content)).toBe(true);
 		const wrong = await executeToolCall(list, "load_skill", { name: "pdf" });
 		expect(wrong.isError).toBe(true);
-		expect(wrong.content).toBe("Invalid input: 'name' must be one of: deploy, pdf-tools, release-notes");
+		expect(wrong.content).toBe(
+			"No skill is named 'pdf'. Did you mean 'pdf-tools'? Use search_skills to find skills by topic.",
+		);
+		expect(wrong.details).not.toHaveProperty("available");
 	});
 
 	it("reads a resource and reports bad input and bad paths as error results", async () => {

@@ -28,6 +28,7 @@ export const options: NonNullable<ParseArgsConfig["options"]> = {
 	...discoveryFlags,
 	...catalogFlags,
 	prompt: { type: "string" },
+	query: { type: "string" },
 	report: { type: "boolean", default: false },
 	json: { type: "boolean", default: false },
 };
@@ -51,6 +52,7 @@ ${discoveryUsage}
 
 ${catalogUsage}
   --prompt tool|file-read    wrap the catalog in a system-prompt section with usage instructions
+  --query TEXT               when skills must be dropped, keep the ones most relevant to TEXT
   --report                   print the budget report on stderr
   --json                     print { text, report } as JSON`;
 
@@ -66,7 +68,7 @@ export interface CatalogFlagValues {
 
 /** Builds the catalog; stdout gets its text (or the system-prompt section). */
 export async function run(
-	values: DiscoveryFlagValues & CatalogFlagValues & { prompt?: string; report?: boolean },
+	values: DiscoveryFlagValues & CatalogFlagValues & { prompt?: string; query?: string; report?: boolean },
 	positionals: readonly string[],
 	io: CliIo,
 ): Promise<CommandResult<{ text: string; report: Catalog["report"] }>> {
@@ -77,6 +79,7 @@ export async function run(
 	const catalog = await buildCatalog(index, {
 		...catalogOptions(values, config),
 		...(activation === "file-read" ? { location: true } : {}),
+		...(values.query !== undefined ? { query: values.query } : {}),
 	});
 	const text = activation ? systemPromptSection(catalog, { activation }) : catalog.text;
 	if (values.report) io.stderr(renderCatalogReport(catalog.report));
