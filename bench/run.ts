@@ -16,6 +16,7 @@ import {
 import { parse } from "yaml";
 import { benchCatalog } from "./catalog.ts";
 import { generateTree } from "./generate.ts";
+import { benchOrigins } from "./origins.ts";
 import { benchTokens } from "./tokens.ts";
 
 const RUNS = 5;
@@ -166,6 +167,7 @@ async function main(): Promise<void> {
 	await loadDefaultTokenizer();
 	const tokenizerLoadMs = Math.round(performance.now() - tokenizerStart);
 	for (const count of SIZES) sizes.push(await benchSize(count, rows));
+	for (const row of await benchOrigins()) rows.push({ skills: 1000, ...row });
 	rows.push(...(await benchTokens()));
 	rows.push(...(await benchCatalog()));
 	console.log(
