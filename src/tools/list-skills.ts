@@ -1,8 +1,9 @@
 import { cutAtWord, listText, loadDefaultTokenizer, type Tokenizer } from "../catalog/index.ts";
 import type { SkillSession } from "../runtime/index.ts";
 import { codePointLength } from "../skill/index.ts";
+import { guarded } from "./guarded.ts";
 import type { JsonSchema } from "./schema.ts";
-import { guarded, type SkillTool, type SkillToolsOptions } from "./skill-tools.ts";
+import type { SkillTool, SkillToolsOptions } from "./skill-tools.ts";
 
 /** Skills per page when the host does not say. */
 const DEFAULT_PAGE = 50;
@@ -38,16 +39,21 @@ export function listSkillsTool(session: SkillSession, options: SkillToolsOptions
 		inputSchema,
 		execute: guarded(inputSchema, async (input) => {
 			const all = session.index.catalogSkills;
-			const active = new Set(session.active);
+			// By qualified name: activating `dup@user` must not mark the catalog's `dup` (another copy) as loaded.
+			const active = new Set(session.activeSkills.map((skill) => skill.qualifiedName));
 			const offset = Math.min(Number(input.offset ?? 0), all.length);
 			const wanted = all.slice(offset, offset + Number(input.limit ?? pageSize));
 			const lines = wanted.map(
-				(s) => `- ${listText(s.name)}${active.has(s.name) ? " (loaded)" : ""}: ${listText(s.description)}`,
+				(s) => `- ${listText(s.name)}${active.has(s.qualifiedName) ? " (loaded)" : ""}: ${listText(s.description)}`,
 			);
 			const fitted = budget ? fitPage(lines, offset, all.length, budget.limit, await meter()) : lines;
 			const shown = wanted.slice(0, fitted.length);
 			const content = [...fitted, footer(offset, fitted.length, all.length)].filter(Boolean).join("\n");
-			const skills = shown.map((s) => ({ name: s.name, description: s.description, active: active.has(s.name) }));
+			const skills = shown.map((s) => ({
+				name: s.name,
+				description: s.description,
+				active: active.has(s.qualifiedName),
+			}));
 			const next = offset + fitted.length < all.length ? offset + fitted.length : null;
 			return {
 				content,

@@ -1,6 +1,7 @@
 import { Bm25Index, type Catalog, listText, type Tokenizer } from "../catalog/index.ts";
 import type { SkillSession } from "../runtime/index.ts";
 import { isValidSkillName } from "../skill/index.ts";
+import { guarded } from "./guarded.ts";
 import { listSkillsTool } from "./list-skills.ts";
 import { type JsonSchema, validateInput } from "./schema.ts";
 
@@ -181,24 +182,6 @@ function searchSkillsTool(session: SkillSession): SkillTool {
 					: results.map((r) => `- ${listText(r.name)}: ${listText(r.description)}`).join("\n");
 			return { content, isError: false, protected: false, details: { results } };
 		}),
-	};
-}
-
-/** Validates input against the schema first; invalid input is an error result that says what to fix. */
-export function guarded(
-	schema: JsonSchema,
-	run: (input: Record<string, unknown>) => Promise<ToolResult>,
-): (input: unknown) => Promise<ToolResult> {
-	return async (input) => {
-		const problems = validateInput(schema, input ?? {});
-		if (problems.length > 0)
-			return {
-				content: `Invalid input: ${problems.join("; ")}`,
-				isError: true,
-				protected: false,
-				details: { problems },
-			};
-		return run((input ?? {}) as Record<string, unknown>);
 	};
 }
 

@@ -127,3 +127,19 @@ describe("list_skills", () => {
 		expect(found.content).not.toMatch(/<\/skill_content|\u200b/u);
 	});
 });
+
+describe("list_skills after loading a shadowed copy", () => {
+	it("does not mark the catalog's copy loaded when another copy of the name was activated", async () => {
+		const { discover } = await import("skillset");
+		const { tempDir, writeTree } = await import("../helpers/temp.ts");
+		const root = await writeTree(await tempDir(), {
+			"ws/.agents/skills/dup/SKILL.md": skillMd("dup", "Workspace copy."),
+			"home/.agents/skills/dup/SKILL.md": skillMd("dup", "User copy."),
+		});
+		const { index } = await discover({ cwd: `${root}/ws`, home: `${root}/home` });
+		const session = createSession(index, { tokenizer });
+		expect((await session.activate("dup@user")).ok).toBe(true);
+		const listed = await executeToolCall(createSkillTools(session), "list_skills", {});
+		expect(listed.content).toMatch(/^- dup: Workspace copy\.$/m);
+	});
+});
