@@ -16,7 +16,7 @@ export interface CommandResult<Data = unknown> {
 	data: Data;
 }
 
-/** A usage mistake: main prints the command's usage and the message, and exits 2. */
+/** A usage mistake: main prints one line with the message and a pointer to --help, and exits 2. */
 export class UsageError extends Error {
 	constructor(message: string) {
 		super(message);
