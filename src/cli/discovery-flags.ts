@@ -1,9 +1,24 @@
 import { homedir } from "node:os";
 import { resolve } from "node:path";
 import type { ParseArgsConfig } from "node:util";
-import { type DiscoverOptions, type DiscoveryResult, discover } from "../discovery/index.ts";
+import {
+	type CollisionPolicy,
+	type DiscoverOptions,
+	type DiscoveryResult,
+	discover,
+	type PresetName,
+} from "../discovery/index.ts";
 import { defaultTrustFile, loadTrustStore } from "../policy/index.ts";
-import { configFromEnv, discoverOptionsFrom, homeFrom, loadConfig, type SkillsetConfig } from "./config.ts";
+import {
+	checkSetting,
+	configFromEnv,
+	discoverOptionsFrom,
+	homeFrom,
+	labelFrom,
+	layerCatalog,
+	loadConfig,
+	type SkillsetConfig,
+} from "./config.ts";
 import { type CliIo, UsageError } from "./io.ts";
 
 /** The options every command that discovers takes. */
@@ -15,6 +30,7 @@ export const discoveryFlags: NonNullable<ParseArgsConfig["options"]> = {
 	config: { type: "string" },
 	untrusted: { type: "boolean" },
 	"trust-store": { type: "boolean" },
+	"include-hidden": { type: "boolean" },
 };
 
 /** Usage lines for {@link discoveryFlags}. */
@@ -26,7 +42,8 @@ export const discoveryUsage = `Discovery options:
   --policy NAME              collisions: precedence (default), reject, keep-all, qualify
   --config FILE              settings file (default: ./skillset.config.json when present)
   --untrusted                treat the workspace as untrusted: its skills stay out of the catalog
-  --trust-store              trust the workspace only if the trust store says so ('skillset trust')`;
+  --trust-store              trust the workspace only if the trust store says so ('skillset trust')
+  --include-hidden           also scan hidden folders below each root (e.g. skills/.curated)`;
 
 /** The parsed values of {@link discoveryFlags}. */
 export interface DiscoveryFlagValues {
@@ -37,6 +54,7 @@ export interface DiscoveryFlagValues {
 	config?: string;
 	untrusted?: boolean;
 	"trust-store"?: boolean;
+	"include-hidden"?: boolean;
 }
 
 /** The merged settings: defaults < config file < SKILLSET_* environment < flags. */
@@ -49,13 +67,13 @@ export interface ResolvedSettings {
 async function resolveSettings(values: DiscoveryFlagValues, cwd: string, io: CliIo): Promise<ResolvedSettings> {
 	const file = await loadConfig(values.config ?? io.env.SKILLSET_CONFIG, cwd);
 	const env = configFromEnv(io.env, cwd);
-	const flags = configFromEnv(flagEnv(values), cwd, "option");
+	const flags = configFromFlags(values);
 	const config: SkillsetConfig = {
 		...file,
 		...env,
 		...flags,
 		roots: [...(env.roots ?? []), ...(file.roots ?? [])],
-		catalog: { ...file.catalog, ...env.catalog },
+		catalog: layerCatalog(file.catalog, env.catalog),
 	};
 	if (values["no-default-roots"]) config.defaultRoots = false;
 	if (values["trust-store"]) config.trustWorkspace = await trustedByStore(cwd, io);
@@ -73,9 +91,22 @@ async function trustedByStore(cwd: string, io: CliIo): Promise<boolean> {
 	}
 }
 
-/** Flags expressed as the environment variables they override, so one checker validates both. */
-function flagEnv(values: DiscoveryFlagValues): Record<string, string | undefined> {
-	return { SKILLSET_PRESETS: values.preset?.join(","), SKILLSET_POLICY: values.policy };
+/** The flag behind each setting, so a mistake is reported as the user typed it. */
+const FLAG_NAMES: Readonly<Record<string, string>> = {
+	presets: "--preset",
+	policy: "--policy",
+	includeHidden: "--include-hidden",
+};
+
+/** The discovery settings the flags give, checked by the config file's rules and named as flags. */
+function configFromFlags(values: DiscoveryFlagValues): SkillsetConfig {
+	const config: SkillsetConfig = {};
+	if (values.preset) config.presets = values.preset.flatMap((p) => p.split(",")).map((p) => p.trim()) as PresetName[];
+	if (values.policy !== undefined) config.policy = values.policy as CollisionPolicy;
+	if (values["include-hidden"]) config.includeHidden = true;
+	const label = labelFrom(FLAG_NAMES);
+	for (const [key, value] of Object.entries(config)) checkSetting(value, key, label);
+	return config;
 }
 
 /**

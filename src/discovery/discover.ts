@@ -19,6 +19,8 @@ export interface DiscoverOptions extends RootOptions, LoadOptions {
 	followSymlinks?: boolean;
 	/** Accept a SKILL.md that is itself a link (default false). */
 	allowSymlinkedSkillFile?: boolean;
+	/** Scan hidden folders below each root (collections such as `skills/.curated`). Default false. */
+	includeHidden?: boolean;
 	/** Skills to switch off, by name or qualified name. */
 	disabled?: readonly string[];
 }
@@ -100,6 +102,7 @@ async function scanOnce(
 		limits: { ...DEFAULT_WALK_LIMITS, ...options.limits },
 		followSymlinks: options.followSymlinks !== false,
 		allowSymlinkedSkillFile: options.allowSymlinkedSkillFile === true,
+		includeHidden: options.includeHidden === true,
 		...(cache ? { listDir: cache.listDir } : {}),
 	};
 	const walks: RootWalk[] = reuse ? reuse.walks : [];

@@ -109,8 +109,8 @@ describe("skillset catalog", () => {
 		[["--budget-tokens", "lots"], "--budget-tokens must be a positive number"],
 		[["--fraction", "0.1"], "--fraction needs --context-window"],
 		[["--prompt", "shout"], "--prompt must be tool or file-read"],
-		[["--policy", "random"], "policy must be one of"],
-		[["--preset", "emacs"], "must be one of claude"],
+		[["--policy", "random"], "--policy must be one of"],
+		[["--preset", "emacs"], "--preset must be one of claude"],
 	])("rejects %j as a usage error", async (args, message) => {
 		const run = await cli(["catalog", workspace, ...args], { env: env() });
 		expect(run.exitCode).toBe(2);
@@ -169,10 +169,10 @@ describe("configuration", () => {
 		await writeFile(file, JSON.stringify({ rots: [] }));
 		const run = await cli(["scan", workspace, "--config", file], { env: env() });
 		expect(run.exitCode).toBe(2);
-		expect(run.stderr).toContain(`${file}: unknown key 'rots'`);
+		expect(run.stderr).toContain(`"rots" in ${file} is not a known setting`);
 		await writeFile(file, JSON.stringify({ policy: "first" }));
 		expect((await cli(["scan", workspace, "--config", file], { env: env() })).stderr).toContain(
-			`${file}.policy must be one of precedence, reject, keep-all, qualify`,
+			`"policy" in ${file} must be one of precedence, reject, keep-all, qualify, not 'first'`,
 		);
 		await writeFile(file, "{ not json");
 		expect((await cli(["scan", workspace, "--config", file], { env: env() })).stderr).toContain("is not valid JSON");
