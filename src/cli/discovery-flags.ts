@@ -1,3 +1,4 @@
+import { stat } from "node:fs/promises";
 import { homedir } from "node:os";
 import { resolve } from "node:path";
 import type { ParseArgsConfig } from "node:util";
@@ -81,6 +82,16 @@ async function resolveSettings(values: DiscoveryFlagValues, cwd: string, io: Cli
 	return { config, discover: discoverOptionsFrom(config, cwd, homeFrom(io.env, homedir())) };
 }
 
+/** A workspace DIR the user named must be a folder: anything else is a usage error, never an empty result. */
+async function checkWorkspace(dir: string, path: string): Promise<void> {
+	const info = await stat(path).catch((error: NodeJS.ErrnoException) => error);
+	if (info instanceof Error) {
+		const missing = info.code === "ENOENT" || info.code === "ENOTDIR";
+		throw new UsageError(missing ? `DIR ${dir} does not exist` : `cannot read DIR ${dir}: ${info.code}`);
+	}
+	if (!info.isDirectory()) throw new UsageError(`DIR ${dir} is not a folder`);
+}
+
 /** Whether the trust store (SKILLSET_TRUST_FILE, else the default file) trusts the workspace. */
 async function trustedByStore(cwd: string, io: CliIo): Promise<boolean> {
 	const file = io.env.SKILLSET_TRUST_FILE ?? defaultTrustFile(io.env, homeFrom(io.env, homedir()));
@@ -119,6 +130,7 @@ export async function discoverFor(
 	io: CliIo,
 ): Promise<ResolvedSettings & DiscoveryResult> {
 	const cwd = resolve(io.cwd, dir ?? ".");
+	if (dir !== undefined) await checkWorkspace(dir, cwd);
 	const settings = await resolveSettings(values, cwd, io);
 	const flagRoots = (values.root ?? []).map((root) => resolve(io.cwd, root));
 	const roots = [...flagRoots, ...(settings.discover.roots ?? [])];

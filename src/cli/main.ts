@@ -1,12 +1,21 @@
 import { type ParseArgsConfig, parseArgs } from "node:util";
-import { type CliIo, type CommandResult, createStyle, readVersion, type Style, UsageError } from "./io.ts";
+import {
+	type CliIo,
+	type CommandResult,
+	createStyle,
+	type Rendered,
+	readVersion,
+	type Style,
+	UsageError,
+} from "./io.ts";
 
 /** What every command module exports. */
 export interface CommandModule {
 	options: NonNullable<ParseArgsConfig["options"]>;
 	usage: string;
 	run(values: Record<string, unknown>, positionals: readonly string[], io: CliIo): Promise<CommandResult>;
-	render(data: never, style: Style): string;
+	/** The human output: a string for stdout, or results for stdout and refusals or errors for stderr. */
+	render(data: never, style: Style): string | Rendered;
 }
 
 interface CommandEntry {
@@ -69,10 +78,14 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
 		});
 		if (values.help) return print(io, `${command.usage}\n`);
 		const result = await command.run(values, positionals, io);
-		const output = (values as { json?: boolean }).json
-			? `${JSON.stringify(result.data, null, 2)}\n`
-			: command.render(result.data as never, createStyle(io));
-		io.stdout(output);
+		if ((values as { json?: boolean }).json) {
+			io.stdout(`${JSON.stringify(result.data, null, 2)}\n`);
+			return result.exitCode;
+		}
+		const output = command.render(result.data as never, createStyle(io));
+		const { stdout, stderr } = typeof output === "string" ? { stdout: output, stderr: "" } : output;
+		if (stdout) io.stdout(stdout);
+		if (stderr) io.stderr(stderr);
 		return result.exitCode;
 	} catch (error) {
 		if (error instanceof UsageError || isParseArgsError(error)) {

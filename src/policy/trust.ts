@@ -1,6 +1,7 @@
-import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
+import { mkdir, readFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
+import { writeFileAtomic } from "../runtime/index.ts";
 
 /** The trust store's file: workspaces the user trusts (their skills may reach the catalog). */
 export interface TrustFile {
@@ -40,9 +41,7 @@ export async function loadTrustStore(file: string = defaultTrustFile()): Promise
 	}
 	const save = async () => {
 		await mkdir(dirname(file), { recursive: true });
-		const temporary = `${file}.${process.pid}.${Date.now()}.tmp`;
-		await writeFile(temporary, `${JSON.stringify(data, null, 2)}\n`, { mode: 0o600 });
-		await rename(temporary, file);
+		await writeFileAtomic(file, `${JSON.stringify(data, null, 2)}\n`, { mode: 0o600 });
 	};
 	const set = async (dir: string, trusted: boolean) => {
 		data.workspaces[resolve(dir)] = { trusted, at: new Date().toISOString() };

@@ -51,7 +51,7 @@ describe("skillset lock", () => {
 	it("writes the lock, verifies it, and catches a changed file, also in show --verify", async () => {
 		const written = await cli(["lock", workspace], { env: env() });
 		expect(written.exitCode).toBe(0);
-		expect(written.stdout).toContain(`3 skill(s) written to ${join(workspace, "skills.lock.json")}`);
+		expect(written.stdout).toContain(`3 skills locked in ${join(workspace, "skills.lock.json")}`);
 		expect((await cli(["lock", workspace, "--verify"], { env: env() })).exitCode).toBe(0);
 		await writeFile(join(workspace, ".agents/skills/guide/references/notes.md"), "tampered\n");
 		const verify = await cli(["lock", workspace, "--verify", "--json"], { env: env() });

@@ -16,6 +16,7 @@ import { checkOneBudget, checkSetting, labelFrom, layerCatalog, type SkillsetCon
 import { type DiscoveryFlagValues, discoverFor, discoveryFlags, discoveryUsage } from "../discovery-flags.ts";
 import { type CliIo, type CommandResult, type Style, UsageError } from "../io.ts";
 import { renderCatalogReport } from "../render-catalog.ts";
+import { noteDeeperSkills } from "../workspace.ts";
 
 /** Catalog flags, shared with `doctor`. */
 export const catalogFlags: NonNullable<ParseArgsConfig["options"]> = {
@@ -77,13 +78,14 @@ export async function run(
 ): Promise<CommandResult<{ text: string; report: Catalog["report"] }>> {
 	if (positionals.length > 1) throw new UsageError("catalog takes at most one DIR");
 	const activation = parseActivation(values.prompt);
-	const { index, config } = await discoverFor(values, positionals[0], io);
+	const { index, config, report: found } = await discoverFor(values, positionals[0], io);
+	const deeper = await noteDeeperSkills("catalog", positionals[0], found, io);
 	// File-read activation needs the paths in the catalog.
 	const options = { ...catalogOptions(values, config), ...(activation === "file-read" ? { location: true } : {}) };
 	const catalog = activation ? await buildSection(index, options, activation) : await buildCatalog(index, options);
 	const text = activation ? systemPromptSection(catalog, { activation }) : catalog.text;
 	if (values.report) io.stderr(renderCatalogReport(catalog.report));
-	return { exitCode: 0, data: { text, report: catalog.report } };
+	return { exitCode: deeper ? 1 : 0, data: { text, report: catalog.report } };
 }
 
 /**

@@ -33,11 +33,12 @@ export async function run(
 	positionals: readonly string[],
 	io: CliIo,
 ): Promise<CommandResult<LintResult[]>> {
-	const targets = await resolveTargets(positionals, values, io);
+	const { targets, problems } = await resolveTargets(positionals, values, io);
 	const results = await lintSkills(
 		targets.map((t) => t.dir),
 		{ tokenizer: await loadDefaultTokenizer() },
 	);
+	results.unshift(...problems.map((d) => ({ path: d.file, name: null, valid: false, diagnostics: [d] })));
 	const failed = results.some((r) => r.diagnostics.some((d) => d.severity === "error"));
 	return { exitCode: failed ? 1 : 0, data: results };
 }

@@ -2,6 +2,7 @@ import type { ParseArgsConfig } from "node:util";
 import type { IndexedSkill } from "../../discovery/index.ts";
 import { type DiscoveryFlagValues, discoverFor, discoveryFlags, discoveryUsage } from "../discovery-flags.ts";
 import { type CliIo, type CommandResult, type Style, UsageError } from "../io.ts";
+import { noteDeeperSkills } from "../workspace.ts";
 
 /** The command's options, for `node:util` parseArgs. */
 export const options: NonNullable<ParseArgsConfig["options"]> = {
@@ -39,7 +40,8 @@ export async function run(
 	io: CliIo,
 ): Promise<CommandResult<ListedSkill[]>> {
 	if (positionals.length > 1) throw new UsageError("list takes at most one DIR");
-	const { index } = await discoverFor(values, positionals[0], io);
+	const { index, report } = await discoverFor(values, positionals[0], io);
+	const deeper = await noteDeeperSkills("list", positionals[0], report, io);
 	const skills = values.all ? index.skills : index.selected;
 	const data = skills.map((s) => ({
 		name: s.name,
@@ -50,7 +52,7 @@ export async function run(
 		file: s.file,
 		modelInvocable: s.modelInvocable,
 	}));
-	return { exitCode: 0, data };
+	return { exitCode: deeper ? 1 : 0, data };
 }
 
 /** Aligned columns: name, scope (and status when not selected), path. */

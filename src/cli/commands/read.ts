@@ -1,9 +1,11 @@
-import { resolve } from "node:path";
 import type { ParseArgsConfig } from "node:util";
 import { createSession, type ResourceRead } from "../../runtime/index.ts";
+import type { Diagnostic } from "../../skill/index.ts";
 import { type DiscoveryFlagValues, discoverFor, discoveryFlags, discoveryUsage } from "../discovery-flags.ts";
-import { type CliIo, type CommandResult, type Style, UsageError } from "../io.ts";
+import { type CliIo, type CommandResult, type Rendered, type Style, UsageError } from "../io.ts";
+import { renderDiagnostic } from "../render-diagnostics.ts";
 import { loadIntegrity, lockPath, sessionFlags, sessionUsage } from "../session-flags.ts";
+import { emptyWorkspace, resolveWorkspaceArg } from "../workspace.ts";
 
 /** The command's options, for `node:util` parseArgs. */
 export const options: NonNullable<ParseArgsConfig["options"]> = {
@@ -35,22 +37,40 @@ export async function run(
 	values: DiscoveryFlagValues & { offset?: string; limit?: string; verify?: boolean; lock?: string },
 	positionals: readonly string[],
 	io: CliIo,
-): Promise<CommandResult<ResourceRead>> {
+): Promise<CommandResult<ResourceRead | PathRefusal>> {
 	const [name, path, dir, ...extra] = positionals;
 	if (name === undefined || path === undefined) throw new UsageError("read needs a skill NAME and a PATH");
 	if (extra.length > 0) throw new UsageError("read takes NAME, PATH and at most one DIR");
 	const paging = { ...line("--offset", values.offset, "offset"), ...line("--limit", values.limit, "limit") };
-	const integrity = values.verify
-		? await loadIntegrity(lockPath(values, io.cwd, resolve(io.cwd, dir ?? ".")))
-		: undefined;
-	const { index } = await discoverFor(values, dir, io);
+	const named = await resolveWorkspaceArg(dir, values, io);
+	if (!named.ok) return { exitCode: 1, data: pathRefusal(name, path, named.diagnostic) };
+	const integrity = values.verify ? await loadIntegrity(lockPath(values, io.cwd, named.workspace)) : undefined;
+	const { index, report } = await discoverFor(named.values, named.workspace, io);
+	const empty = await emptyWorkspace("read", dir, named.workspace, report, io);
+	if (empty) return { exitCode: 1, data: pathRefusal(name, path, empty) };
 	const result = await createSession(index, integrity ? { integrity } : {}).readResource(name, path, paging);
 	return { exitCode: result.ok ? 0 : 1, data: result };
 }
 
-/** The page's text, or the refusal. */
-export function render(data: ResourceRead, _style: Style): string {
-	return `${data.ok ? data.content : data.message}\n`;
+/** A DIR that names no skill, as a refusal with the diagnostic's code. */
+export interface PathRefusal {
+	ok: false;
+	name: string;
+	path: string;
+	code: string;
+	message: string;
+	diagnostic: Diagnostic;
+}
+
+function pathRefusal(name: string, path: string, diagnostic: Diagnostic): PathRefusal {
+	return { ok: false, name, path, code: diagnostic.code, message: diagnostic.message, diagnostic };
+}
+
+/** The page's text on stdout, or the refusal on stderr. */
+export function render(data: ResourceRead | PathRefusal, style: Style): Rendered {
+	if (data.ok) return { stdout: `${data.content}\n`, stderr: "" };
+	const text = "diagnostic" in data ? renderDiagnostic(data.diagnostic, style) : data.message;
+	return { stdout: "", stderr: `${text}\n` };
 }
 
 function line(flag: string, value: string | undefined, key: "offset" | "limit"): { offset?: number; limit?: number } {

@@ -4,6 +4,7 @@ import type { DiscoveryReport } from "../../discovery/index.ts";
 import { type DiscoveryFlagValues, discoverFor, discoveryFlags, discoveryUsage } from "../discovery-flags.ts";
 import { type CliIo, type CommandResult, type Style, UsageError } from "../io.ts";
 import { plural, renderDiagnostic } from "../render-diagnostics.ts";
+import { noteDeeperSkills } from "../workspace.ts";
 
 /** The command's options, for `node:util` parseArgs. */
 export const options: NonNullable<ParseArgsConfig["options"]> = {
@@ -34,7 +35,8 @@ export async function run(
 ): Promise<CommandResult<DiscoveryReport>> {
 	if (positionals.length > 1) throw new UsageError("scan takes at most one DIR");
 	const { report } = await discoverFor(values, positionals[0], io);
-	const failed = report.rejected.length > 0 || report.diagnostics.some((d) => d.severity === "error");
+	const deeper = await noteDeeperSkills("scan", positionals[0], report, io);
+	const failed = deeper || report.rejected.length > 0 || report.diagnostics.some((d) => d.severity === "error");
 	return { exitCode: failed && !values["exit-zero"] ? 1 : 0, data: report };
 }
 

@@ -1,4 +1,6 @@
+import { join, relative } from "node:path";
 import type { ParseArgsConfig } from "node:util";
+import { type DiscoveryReport, discover } from "../../discovery/index.ts";
 import {
 	type Diagnostic,
 	EXTENSION_SETS,
@@ -8,6 +10,7 @@ import {
 	validateSkillPath,
 } from "../../skill/index.ts";
 import { type CliIo, type CommandResult, type Style, UsageError } from "../io.ts";
+import { noSkillsDiagnostic, resolveNamedPath } from "../paths.ts";
 import { plural, renderCounts, renderDiagnostics } from "../render-diagnostics.ts";
 
 /** The command's options, for `node:util` parseArgs. */
@@ -17,12 +20,14 @@ export const options: NonNullable<ParseArgsConfig["options"]> = {
 	"allow-fields": { type: "string", multiple: true },
 	json: { type: "boolean", default: false },
 	"exit-zero": { type: "boolean", default: false },
+	"include-hidden": { type: "boolean", default: false },
 };
 
 /** Shown with --help and after a usage error. */
 export const usage: string = `Usage: skillset validate PATH... [options]
 
-Validate skills against the Agent Skills spec. PATH is a skill directory or its SKILL.md.
+Validate skills against the Agent Skills spec. PATH is a skill directory or its SKILL.md, or a folder of skills
+(each skill below it is validated; a folder with none is an error).
 
 Options:
   --profile strict|lenient   strict (default): the spec, as the reference validator reads it;
@@ -31,6 +36,7 @@ Options:
   --allow-fields SET         accept an extension set: ${EXTENSION_SETS.join(", ")} (repeatable)
   --json                     print a JSON array of results
   --exit-zero                exit 0 even when a skill is invalid (report only)
+  --include-hidden           in a folder of skills, also look in hidden folders (e.g. skills/.curated)
 
 Exit status: 0 all valid, 1 any invalid, 2 usage error.`;
 
@@ -44,13 +50,19 @@ export interface ValidateResult {
 	diagnostics: Diagnostic[];
 }
 
-type Values = { profile?: string; "allow-field"?: string[]; "allow-fields"?: string[]; "exit-zero"?: boolean };
+type Values = {
+	profile?: string;
+	"allow-field"?: string[];
+	"allow-fields"?: string[];
+	"exit-zero"?: boolean;
+	"include-hidden"?: boolean;
+};
 
 /** Validates every PATH; exit 1 when any is invalid. */
 export async function run(
 	values: Values,
 	positionals: readonly string[],
-	_io: CliIo,
+	io: CliIo,
 ): Promise<CommandResult<ValidateResult[]>> {
 	if (positionals.length === 0) throw new UsageError("validate needs at least one PATH");
 	const profile = parseProfile(values.profile);
@@ -58,9 +70,23 @@ export async function run(
 	const allowFields = values["allow-field"] ?? [];
 	const data: ValidateResult[] = [];
 	for (const path of positionals) {
-		const result = await validateSkillPath(path, { profile, allowFields, allowExtensions });
-		const { file, valid, properties, diagnostics } = result;
-		data.push({ path, file, valid, profile, skill: properties, diagnostics });
+		const named = await resolveNamedPath(path, io.cwd);
+		if (named.kind === "problem") {
+			data.push({ path, file: null, valid: false, profile, skill: null, diagnostics: [named.diagnostic] });
+			continue;
+		}
+		// A folder without a SKILL.md is a collection: each skill below it is validated.
+		const collection = named.kind === "skill" ? undefined : await skillsBelow(named.dir, values["include-hidden"]);
+		const paths = collection ? collection.dirs.map((dir) => join(path, relative(named.dir, dir))) : [path];
+		if (collection && paths.length === 0) {
+			const diagnostics = [noSkillsDiagnostic(path, collection.report)];
+			data.push({ path, file: null, valid: false, profile, skill: null, diagnostics });
+		}
+		for (const skillPath of paths) {
+			const result = await validateSkillPath(skillPath, { profile, allowFields, allowExtensions });
+			const { file, valid, properties, diagnostics } = result;
+			data.push({ path: skillPath, file, valid, profile, skill: properties, diagnostics });
+		}
 	}
 	const exitCode = values["exit-zero"] || data.every((r) => r.valid) ? 0 : 1;
 	return { exitCode, data };
@@ -80,6 +106,13 @@ export function render(data: readonly ValidateResult[], style: Style): string {
 	const verdict = `${plural(data.length, "skill")} checked: ${data.length - invalid} valid, ${invalid} invalid`;
 	lines.push(counts ? `${verdict} (${counts})` : verdict);
 	return `${lines.join("\n")}\n`;
+}
+
+/** The skill folders discovery finds below `dir` (usable or not), and its report. */
+async function skillsBelow(dir: string, includeHidden = false): Promise<{ dirs: string[]; report: DiscoveryReport }> {
+	const { index, report } = await discover({ cwd: dir, home: dir, defaultRoots: false, roots: [dir], includeHidden });
+	const dirs = [...index.skills.map((s) => s.dir), ...report.rejected.map((r) => r.dir)];
+	return { dirs: [...new Set(dirs)].sort(), report };
 }
 
 function parseProfile(value: string | undefined): Profile {
