@@ -11,7 +11,7 @@ import type { RefusalCode } from "./session-types.ts";
 export interface ReadResourceOptions {
 	/** First line to return, 1-based. Default 1. */
 	offset?: number;
-	/** Most lines to return. Default 2,000 (and never more than 50 KB of text). */
+	/** Most lines to return. Default and maximum 2,000 (and never more than 50 KB of text). */
 	limit?: number;
 }
 
@@ -122,7 +122,7 @@ function page(text: string, options: ReadResourceOptions & { tokenizer: Tokenize
 	const lines = text.split("\n");
 	if (lines.at(-1) === "") lines.pop();
 	const offset = Math.max(1, Math.floor(options.offset ?? 1));
-	const limit = Math.max(1, Math.floor(options.limit ?? DEFAULT_LINES));
+	const limit = Math.min(DEFAULT_LINES, Math.max(1, Math.floor(options.limit ?? DEFAULT_LINES)));
 	const taken: string[] = [];
 	let bytes = 0;
 	for (let i = offset - 1; i < lines.length && taken.length < limit; i++) {
@@ -133,6 +133,9 @@ function page(text: string, options: ReadResourceOptions & { tokenizer: Tokenize
 	}
 	const next = offset + taken.length;
 	let content = taken.join("\n");
+	// Past the end, the page says so: an empty page would read as an empty file.
+	if (offset > lines.length && offset > 1)
+		content = `[offset ${offset} is past the end: the file has ${lines.length} lines; read again with offset=1]`;
 	if (next <= lines.length) content += `\n\n[${lines.length - next + 1} more lines: read again with offset=${next}]`;
 	return {
 		content,

@@ -148,7 +148,7 @@ describe("skillset doctor", () => {
 		const cut = await cli(["doctor", "notes", workspace, "--budget-tokens", "12"], { env: env() });
 		expect(cut.stdout).toMatch(/left out by the budget|description cut by/);
 		const typo = await cli(["doctor", "deplyo", workspace], { env: env() });
-		expect(typo.stdout).toContain("no skill of that name was found. Closest: deploy.");
+		expect(typo.stdout).toContain("No skill is named 'deplyo'. Did you mean 'deploy'?");
 	});
 });
 

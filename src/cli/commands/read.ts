@@ -26,7 +26,7 @@ ${discoveryUsage}
 
 Options:
   --offset N                 first line (1-based)
-  --limit N                  most lines (default 2000)
+  --limit N                  most lines (default and maximum 2000)
 ${sessionUsage}
   --json                     print the result as JSON
 
@@ -49,7 +49,7 @@ export async function run(
 	const empty = await emptyWorkspace("read", dir, named.workspace, report, io);
 	if (empty) return { exitCode: 1, data: pathRefusal(name, path, empty) };
 	const result = await createSession(index, integrity ? { integrity } : {}).readResource(name, path, paging);
-	return { exitCode: result.ok ? 0 : 1, data: result };
+	return { exitCode: result.ok && !pastTheEnd(result) ? 0 : 1, data: result };
 }
 
 /** A DIR that names no skill, as a refusal with the diagnostic's code. */
@@ -66,8 +66,14 @@ function pathRefusal(name: string, path: string, diagnostic: Diagnostic): PathRe
 	return { ok: false, name, path, code: diagnostic.code, message: diagnostic.message, diagnostic };
 }
 
-/** The page's text on stdout, or the refusal on stderr. */
+/** True for a page that starts after the file's last line (its content says so). */
+function pastTheEnd(read: ResourceRead): boolean {
+	return read.ok && !read.binary && read.lines === 0 && read.offset > Math.max(1, read.totalLines);
+}
+
+/** The page's text on stdout, or the refusal (or the note that the offset is past the end) on stderr. */
 export function render(data: ResourceRead | PathRefusal, style: Style): Rendered {
+	if (data.ok && pastTheEnd(data)) return { stdout: "", stderr: `${data.content}\n` };
 	if (data.ok) return { stdout: `${data.content}\n`, stderr: "" };
 	const text = "diagnostic" in data ? renderDiagnostic(data.diagnostic, style) : data.message;
 	return { stdout: "", stderr: `${text}\n` };

@@ -2,7 +2,7 @@ import { resolve } from "node:path";
 import type { ParseArgsConfig } from "node:util";
 import { type Activation, type ActivationRefusal, createSession, type Invoker } from "../../runtime/index.ts";
 import { type DiscoveryFlagValues, discoverFor, discoveryFlags, discoveryUsage } from "../discovery-flags.ts";
-import { type CliIo, type CommandResult, type Style, UsageError } from "../io.ts";
+import { type CliIo, type CommandResult, type Rendered, type Style, UsageError } from "../io.ts";
 import { loadIntegrity, lockPath, sessionFlags, sessionUsage } from "../session-flags.ts";
 
 /** The command's options, for `node:util` parseArgs. */
@@ -48,7 +48,7 @@ export async function run(
 	return { exitCode: result.ok ? 0 : 1, data: result };
 }
 
-/** The activation text, or the refusal. */
-export function render(data: Activation | ActivationRefusal, _style: Style): string {
-	return data.ok ? `${data.fullText}\n` : `${data.message}\n`;
+/** The activation text on stdout, or the refusal on stderr. */
+export function render(data: Activation | ActivationRefusal, _style: Style): Rendered {
+	return data.ok ? { stdout: `${data.fullText}\n`, stderr: "" } : { stdout: "", stderr: `${data.message}\n` };
 }
