@@ -1,6 +1,7 @@
 import type { IndexedSkill, SkillIndex } from "../discovery/index.ts";
 import { codePointLength, SkillsetError } from "../skill/index.ts";
 import { type BudgetUnit, capDescription, type FitStep, fitCatalog, type Meter, truncationsOf } from "./budget.ts";
+import { validateCatalogOptions } from "./options.ts";
 import { type CatalogEntry, formatParts, type RenderOptions, renderCatalog } from "./render.ts";
 import { loadDefaultTokenizer, type Tokenizer } from "./tokenizer.ts";
 
@@ -72,6 +73,7 @@ export async function buildCatalog(
 	source: SkillIndex | readonly CatalogEntry[],
 	options: CatalogOptions = {},
 ): Promise<Catalog> {
+	validateCatalogOptions(options as Record<string, unknown>);
 	const entries = Array.isArray(source)
 		? [...(source as readonly CatalogEntry[])]
 		: catalogEntries(source as SkillIndex);

@@ -3,6 +3,7 @@ import { resolve } from "node:path";
 import { ScanCache } from "./cache.ts";
 import { type DiscoveryDiagnostic, discoveryDiagnostic } from "./codes.ts";
 import { type LoadedSkill, type LoadOptions, loadCandidate } from "./load.ts";
+import { validateDiscoverOptions } from "./options.ts";
 import { mapInBatches } from "./pool.ts";
 import { buildReport, type DiscoveryReport } from "./report.ts";
 import { type CollisionPolicy, resolveSkills } from "./resolve.ts";
@@ -33,6 +34,7 @@ export interface DiscoveryResult {
 
 /** Finds, reads and resolves every skill the options point at, once. */
 export async function discover(options: DiscoverOptions = {}): Promise<DiscoveryResult> {
+	validateDiscoverOptions(options);
 	return scanOnce(options, undefined);
 }
 
@@ -48,6 +50,7 @@ export interface Discovery {
 
 /** Creates an incremental {@link Discovery}. Options are read now; the cwd defaults to the cwd at this call. */
 export function createDiscovery(options: DiscoverOptions = {}): Discovery {
+	validateDiscoverOptions(options);
 	const fixed: DiscoverOptions = { ...options, cwd: resolve(options.cwd ?? process.cwd()) };
 	const cache = new ScanCache();
 	let current: DiscoveryResult | undefined;
