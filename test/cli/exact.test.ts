@@ -123,3 +123,30 @@ describe("skillset trust", () => {
 		expect(text.stdout.split("\n")[0]).toBe(`${join(workspace, ".agents")} is not trusted, by:`);
 	});
 });
+
+describe("rejected skills are never left out", () => {
+	it("scan gives every rejected skill its reason, whatever the severity; list --all includes them", async () => {
+		const { symlink } = await import("node:fs/promises");
+		const ws = join(root, "rejecting");
+		await writeTree(ws, {
+			".git/HEAD": "ref: refs/heads/main\n",
+			".agents/skills/good/SKILL.md": skillMd("good", description),
+			".agents/skills/broken/SKILL.md": "---\nname: broken\n---\nNo description.\n",
+			"elsewhere/SKILL.md": skillMd("linked", description),
+		});
+		await mkdir(join(ws, ".agents/skills/linked"));
+		await symlink(join(ws, "elsewhere/SKILL.md"), join(ws, ".agents/skills/linked/SKILL.md"));
+		const scan = await cli(["scan", ws], { env });
+		expect(scan.stdout).toMatch(/Rejected \(2\)/);
+		expect(scan.stdout).toMatch(/ {2}linked .*\n {6}.*entry\.symlink/);
+		expect(scan.stdout).toMatch(/ {2}broken .*\n {6}.*description\.missing/);
+		const all = JSON.parse((await cli(["list", ws, "--all", "--json"], { env })).stdout);
+		expect(all.map((s: { name: string; status: string }) => `${s.name} ${s.status}`)).toEqual([
+			"good selected",
+			"broken rejected",
+			"linked rejected",
+		]);
+		const text = await cli(["list", ws, "--all"], { env });
+		expect(text.stdout).toMatch(/broken {2}workspace rejected .*description\.missing/);
+	});
+});

@@ -33,3 +33,19 @@ describe("buildCatalog options", () => {
 		expect((error as Error).message).toContain(message);
 	});
 });
+
+describe("includeHidden", () => {
+	it("scans hidden folders below a root only when asked, keeping .git skipped (issue 9)", async () => {
+		const { root } = await indexOf({
+			".curated/kept/SKILL.md": skillMd("kept"),
+			".git/not-a-skill/SKILL.md": skillMd("not-a-skill"),
+			"plain/SKILL.md": skillMd("plain"),
+		});
+		const names = async (includeHidden: boolean) =>
+			(await discover({ cwd: root, home: root, defaultRoots: false, roots: [root], includeHidden })).index.skills.map(
+				(s) => s.name,
+			);
+		expect(await names(false)).toEqual(["plain"]);
+		expect(await names(true)).toEqual(["kept", "plain"]);
+	});
+});

@@ -88,9 +88,11 @@ export function render(report: DiscoveryReport, style: Style): string {
 		(s) => `${s.name}  ${style.dim(s.file)}`,
 	);
 	section(lines, style, `Rejected (${report.rejected.length})`, report.rejected, (r) => {
-		const reasons = r.diagnostics
-			.filter((d) => d.severity === "error")
-			.map((d) => `      ${renderDiagnostic(d, style, false)}`);
+		// Every rejected skill shows why, whatever the severity of the reason (a symlinked SKILL.md is a warning).
+		const errors = r.diagnostics.filter((d) => d.severity === "error");
+		const reasons = (errors.length > 0 ? errors : r.diagnostics).map(
+			(d) => `      ${renderDiagnostic(d, style, false)}`,
+		);
 		return [`${r.name ?? basename(r.dir)}  ${style.dim(r.file)}`, ...reasons].join("\n");
 	});
 	const notes = [...report.diagnostics, ...report.selected.flatMap((s) => s.diagnostics)].filter(
