@@ -15,7 +15,7 @@ export interface CommandModule {
 	usage: string;
 	run(values: Record<string, unknown>, positionals: readonly string[], io: CliIo): Promise<CommandResult>;
 	/** The human output: a string for stdout, or results for stdout and refusals or errors for stderr. */
-	render(data: never, style: Style): string | Rendered;
+	render(data: never, style: Style, values: Record<string, unknown>): string | Rendered;
 }
 
 interface CommandEntry {
@@ -82,7 +82,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
 			io.stdout(`${JSON.stringify(result.data, null, 2)}\n`);
 			return result.exitCode;
 		}
-		const output = command.render(result.data as never, createStyle(io));
+		const output = command.render(result.data as never, createStyle(io), values);
 		const { stdout, stderr } = typeof output === "string" ? { stdout: output, stderr: "" } : output;
 		if (stdout) io.stdout(stdout);
 		if (stderr) io.stderr(stderr);

@@ -8,13 +8,15 @@ export function renderCatalogReport(report: CatalogReport): string {
 		`skills: ${report.kept.length} of ${report.skills} listed, ${report.tokensPerSkill} tokens per skill (step: ${report.step})`,
 	];
 	if (report.truncated.length > 0) {
-		const names = report.truncated.map((t) => `${t.name} (-${t.droppedChars})`).join(", ");
+		const names = firstFew(report.truncated.map((t) => `${t.name} (-${t.droppedChars})`));
 		lines.push(`truncated: ${report.truncated.length} descriptions, ${report.truncatedChars} chars cut: ${names}`);
 	}
-	if (report.omitted.length > 0) {
-		const shown = report.omitted.slice(0, 10).join(", ");
-		const more = report.omitted.length > 10 ? ` and ${report.omitted.length - 10} more` : "";
-		lines.push(`omitted: ${report.omitted.length} skills: ${shown}${more}`);
-	}
+	if (report.omitted.length > 0) lines.push(`omitted: ${report.omitted.length} skills: ${firstFew(report.omitted)}`);
 	return `${lines.join("\n")}\n`;
+}
+
+/** Long lists stay one short line: the first few names and how many more (`--json` has them all). */
+export function firstFew(names: readonly string[], count = 5): string {
+	const more = names.length > count ? ` and ${names.length - count} more (--json lists all)` : "";
+	return `${names.slice(0, count).join(", ")}${more}`;
 }

@@ -44,7 +44,7 @@ describe("skillset validate", () => {
 		expect(run.exitCode).toBe(1);
 		expect(run.stdout).toContain("field.unknown");
 		expect(run.stdout).toContain("path.not-found");
-		expect(run.stdout).toMatch(/3 skills checked: 0 valid, 3 invalid/);
+		expect(run.stdout).toMatch(/2 skills checked: 0 valid, 2 invalid; 1 path named no skill/);
 	});
 
 	it("reports without failing with --exit-zero", async () => {

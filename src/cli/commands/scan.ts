@@ -3,12 +3,21 @@ import type { ParseArgsConfig } from "node:util";
 import type { DiscoveryReport } from "../../discovery/index.ts";
 import { type DiscoveryFlagValues, discoverFor, discoveryFlags, discoveryUsage } from "../discovery-flags.ts";
 import { type CliIo, type CommandResult, type Style, UsageError } from "../io.ts";
-import { plural, renderDiagnostic } from "../render-diagnostics.ts";
+import {
+	type Detail,
+	detailFlags,
+	detailUsage,
+	FULL_DIAGNOSTICS,
+	plural,
+	renderDiagnostic,
+	renderGroups,
+} from "../render-diagnostics.ts";
 import { noteDeeperSkills } from "../workspace.ts";
 
 /** The command's options, for `node:util` parseArgs. */
 export const options: NonNullable<ParseArgsConfig["options"]> = {
 	...discoveryFlags,
+	...detailFlags,
 	json: { type: "boolean", default: false },
 	"exit-zero": { type: "boolean", default: false },
 };
@@ -24,6 +33,7 @@ ${discoveryUsage}
 Options:
   --json                     print the discovery report as JSON
   --exit-zero                exit 0 even when skills were rejected
+${detailUsage}
 
 Exit status: 0 nothing rejected, 1 a skill or root was rejected, 2 usage error.`;
 
@@ -41,7 +51,8 @@ export async function run(
 }
 
 /** The readable summary: roots, then what was selected, shadowed, untrusted, disabled and rejected, and why. */
-export function render(report: DiscoveryReport, style: Style): string {
+export function render(report: DiscoveryReport, style: Style, detail: Detail = {}): string {
+	if (detail.quiet) return `${summaryLine(report)}\n`;
 	const lines: string[] = [
 		style.bold(`Roots (${report.roots.filter((r) => r.exists).length} of ${report.roots.length} exist)`),
 	];
@@ -98,16 +109,27 @@ export function render(report: DiscoveryReport, style: Style): string {
 	const notes = [...report.diagnostics, ...report.selected.flatMap((s) => s.diagnostics)].filter(
 		(d) => d.severity !== "info",
 	);
-	if (notes.length > 0) {
+	if (notes.length > 0 && !detail.verbose && notes.length > FULL_DIAGNOSTICS) {
+		// Hundreds of skills can carry a warning each: one line per skill with its codes, then a count per code.
+		const groups = [
+			{ label: "(discovery)", diagnostics: report.diagnostics.filter((d) => d.severity !== "info") },
+			...report.selected.map((s) => ({
+				label: s.name,
+				diagnostics: s.diagnostics.filter((d) => d.severity !== "info"),
+			})),
+		];
+		lines.push("", style.bold(`Warnings (${notes.length})`));
+		for (const line of renderGroups(groups, style, {})) lines.push(line === "" ? "" : `  ${line}`);
+	} else if (notes.length > 0) {
 		lines.push("", style.bold(`Warnings (${notes.length})`));
 		for (const d of notes) lines.push(`  ${renderDiagnostic(d, style, false)}`);
 	}
-	const { counts, timings } = report;
-	lines.push(
-		"",
-		`${plural(counts.selected, "skill")} selected, ${counts.shadowed} shadowed, ${counts.untrusted} untrusted, ${counts.disabled} disabled, ${counts.rejected} rejected (${timings.totalMs} ms)`,
-	);
+	lines.push("", summaryLine(report));
 	return `${lines.join("\n")}\n`;
+}
+
+function summaryLine({ counts, timings }: DiscoveryReport): string {
+	return `${plural(counts.selected, "skill")} selected, ${counts.shadowed} shadowed, ${counts.untrusted} untrusted, ${counts.disabled} disabled, ${counts.rejected} rejected (${timings.totalMs} ms)`;
 }
 
 function section<T>(

@@ -11,7 +11,15 @@ import {
 } from "../../skill/index.ts";
 import { type CliIo, type CommandResult, type Style, UsageError } from "../io.ts";
 import { noSkillsDiagnostic, resolveNamedPath } from "../paths.ts";
-import { plural, renderCounts, renderDiagnostics } from "../render-diagnostics.ts";
+import {
+	type Detail,
+	detailFlags,
+	detailUsage,
+	FULL_DIAGNOSTICS,
+	plural,
+	renderCounts,
+	renderGroups,
+} from "../render-diagnostics.ts";
 
 /** The command's options, for `node:util` parseArgs. */
 export const options: NonNullable<ParseArgsConfig["options"]> = {
@@ -21,6 +29,7 @@ export const options: NonNullable<ParseArgsConfig["options"]> = {
 	json: { type: "boolean", default: false },
 	"exit-zero": { type: "boolean", default: false },
 	"include-hidden": { type: "boolean", default: false },
+	...detailFlags,
 };
 
 /** Shown with --help and after a usage error. */
@@ -37,6 +46,7 @@ Options:
   --json                     print a JSON array of results
   --exit-zero                exit 0 even when a skill is invalid (report only)
   --include-hidden           in a folder of skills, also look in hidden folders (e.g. skills/.curated)
+${detailUsage}
 
 Exit status: 0 all valid, 1 any invalid, 2 usage error.`;
 
@@ -92,18 +102,29 @@ export async function run(
 	return { exitCode, data };
 }
 
-/** The human report: every diagnostic, one line per valid skill without any, and a summary line. */
-export function render(data: readonly ValidateResult[], style: Style): string {
-	const lines: string[] = [];
-	const hinted = new Set<string>();
-	for (const result of data) {
-		lines.push(...renderDiagnostics(result.diagnostics, style, hinted));
-		if (result.valid && result.diagnostics.length === 0)
-			lines.push(`${result.file ?? result.path}  ${style.bold("ok")}`);
+/**
+ * The human report: diagnostics (in full when few or with --verbose, else grouped by skill and code), `ok` for
+ * clean skills when the report is short, and a summary that counts what was checked.
+ */
+export function render(data: readonly ValidateResult[], style: Style, detail: Detail = {}): string {
+	const unnamed = data.filter((r) => r.file === null && r.diagnostics.some((d) => d.code.startsWith("path.")));
+	const checked = data.filter((r) => !unnamed.includes(r));
+	const lines = renderGroups(
+		data.map((r) => ({ label: r.path, diagnostics: r.diagnostics })),
+		style,
+		detail,
+	);
+	const full = detail.verbose || data.flatMap((r) => r.diagnostics).length <= FULL_DIAGNOSTICS;
+	if (!detail.quiet && full && (detail.verbose || data.length <= FULL_DIAGNOSTICS)) {
+		for (const result of checked) {
+			if (result.valid && result.diagnostics.length === 0)
+				lines.push(`${result.file ?? result.path}  ${style.bold("ok")}`);
+		}
 	}
-	const invalid = data.filter((r) => !r.valid).length;
+	const invalid = checked.filter((r) => !r.valid).length;
 	const counts = renderCounts(data.flatMap((r) => r.diagnostics));
-	const verdict = `${plural(data.length, "skill")} checked: ${data.length - invalid} valid, ${invalid} invalid`;
+	let verdict = `${plural(checked.length, "skill")} checked: ${checked.length - invalid} valid, ${invalid} invalid`;
+	if (unnamed.length > 0) verdict += `; ${plural(unnamed.length, "path")} named no skill`;
 	lines.push(counts ? `${verdict} (${counts})` : verdict);
 	return `${lines.join("\n")}\n`;
 }
