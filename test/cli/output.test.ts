@@ -52,7 +52,9 @@ describe("human output on many skills", () => {
 		const scan = await cli(["scan", "--no-default-roots", "--root", collection, "--quiet"], {
 			env: { HOME: collection },
 		});
-		expect(scan.stdout).toMatch(/^41 skills selected, 0 shadowed, 0 untrusted, 0 disabled, 0 rejected \([\d.]+ ms\)\n$/);
+		expect(scan.stdout).toMatch(
+			/^41 skills selected, 0 shadowed, 0 untrusted, 0 disabled, 0 rejected \([\d.]+ ms\)\n$/,
+		);
 	});
 
 	it("keeps --json exactly one document", async () => {
