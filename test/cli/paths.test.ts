@@ -126,6 +126,16 @@ describe("skillset lock writes", () => {
 		expect([notDir.exitCode, JSON.parse(notDir.stdout).error]).toEqual([1, expect.stringContaining("ENOTDIR")]);
 	});
 
+	it("does not count a skill with unhashed files as fully locked", async () => {
+		const { symlink } = await import("node:fs/promises");
+		await writeTree(root, { "linky/linky/SKILL.md": skillMd("linky", description) });
+		await symlink(join(root, "plain.txt"), join(root, "linky/linky/link.txt"));
+		const run = await cli(["lock", join(root, "linky/linky"), "--lock", join(root, "linky.lock.json")], { env });
+		expect(run.exitCode).toBe(1);
+		expect(run.stdout).toContain("1 skill locked in");
+		expect(run.stdout).toContain("(1 with files not hashed: the lock does not cover them)");
+	});
+
 	it("says how many skills match the lock and how many differ", async () => {
 		const lock = join(root, "counts.lock.json");
 		expect((await cli(["lock", join(root, "one/tables"), "--lock", lock], { env })).exitCode).toBe(0);

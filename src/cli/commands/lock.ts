@@ -138,6 +138,12 @@ async function verify(file: string, skills: Parameters<typeof createLock>[0]): P
 	return lines;
 }
 
+/** How many locked skills have files that could not be hashed, for the summary line. */
+function notHashed(skills: readonly LockLine[]): string {
+	const count = skills.filter((s) => s.problems?.length).length;
+	return count > 0 ? ` (${count} with files not hashed: the lock does not cover them)` : "";
+}
+
 /** One line per skill, then a summary; a DIR without skills or a lock that could not be written, on stderr. */
 export function render(data: LockResult, style: Style): Rendered {
 	const errors = [
@@ -160,7 +166,7 @@ export function render(data: LockResult, style: Style): Rendered {
 	lines.push(
 		data.verify
 			? `${plural(data.skills.length, "skill")} verified against ${data.file}: ${data.matched ?? 0} match, ${data.differ ?? 0} differ`
-			: `${plural(data.skills.length, "skill")} locked in ${data.file}`,
+			: `${plural(data.skills.length, "skill")} locked in ${data.file}${notHashed(data.skills)}`,
 	);
 	return { stdout: `${lines.join("\n")}\n`, stderr: "" };
 }
