@@ -53,7 +53,7 @@ export async function noteDeeperSkills(
 	report: DiscoveryReport,
 	io: CliIo,
 ): Promise<boolean> {
-	if (dir === undefined || report.counts.selected + report.counts.rejected > 0) return false;
+	if (dir === undefined) return false;
 	const note = await deeperSkillsNote(command, dir, resolve(io.cwd, dir), report, io.cwd);
 	if (note) io.stderr(`skillset: ${note}\n`);
 	return note !== undefined;

@@ -88,6 +88,13 @@ describe("a PATH that names no skill", () => {
 });
 
 describe("a workspace DIR for scan, list and catalog", () => {
+	it("scans hidden folders below a root with --include-hidden", async () => {
+		const args = ["list", "--no-default-roots", "--root", join(root, "collection/skills"), "--json"];
+		expect(JSON.parse((await cli(args, { env })).stdout)).toEqual([]);
+		const hidden = JSON.parse((await cli([...args, "--include-hidden"], { env })).stdout);
+		expect(hidden.map((s: { name: string }) => s.name)).toEqual(["hidden-one"]);
+	});
+
 	it.each([["scan"], ["list"], ["catalog"]])("%s: a missing DIR is a usage error", async (command) => {
 		const run = await cli([command, join(root, "nowhere")], { env });
 		expect(run.exitCode).toBe(2);

@@ -64,11 +64,9 @@ export async function run(
 	if (extra.length > 0) throw new UsageError("doctor takes NAME and at most one DIR");
 	const { index, report, config } = await discoverFor(values, dir, io);
 	const catalog = await buildCatalog(index, catalogOptions(values, config));
-	// Names resolve as show and read resolve them: by id, qualified name or declared name. A folder name that is
-	// not the id gets the index's "did you mean", like everywhere else. A rejected skill has no id: its folder names it.
-	const found = index.skills.filter(
-		(s) => s.name === name || s.qualifiedName === name || s.properties.declaredName === name,
-	);
+	// Names resolve as show and read resolve them: by id or qualified name. A folder or declared name that is not
+	// the id gets the index's "did you mean", like everywhere else. A rejected skill has no id: its folder names it.
+	const found = index.skills.filter((s) => s.name === name || s.qualifiedName === name);
 	const rejected = report.rejected.filter((r) => (r.name ?? basename(r.dir)) === name || basename(r.dir) === name);
 	const copies = [...found.map((s) => skillCopy(s, catalog.report)), ...rejected.map(rejectedCopy)];
 	const inCatalog = copies.some((c) => c.catalog === "listed" || c.catalog === "truncated");
