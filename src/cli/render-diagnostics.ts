@@ -1,6 +1,6 @@
 import type { ParseArgsConfig } from "node:util";
 import type { Diagnostic, Severity } from "../skill/index.ts";
-import type { Style } from "./io.ts";
+import { type Style, UsageError } from "./io.ts";
 
 /** `--verbose` and `--quiet`, for commands that report diagnostics. */
 export const detailFlags: NonNullable<ParseArgsConfig["options"]> = {
@@ -17,6 +17,11 @@ export const detailUsage = `  --verbose                  every diagnostic with i
 export interface Detail {
 	verbose?: boolean;
 	quiet?: boolean;
+}
+
+/** `--verbose` with `--quiet` is a contradiction: a usage error. */
+export function checkDetail(values: Detail): void {
+	if (values.verbose && values.quiet) throw new UsageError("--verbose and --quiet cannot be used together");
 }
 
 /** At most this many diagnostics are shown in full without --verbose; more are grouped by skill and code. */

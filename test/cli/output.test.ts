@@ -57,6 +57,14 @@ describe("human output on many skills", () => {
 		);
 	});
 
+	it("rejects --verbose with --quiet", async () => {
+		const run = await cli(["validate", collection, "--verbose", "--quiet"]);
+		expect([run.exitCode, run.stderr.split("\n")[0]]).toEqual([
+			2,
+			"skillset: --verbose and --quiet cannot be used together",
+		]);
+	});
+
 	it("keeps --json exactly one document", async () => {
 		for (const args of [
 			["validate", collection],

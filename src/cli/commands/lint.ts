@@ -4,7 +4,15 @@ import { loadDefaultTokenizer } from "../../catalog/index.ts";
 import type { Diagnostic } from "../../skill/index.ts";
 import { type DiscoveryFlagValues, discoveryFlags, discoveryUsage } from "../discovery-flags.ts";
 import type { CliIo, CommandResult, Style } from "../io.ts";
-import { type Detail, detailFlags, detailUsage, plural, renderCounts, renderGroups } from "../render-diagnostics.ts";
+import {
+	checkDetail,
+	type Detail,
+	detailFlags,
+	detailUsage,
+	plural,
+	renderCounts,
+	renderGroups,
+} from "../render-diagnostics.ts";
 import { resolveTargets } from "../targets.ts";
 
 /** The command's options, for `node:util` parseArgs. */
@@ -32,10 +40,11 @@ Exit status: 0 no errors, 1 errors, 2 usage error.`;
 
 /** Lints every target; exit 1 when any has an error. */
 export async function run(
-	values: DiscoveryFlagValues,
+	values: DiscoveryFlagValues & Detail,
 	positionals: readonly string[],
 	io: CliIo,
 ): Promise<CommandResult<LintResult[]>> {
+	checkDetail(values);
 	const { targets, problems } = await resolveTargets(positionals, values, io);
 	const results = await lintSkills(
 		targets.map((t) => t.dir),

@@ -4,6 +4,7 @@ import type { DiscoveryReport } from "../../discovery/index.ts";
 import { type DiscoveryFlagValues, discoverFor, discoveryFlags, discoveryUsage } from "../discovery-flags.ts";
 import { type CliIo, type CommandResult, type Style, UsageError } from "../io.ts";
 import {
+	checkDetail,
 	type Detail,
 	detailFlags,
 	detailUsage,
@@ -39,11 +40,12 @@ Exit status: 0 nothing rejected, 1 a skill or root was rejected, 2 usage error.`
 
 /** Scans and returns the report; exit 1 when a skill was rejected or a root failed. */
 export async function run(
-	values: DiscoveryFlagValues & { "exit-zero"?: boolean },
+	values: DiscoveryFlagValues & Detail & { "exit-zero"?: boolean },
 	positionals: readonly string[],
 	io: CliIo,
 ): Promise<CommandResult<DiscoveryReport>> {
 	if (positionals.length > 1) throw new UsageError("scan takes at most one DIR");
+	checkDetail(values);
 	const { report } = await discoverFor(values, positionals[0], io);
 	const deeper = await noteDeeperSkills("scan", positionals[0], report, io);
 	const failed = deeper || report.rejected.length > 0 || report.diagnostics.some((d) => d.severity === "error");

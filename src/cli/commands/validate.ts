@@ -1,4 +1,4 @@
-import { join, relative } from "node:path";
+import { join, relative, resolve } from "node:path";
 import type { ParseArgsConfig } from "node:util";
 import { type DiscoveryReport, discover } from "../../discovery/index.ts";
 import {
@@ -12,6 +12,7 @@ import {
 import { type CliIo, type CommandResult, type Style, UsageError } from "../io.ts";
 import { noSkillsDiagnostic, resolveNamedPath } from "../paths.ts";
 import {
+	checkDetail,
 	type Detail,
 	detailFlags,
 	detailUsage,
@@ -60,7 +61,7 @@ export interface ValidateResult {
 	diagnostics: Diagnostic[];
 }
 
-type Values = {
+type Values = Detail & {
 	profile?: string;
 	"allow-field"?: string[];
 	"allow-fields"?: string[];
@@ -75,6 +76,7 @@ export async function run(
 	io: CliIo,
 ): Promise<CommandResult<ValidateResult[]>> {
 	if (positionals.length === 0) throw new UsageError("validate needs at least one PATH");
+	checkDetail(values);
 	const profile = parseProfile(values.profile);
 	const allowExtensions = (values["allow-fields"] ?? []).flatMap((v) => v.split(",")).map(parseExtensionSet);
 	const allowFields = values["allow-field"] ?? [];
@@ -93,7 +95,9 @@ export async function run(
 			data.push({ path, file: null, valid: false, profile, skill: null, diagnostics });
 		}
 		for (const skillPath of paths) {
-			const result = await validateSkillPath(skillPath, { profile, allowFields, allowExtensions });
+			// Shown as given, read from the CLI's working directory.
+			const target = resolve(skillPath) === resolve(io.cwd, skillPath) ? skillPath : resolve(io.cwd, skillPath);
+			const result = await validateSkillPath(target, { profile, allowFields, allowExtensions });
 			const { file, valid, properties, diagnostics } = result;
 			data.push({ path: skillPath, file, valid, profile, skill: properties, diagnostics });
 		}
@@ -114,8 +118,9 @@ export function render(data: readonly ValidateResult[], style: Style, detail: De
 		style,
 		detail,
 	);
-	const full = detail.verbose || data.flatMap((r) => r.diagnostics).length <= FULL_DIAGNOSTICS;
-	if (!detail.quiet && full && (detail.verbose || data.length <= FULL_DIAGNOSTICS)) {
+	// `ok` lines only while the report is short: 500 of them would bury the problems.
+	const short = data.length <= FULL_DIAGNOSTICS && data.flatMap((r) => r.diagnostics).length <= FULL_DIAGNOSTICS;
+	if (detail.verbose || (short && !detail.quiet)) {
 		for (const result of checked) {
 			if (result.valid && result.diagnostics.length === 0)
 				lines.push(`${result.file ?? result.path}  ${style.bold("ok")}`);
