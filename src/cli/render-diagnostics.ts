@@ -55,7 +55,7 @@ export function renderGroups(groups: readonly DiagnosticGroup[], style: Style, d
 	const byCode = [...countCodes(all)].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
 	lines.push("", style.bold(`By code (${plural(groups.filter((g) => g.diagnostics.length > 0).length, "skill")}):`));
 	for (const [code, n] of byCode) lines.push(`  ${code} × ${n}`);
-	lines.push(style.dim("(--verbose shows every diagnostic with its line and hint)"), "");
+	lines.push(style.dim("(--verbose shows every diagnostic with its line and hint)"));
 	return lines;
 }
 

@@ -44,6 +44,17 @@ describe("human output on many skills", () => {
 		expect(verbose.stdout).toContain(`${join(collection, "clean", "SKILL.md")}  ok`);
 	});
 
+	it("cuts scan's long lists to the first few names unless --verbose", async () => {
+		const args = ["scan", "--no-default-roots", "--root", collection];
+		const run = await cli(args, { env: { HOME: collection } });
+		expect(run.stdout).toContain(`Selected (${COUNT + 1})\n`);
+		expect(run.stdout).toContain(`  ... and ${COUNT + 1 - 10} more (--verbose or 'skillset list --all' lists them)\n`);
+		expect(run.stdout).toMatch(/ {2}skill-05 {2}workspace/);
+		expect(run.stdout).not.toMatch(/ {2}skill-39 {2}workspace/);
+		const verbose = await cli([...args, "--verbose"], { env: { HOME: collection } });
+		expect(verbose.stdout).toMatch(/ {2}skill-39 {2}workspace/);
+	});
+
 	it("prints only the summary line with --quiet", async () => {
 		const run = await cli(["validate", collection, "--quiet"]);
 		expect(run.stdout).toBe(`${COUNT + 1} skills checked: 1 valid, ${COUNT} invalid (${COUNT * 2} errors)\n`);

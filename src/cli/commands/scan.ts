@@ -78,6 +78,7 @@ export function render(report: DiscoveryReport, style: Style, detail: Detail = {
 		`Selected (${report.selected.length})`,
 		report.selected,
 		(s) => `${s.name}  ${style.dim(`${s.scope}  ${s.file}`)}`,
+		!detail.verbose,
 	);
 	section(
 		lines,
@@ -85,6 +86,7 @@ export function render(report: DiscoveryReport, style: Style, detail: Detail = {
 		`Shadowed (${report.shadowed.length})`,
 		report.shadowed,
 		(s) => `${s.qualifiedName}  ${style.dim(`by ${s.shadowedBy}  ${s.file}`)}`,
+		!detail.verbose,
 	);
 	section(
 		lines,
@@ -92,6 +94,7 @@ export function render(report: DiscoveryReport, style: Style, detail: Detail = {
 		`Untrusted (${report.untrusted.length})`,
 		report.untrusted,
 		(s) => `${s.name}  ${style.dim(s.file)}`,
+		!detail.verbose,
 	);
 	section(
 		lines,
@@ -99,6 +102,7 @@ export function render(report: DiscoveryReport, style: Style, detail: Detail = {
 		`Disabled (${report.disabled.length})`,
 		report.disabled,
 		(s) => `${s.name}  ${style.dim(s.file)}`,
+		!detail.verbose,
 	);
 	section(lines, style, `Rejected (${report.rejected.length})`, report.rejected, (r) => {
 		// Every rejected skill shows why, whatever the severity of the reason (a symlinked SKILL.md is a warning).
@@ -134,14 +138,24 @@ function summaryLine({ counts, timings }: DiscoveryReport): string {
 	return `${plural(counts.selected, "skill")} selected, ${counts.shadowed} shadowed, ${counts.untrusted} untrusted, ${counts.disabled} disabled, ${counts.rejected} rejected (${timings.totalMs} ms)`;
 }
 
+/** Lists longer than this are cut to their first {@link LIST_SHOWN} entries unless --verbose. */
+const LIST_LIMIT = 20;
+const LIST_SHOWN = 10;
+
 function section<T>(
 	lines: string[],
 	style: Style,
 	title: string,
 	items: readonly T[],
 	line: (item: T) => string,
+	cut = false,
 ): void {
 	if (items.length === 0) return;
 	lines.push("", style.bold(title));
-	for (const item of items) lines.push(`  ${line(item)}`);
+	const shown = cut && items.length > LIST_LIMIT ? items.slice(0, LIST_SHOWN) : items;
+	for (const item of shown) lines.push(`  ${line(item)}`);
+	if (shown.length < items.length) {
+		const more = `... and ${items.length - shown.length} more (--verbose or 'skillset list --all' lists them)`;
+		lines.push(`  ${style.dim(more)}`);
+	}
 }
