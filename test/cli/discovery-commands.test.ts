@@ -107,7 +107,7 @@ describe("skillset catalog", () => {
 	it.each([
 		[["--format", "yaml"], "--format must be one of"],
 		[["--budget-tokens", "lots"], "--budget-tokens must be a positive number"],
-		[["--fraction", "0.1"], "--fraction needs --context-window"],
+		[["--fraction", "0.1"], "--fraction needs a context window (--context-window"],
 		[["--prompt", "shout"], "--prompt must be tool or file-read"],
 		[["--policy", "random"], "--policy must be one of"],
 		[["--preset", "emacs"], "--preset must be one of claude"],

@@ -77,6 +77,16 @@ describe("settings precedence", () => {
 });
 
 describe("messages name the user's flag, key or variable", () => {
+	it("names the config key when a config file's fraction has no context window", async () => {
+		await config({ catalog: { fraction: 0.1 } });
+		const run = await cli(["catalog", workspace], { env: { HOME: workspace } });
+		expect([run.exitCode, run.stderr.split("\n")[0]]).toEqual([
+			2,
+			'skillset: "catalog.fraction" in the config file needs a context window (--context-window or "catalog.contextWindow")',
+		]);
+		await config({});
+	});
+
 	it.each([
 		[["--preset", "nope"], {}, "--preset must be one of claude"],
 		[["--policy", "first"], {}, "--policy must be one of precedence"],

@@ -147,8 +147,12 @@ export function catalogOptions(values: CatalogFlagValues, config: SkillsetConfig
 	else if (merged.chars !== undefined) budget.chars = merged.chars;
 	else if (merged.contextWindow !== undefined) budget.contextWindow = merged.contextWindow;
 	if (merged.fraction !== undefined) {
-		if (budget.contextWindow === undefined) throw new UsageError("--fraction needs --context-window");
-		if (merged.fraction > 1) throw new UsageError("--fraction must be at most 1");
+		// Named as the user set it: the flag, or the config file's key.
+		const name = flags.fraction !== undefined ? "--fraction" : `"catalog.fraction" in the config file`;
+		if (budget.contextWindow === undefined) {
+			throw new UsageError(`${name} needs a context window (--context-window or "catalog.contextWindow")`);
+		}
+		if (merged.fraction > 1) throw new UsageError(`${name} must be at most 1`);
 		budget.fraction = merged.fraction;
 	}
 	return {
