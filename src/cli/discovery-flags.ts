@@ -36,7 +36,7 @@ export const discoveryFlags: NonNullable<ParseArgsConfig["options"]> = {
 
 /** Usage lines for {@link discoveryFlags}. */
 export const discoveryUsage = `Discovery options:
-  --root DIR                 an extra workspace root, highest precedence first (repeatable)
+  --root DIR                 an extra workspace root, highest precedence first (repeatable; must exist)
   --no-default-roots         scan only the roots given (no .agents/skills, .claude/skills, .skills)
   --preset NAME              add a client's folders: claude, codex, opencode, gemini, copilot, cline,
                              kilo, pi, workbuddy (repeatable)
@@ -82,14 +82,14 @@ async function resolveSettings(values: DiscoveryFlagValues, cwd: string, io: Cli
 	return { config, discover: discoverOptionsFrom(config, cwd, homeFrom(io.env, homedir())) };
 }
 
-/** A workspace DIR the user named must be a folder: anything else is a usage error, never an empty result. */
-async function checkWorkspace(dir: string, path: string): Promise<void> {
+/** A folder the user named (a workspace DIR, a --root) must be one: anything else is a usage error, never silence. */
+async function checkFolder(what: string, path: string): Promise<void> {
 	const info = await stat(path).catch((error: NodeJS.ErrnoException) => error);
 	if (info instanceof Error) {
 		const missing = info.code === "ENOENT" || info.code === "ENOTDIR";
-		throw new UsageError(missing ? `DIR ${dir} does not exist` : `cannot read DIR ${dir}: ${info.code}`);
+		throw new UsageError(missing ? `${what} does not exist` : `cannot read ${what}: ${info.code}`);
 	}
-	if (!info.isDirectory()) throw new UsageError(`DIR ${dir} is not a folder`);
+	if (!info.isDirectory()) throw new UsageError(`${what} is not a folder`);
 }
 
 /** Whether the trust store (SKILLSET_TRUST_FILE, else the default file) trusts the workspace. */
@@ -130,9 +130,10 @@ export async function discoverFor(
 	io: CliIo,
 ): Promise<ResolvedSettings & DiscoveryResult> {
 	const cwd = resolve(io.cwd, dir ?? ".");
-	if (dir !== undefined) await checkWorkspace(dir, cwd);
+	if (dir !== undefined) await checkFolder(`DIR ${dir}`, cwd);
 	const settings = await resolveSettings(values, cwd, io);
 	const flagRoots = (values.root ?? []).map((root) => resolve(io.cwd, root));
+	for (const [i, root] of flagRoots.entries()) await checkFolder(`--root ${values.root?.[i]}`, root);
 	const roots = [...flagRoots, ...(settings.discover.roots ?? [])];
 	const options = { ...settings.discover, roots };
 	return { ...settings, discover: options, ...(await discover(options)) };

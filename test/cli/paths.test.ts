@@ -95,6 +95,12 @@ describe("a workspace DIR for scan, list and catalog", () => {
 		expect(hidden.map((s: { name: string }) => s.name)).toEqual(["hidden-one"]);
 	});
 
+	it.each([["scan"], ["list"], ["catalog"], ["lint"]])("%s: a missing --root is a usage error", async (command) => {
+		const run = await cli([command, "--root", join(root, "nowhere")], { env });
+		expect(run.exitCode).toBe(2);
+		expect(run.stderr.split("\n")[0]).toBe(`skillset: --root ${join(root, "nowhere")} does not exist`);
+	});
+
 	it.each([["scan"], ["list"], ["catalog"]])("%s: a missing DIR is a usage error", async (command) => {
 		const run = await cli([command, join(root, "nowhere")], { env });
 		expect(run.exitCode).toBe(2);
