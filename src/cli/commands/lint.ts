@@ -28,7 +28,7 @@ export const usage: string = `Usage: skillset lint [PATH...] [options]
 Check skills against the spec (strict, with the claude-code and workbuddy extensions) and best practice: body at
 most 500 lines and 5,000 tokens, a description that says what and when, the reference graph (broken links, deep
 chains, orphaned files), and descriptions of different skills that overlap. PATH is a skill folder or a root;
-without PATH, the discovered skills.
+without PATH, the discovered skills. Info notes (such as orphaned files) are shown only with --verbose.
 
 ${discoveryUsage}
 

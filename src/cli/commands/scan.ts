@@ -27,7 +27,8 @@ export const options: NonNullable<ParseArgsConfig["options"]> = {
 export const usage: string = `Usage: skillset scan [DIR] [options]
 
 Discover skills for the workspace DIR (default: the current folder) and report everything found: roots,
-selected skills, and every skill that is shadowed, untrusted, disabled or rejected, with why.
+selected skills, and every skill that is shadowed, untrusted, disabled or rejected, with why. Lists over 20 are
+cut to their first ten unless --verbose; every rejected skill is always listed.
 
 ${discoveryUsage}
 
