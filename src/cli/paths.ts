@@ -14,6 +14,8 @@ export type NamedPath =
  * `path.not-found`, and another kind of file is `path.not-directory`.
  */
 export async function resolveNamedPath(path: string, cwd: string): Promise<NamedPath> {
+	// An empty PATH would resolve to the working directory: a typo must not validate the whole tree.
+	if (path.trim() === "") return problem(path, { code: "path.not-found", message: "The path is empty" });
 	const absolute = resolve(cwd, path);
 	const info = await stat(absolute).catch((error: NodeJS.ErrnoException) => error);
 	if (info instanceof Error) {

@@ -55,6 +55,7 @@ export class SkillIndex {
 		const scored = this.names().map((candidate) => ({ candidate, score: distance(name, candidate) }));
 		scored.sort((a, b) => a.score - b.score || (a.candidate < b.candidate ? -1 : 1));
 		const limit = Math.max(2, Math.floor(name.length / 2));
+		if (name.trim() === "") return [];
 		const near = scored.filter((s) => s.score <= limit || s.candidate.includes(name)).map((s) => s.candidate);
 		return [...new Set([...exact, ...near])].slice(0, count);
 	}

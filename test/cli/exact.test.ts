@@ -34,6 +34,14 @@ describe("names resolve the same way in doctor, show and read", () => {
 	});
 });
 
+describe("an empty NAME", () => {
+	it.each([["show"], ["read"], ["doctor"]])("%s: is a usage error, not a guess", async (command) => {
+		const args = command === "read" ? [command, "", "x", workspace] : [command, "", workspace];
+		const run = await cli(args, { env });
+		expect([run.exitCode, run.stderr.split("\n")[0]]).toEqual([2, "skillset: the skill NAME is empty"]);
+	});
+});
+
 describe("skillset read paging", () => {
 	it("says an offset is past the end", async () => {
 		const run = await cli(["read", "internal-comms", "references/long.md", workspace, "--offset", "3000"], { env });

@@ -39,6 +39,16 @@ describe("a PATH that names no skill", () => {
 		expect(json.stdout).toContain('"path.not-found"');
 	});
 
+	it.each([["validate"], ["lint"], ["audit"]])(
+		"%s: an empty PATH is path.not-found, not the working folder",
+		async (c) => {
+			const run = await cli([c, "", "--json"], { env, cwd: root });
+			expect(run.exitCode).toBe(1);
+			expect(run.stdout).toContain('"path.not-found"');
+			expect(run.stdout).not.toContain("tables");
+		},
+	);
+
 	it.each(COMMANDS)("%s: a plain file is path.not-directory, exit 1", async (_name, args) => {
 		const run = await cli(args(join(root, "plain.txt")), { env });
 		expect(run.exitCode).toBe(1);

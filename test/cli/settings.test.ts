@@ -91,6 +91,7 @@ describe("messages name the user's flag, key or variable", () => {
 		[["--preset", "nope"], {}, "--preset must be one of claude"],
 		[["--policy", "first"], {}, "--policy must be one of precedence"],
 		[["--budget-tokens", "lots"], {}, "--budget-tokens must be a positive number, not 'lots'"],
+		[["--budget-chars", "0.5"], {}, "--budget-chars must be at least 1"],
 		[[], { SKILLSET_BUDGET_TOKENS: "lots" }, "SKILLSET_BUDGET_TOKENS must be a positive number, not 'lots'"],
 		[[], { SKILLSET_PRESETS: "claude,emacs" }, "SKILLSET_PRESETS must be one of claude"],
 		[[], { SKILLSET_FORMAT: "yaml" }, "SKILLSET_FORMAT must be one of"],

@@ -140,6 +140,9 @@ export function catalogOptions(values: CatalogFlagValues, config: SkillsetConfig
 	for (const [key, text] of numbers) if (text !== undefined) flags[key] = flagNumber(text);
 	if (values.location !== undefined) flags.location = values.location;
 	checkSetting(flags, "catalog", label);
+	for (const key of ["tokens", "chars"] as const) {
+		if ((flags[key] ?? 1) < 1) throw new UsageError(`${label(`catalog.${key}`)} must be at least 1`);
+	}
 	checkOneBudget(flags, "catalog", label);
 	const merged = layerCatalog(config.catalog, flags);
 	const budget: CatalogBudget = {};

@@ -61,6 +61,7 @@ export async function run(
 ): Promise<CommandResult<DoctorResult>> {
 	const [name, dir, ...extra] = positionals;
 	if (name === undefined) throw new UsageError("doctor needs the NAME of a skill");
+	if (name.trim() === "") throw new UsageError("the skill NAME is empty");
 	if (extra.length > 0) throw new UsageError("doctor takes NAME and at most one DIR");
 	const { index, report, config } = await discoverFor(values, dir, io);
 	const catalog = await buildCatalog(index, catalogOptions(values, config));

@@ -40,6 +40,7 @@ export async function run(
 ): Promise<CommandResult<ResourceRead | PathRefusal>> {
 	const [name, path, dir, ...extra] = positionals;
 	if (name === undefined || path === undefined) throw new UsageError("read needs a skill NAME and a PATH");
+	if (name.trim() === "") throw new UsageError("the skill NAME is empty");
 	if (extra.length > 0) throw new UsageError("read takes NAME, PATH and at most one DIR");
 	const paging = { ...line("--offset", values.offset, "offset"), ...line("--limit", values.limit, "limit") };
 	const named = await resolveWorkspaceArg(dir, values, io);

@@ -36,6 +36,7 @@ export async function run(
 ): Promise<CommandResult<Activation | ActivationRefusal>> {
 	const [name, dir, ...extra] = positionals;
 	if (name === undefined) throw new UsageError("show needs the NAME of a skill");
+	if (name.trim() === "") throw new UsageError("the skill NAME is empty");
 	if (extra.length > 0) throw new UsageError("show takes NAME and at most one DIR");
 	const invoker = values.as;
 	if (invoker !== "model" && invoker !== "user") throw new UsageError(`--as must be model or user, not '${invoker}'`);
