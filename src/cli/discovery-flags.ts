@@ -66,7 +66,9 @@ export interface ResolvedSettings {
 
 /** Merges config file, environment and flags into discovery options for a scan of `cwd`. */
 async function resolveSettings(values: DiscoveryFlagValues, cwd: string, io: CliIo): Promise<ResolvedSettings> {
-	const file = await loadConfig(values.config ?? io.env.SKILLSET_CONFIG, cwd);
+	// A config file named by flag or variable is relative to where the user is; the default one is in the workspace.
+	const named = values.config ?? io.env.SKILLSET_CONFIG;
+	const file = await loadConfig(named === undefined ? undefined : resolve(io.cwd, named), cwd);
 	const env = configFromEnv(io.env, cwd);
 	const flags = configFromFlags(values);
 	const config: SkillsetConfig = {

@@ -76,6 +76,15 @@ describe("settings precedence", () => {
 	});
 });
 
+describe("--config", () => {
+	it("is read relative to the working folder, not the workspace DIR", async () => {
+		const root = join(workspace, "..");
+		await writeFile(join(root, "mine.json"), JSON.stringify({ catalog: { format: "xml" } }));
+		const run = await cli(["catalog", "project", "--config", "mine.json"], { cwd: root, env: { HOME: workspace } });
+		expect([run.exitCode, run.stdout.startsWith("<available_skills>")]).toEqual([0, true]);
+	});
+});
+
 describe("messages name the user's flag, key or variable", () => {
 	it("names the config key when a config file's fraction has no context window", async () => {
 		await config({ catalog: { fraction: 0.1 } });
