@@ -87,6 +87,16 @@ describe("human output on many skills", () => {
 		}
 	});
 
+	it("says when lint or audit found no skill in the workspace at all", async () => {
+		const empty = join(orphaned, "assets");
+		const lint = await cli(["lint"], { cwd: empty, env: { HOME: empty } });
+		expect(lint.stdout).toBe(
+			"0 skills linted, no findings: no skill was found ('skillset scan' shows where skillset looked)\n",
+		);
+		const audit = await cli(["audit"], { cwd: empty, env: { HOME: empty } });
+		expect(audit.stdout).toContain("No skill was found: 'skillset scan' shows where skillset looked.");
+	});
+
 	it("lint hides info notes such as orphan files unless --verbose", async () => {
 		const run = await cli(["lint", orphaned]);
 		expect(run.stdout).not.toContain("refs.orphan");

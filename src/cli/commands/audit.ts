@@ -96,5 +96,8 @@ export function render(data: AuditResult, style: Style): string {
 	lines.push(
 		`${plural(data.skills, "skill")} audited: ${data.counts.P0} P0, ${data.counts.P1} P1, ${data.counts.P2} P2`,
 	);
+	if (data.skills === 0 && data.problems.length === 0) {
+		lines.push("No skill was found: 'skillset scan' shows where skillset looked.");
+	}
 	return `${lines.join("\n")}\n`;
 }

@@ -75,6 +75,7 @@ export function render(data: readonly LintResult[], style: Style, detail: Detail
 	let summary = `${plural(linted, "skill")} linted${counts ? `: ${counts}` : ", no findings"}`;
 	if (unnamed > 0) summary += `; ${plural(unnamed, "path")} named no skill`;
 	if (hidden > 0) summary += ` (${hidden} info ${hidden === 1 ? "note" : "notes"} hidden; --verbose shows them)`;
+	if (data.length === 0) summary += ": no skill was found ('skillset scan' shows where skillset looked)";
 	lines.push(summary);
 	return `${lines.join("\n")}\n`;
 }
