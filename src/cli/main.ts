@@ -133,7 +133,8 @@ async function help(io: CliIo, rest: readonly string[]): Promise<number> {
 	const [name, ...extra] = rest;
 	if (name === undefined) return print(io, mainUsage());
 	const entry = lookup(name);
-	if (!entry || extra.length > 0) return usageError(io, `help takes one COMMAND, not '${rest.join(" ")}'`, undefined);
+	if (!entry) return usageError(io, `unknown command '${name}'`, undefined);
+	if (extra.length > 0) return usageError(io, `help takes one COMMAND, not '${rest.join(" ")}'`, undefined);
 	return print(io, `${(await entry.load()).usage}\n`);
 }
 
