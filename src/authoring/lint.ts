@@ -2,6 +2,7 @@ import { basename, dirname } from "node:path";
 import type { Tokenizer } from "../catalog/index.ts";
 import { buildReferenceGraph } from "../runtime/index.ts";
 import { type Diagnostic, type ExtensionSet, type Severity, validateSkillPath } from "../skill/index.ts";
+import { PLACEHOLDER_DESCRIPTION } from "./new-skill.ts";
 
 /** Codes of lint's best-practice checks (the spec's codes come from `validate`, the reference graph's from refs). */
 export type LintCode =
@@ -9,7 +10,8 @@ export type LintCode =
 	| "lint.body-tokens"
 	| "lint.description-when"
 	| "lint.description-short"
-	| "lint.overlap";
+	| "lint.overlap"
+	| "lint.placeholder";
 
 /** Severity, meaning and fix of each lint code. */
 export const LINT_CODES: Readonly<Record<LintCode, { severity: Severity; description: string; hint: string }>> = {
@@ -37,6 +39,11 @@ export const LINT_CODES: Readonly<Record<LintCode, { severity: Severity; descrip
 		severity: "warning",
 		description: "Two skills have descriptions so alike that a model may pick the wrong one.",
 		hint: "Make each description say what is different about its skill.",
+	},
+	"lint.placeholder": {
+		severity: "error",
+		description: "The description is still the template's placeholder text.",
+		hint: "Write what the skill does and when to use it, in the words a user would say.",
 	},
 };
 
@@ -95,7 +102,9 @@ export async function lintSkills(paths: readonly string[], options: LintOptions)
 		const tokens = options.tokenizer.count(body);
 		if (tokens > MAX_BODY_TOKENS) add("lint.body-tokens", `The body is ${tokens} tokens (at most ${MAX_BODY_TOKENS})`);
 		const description = checked.properties.description;
-		if ([...description].length < 40)
+		if (description.includes(PLACEHOLDER_DESCRIPTION))
+			add("lint.placeholder", "The description is the placeholder text of `skillset new`");
+		else if ([...description].length < 40)
 			add("lint.description-short", `The description has ${[...description].length} characters`);
 		else if (!WHEN.test(`${description} ${checked.properties.whenToUse ?? ""}`))
 			add("lint.description-when", "The description says what, but not when");

@@ -1,13 +1,24 @@
-import { lstat, mkdir, mkdtemp, rename, rm, writeFile } from "node:fs/promises";
+import { randomBytes } from "node:crypto";
+import { lstat, mkdir, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { isValidSkillName, normalizeSkillName, validateSkillMd } from "../skill/index.ts";
+import {
+	checkSkillName,
+	codePointLength,
+	isValidSkillName,
+	MAX_NAME_CODE_POINTS,
+	normalizeSkillName,
+	validateSkillMd,
+} from "../skill/index.ts";
 
 /** What to create. */
 export interface CreateSkillOptions {
-	/** The skills folder the new skill goes in (e.g. `.agents/skills`); created when missing. */
+	/** The skills folder the new skill goes in (e.g. `.agents/skills`); created when missing unless `parents` is false. */
 	root: string;
 	name: string;
+	/** What the skill does and when to use it. Required: the placeholder text is refused. */
 	description?: string;
+	/** Create `root` and its missing parents (default true). When false, a missing `root` is an `io` failure. */
+	parents?: boolean;
 	/** The body; default: a short outline to fill in. */
 	body?: string;
 	/** Set when an agent (not a person) creates the skill: adds `agent_created: true`. */
@@ -19,7 +30,9 @@ export type CreateSkillResult =
 	| { ok: true; dir: string; file: string }
 	| { ok: false; code: "invalid-name" | "invalid-description" | "exists" | "io"; message: string };
 
-const PLACEHOLDER = "Describe what this skill does and when to use it, with the words a user would say.";
+/** The description template text: `new` refuses it and `lint` flags it (`lint.placeholder`). */
+export const PLACEHOLDER_DESCRIPTION =
+	"Describe what this skill does and when to use it, with the words a user would say.";
 
 /**
  * Creates a valid skill folder with its SKILL.md, atomically: everything is written into a temporary folder beside
@@ -29,11 +42,16 @@ const PLACEHOLDER = "Describe what this skill does and when to use it, with the 
 export async function createSkill(options: CreateSkillOptions): Promise<CreateSkillResult> {
 	const name = normalizeSkillName(options.name);
 	if (!isValidSkillName(name)) {
-		return {
-			ok: false,
-			code: "invalid-name",
-			message: `'${options.name}' is not a valid name: use lowercase letters, digits and single hyphens`,
-		};
+		const long = checkSkillName(name).find((p) => p.code === "name.too-long");
+		const message = long
+			? `'${options.name}' is too long: ${codePointLength(name)} characters, at most ${MAX_NAME_CODE_POINTS}`
+			: `'${options.name}' is not a valid name: use lowercase letters, digits and single hyphens`;
+		return { ok: false, code: "invalid-name", message };
+	}
+	const description = options.description?.replace(/\s+/g, " ").trim() ?? "";
+	if (description === "" || description === PLACEHOLDER_DESCRIPTION) {
+		const message = "a description is required: say what the skill does and when to use it";
+		return { ok: false, code: "invalid-description", message };
 	}
 	const text = renderSkillMd(name, options);
 	const check = validateSkillMd(text, { dirName: name, allowExtensions: ["workbuddy"] });
@@ -45,8 +63,13 @@ export async function createSkill(options: CreateSkillOptions): Promise<CreateSk
 	let temporary: string | undefined;
 	try {
 		if (await exists(dir)) return { ok: false, code: "exists", message: `${dir} already exists; nothing was written` };
+		if (options.parents === false && !(await exists(options.root))) {
+			return { ok: false, code: "io", message: `${options.root} does not exist; nothing was written` };
+		}
 		await mkdir(options.root, { recursive: true });
-		temporary = await mkdtemp(join(options.root, `.${name}.new-`));
+		// mkdir (not mkdtemp, which makes 0700) so the folder gets the user's umask like any other.
+		temporary = join(options.root, `.${name}.new-${randomBytes(6).toString("hex")}`);
+		await mkdir(temporary);
 		await writeFile(join(temporary, "SKILL.md"), text, { flag: "wx" });
 		if (await exists(dir)) return { ok: false, code: "exists", message: `${dir} already exists; nothing was written` };
 		await rename(temporary, dir);
@@ -68,7 +91,7 @@ export function renderSkillMd(
 	name: string,
 	options: Pick<CreateSkillOptions, "description" | "body" | "agentCreated">,
 ): string {
-	const description = (options.description ?? PLACEHOLDER).replace(/\s+/g, " ").trim();
+	const description = (options.description ?? PLACEHOLDER_DESCRIPTION).replace(/\s+/g, " ").trim();
 	const lines = ["---", `name: ${name}`, `description: ${JSON.stringify(description)}`];
 	if (options.agentCreated) lines.push("agent_created: true");
 	lines.push("---");

@@ -10,6 +10,7 @@ import {
 	type Meter,
 	truncationsOf,
 } from "./budget.ts";
+import { validateCatalogOptions } from "./options.ts";
 import { type CatalogEntry, formatParts, type RenderOptions, renderCatalog } from "./render.ts";
 import { foldField, foldPath } from "./safe-text.ts";
 import { loadDefaultTokenizer, type Tokenizer } from "./tokenizer.ts";
@@ -103,6 +104,7 @@ export async function buildCatalog(
 	source: SkillIndex | readonly CatalogEntry[],
 	options: CatalogOptions = {},
 ): Promise<Catalog> {
+	validateCatalogOptions(options as Record<string, unknown>);
 	const entries = Array.isArray(source) ? (source as readonly CatalogEntry[]) : catalogEntries(source as SkillIndex);
 	const tokenizer = options.tokenizer ?? (await loadDefaultTokenizer());
 	const format = options.format ?? "markdown";

@@ -26,6 +26,7 @@ export interface SkillsetConfig {
 	disabled?: string[];
 	followSymlinks?: boolean;
 	allowSymlinkedSkillFile?: boolean;
+	includeHidden?: boolean;
 	limits?: { maxDepth?: number; maxDirs?: number; maxEntries?: number };
 	catalog?: { format?: CatalogFormat; location?: boolean } & CatalogBudget;
 }
@@ -33,44 +34,52 @@ export interface SkillsetConfig {
 /** The config file name looked for in the working directory. */
 const CONFIG_FILE_NAME = "skillset.config.json";
 
-type Check = (value: unknown, where: string) => void;
+/** How a setting is named to the user where it came from: a key in a file, a variable, a flag. */
+export type Label = (key: string) => string;
 
-const string: Check = (value, where) => {
-	if (typeof value !== "string" || value === "") throw new UsageError(`${where} must be a non-empty string`);
+type Check = (value: unknown, key: string, label: Label) => void;
+
+const shown = (value: unknown) => (typeof value === "string" ? `'${value}'` : JSON.stringify(value));
+
+const string: Check = (value, key, label) => {
+	if (typeof value !== "string" || value === "") throw new UsageError(`${label(key)} must be a non-empty string`);
 };
-const boolean: Check = (value, where) => {
-	if (typeof value !== "boolean") throw new UsageError(`${where} must be true or false`);
+const boolean: Check = (value, key, label) => {
+	if (typeof value !== "boolean") throw new UsageError(`${label(key)} must be true or false, not ${shown(value)}`);
 };
-const positive: Check = (value, where) => {
+const positive: Check = (value, key, label) => {
 	if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) {
-		throw new UsageError(`${where} must be a positive number`);
+		throw new UsageError(`${label(key)} must be a positive number, not ${shown(value)}`);
 	}
 };
 const oneOf =
 	(allowed: readonly string[]): Check =>
-	(value, where) => {
+	(value, key, label) => {
 		if (typeof value !== "string" || !allowed.includes(value)) {
-			throw new UsageError(`${where} must be one of ${allowed.join(", ")}`);
+			throw new UsageError(`${label(key)} must be one of ${allowed.join(", ")}, not ${shown(value)}`);
 		}
 	};
 const list =
 	(item: Check): Check =>
-	(value, where) => {
-		if (!Array.isArray(value)) throw new UsageError(`${where} must be a list`);
+	(value, key, label) => {
+		if (!Array.isArray(value)) throw new UsageError(`${label(key)} must be a list`);
 		value.forEach((entry, index) => {
-			item(entry, `${where}[${index}]`);
+			item(entry, `${key}[${index}]`, label);
 		});
 	};
 const object =
 	(shape: Readonly<Record<string, Check>>): Check =>
-	(value, where) => {
+	(value, key, label) => {
 		if (value === null || typeof value !== "object" || Array.isArray(value)) {
-			throw new UsageError(`${where} must be an object`);
+			throw new UsageError(`${label(key)} must be an object`);
 		}
-		for (const [key, child] of Object.entries(value)) {
-			const check = Object.hasOwn(shape, key) ? shape[key] : undefined;
-			if (!check) throw new UsageError(`${where}: unknown key '${key}' (known: ${Object.keys(shape).join(", ")})`);
-			check(child, `${where}.${key}`);
+		for (const [name, child] of Object.entries(value)) {
+			const path = key === "" ? name : `${key}.${name}`;
+			const check = Object.hasOwn(shape, name) ? shape[name] : undefined;
+			if (!check) {
+				throw new UsageError(`${label(path)} is not a known setting (known: ${Object.keys(shape).join(", ")})`);
+			}
+			check(child, path, label);
 		}
 	};
 
@@ -89,6 +98,7 @@ const CONFIG_SHAPE: Check = object({
 	disabled: list(string),
 	followSymlinks: boolean,
 	allowSymlinkedSkillFile: boolean,
+	includeHidden: boolean,
 	limits: object({ maxDepth: positive, maxDirs: positive, maxEntries: positive }),
 	catalog: object({
 		format: oneOf(CATALOG_FORMATS),
@@ -119,7 +129,9 @@ export async function loadConfig(path: string | undefined, cwd: string): Promise
 	} catch (error) {
 		throw new UsageError(`${file} is not valid JSON: ${(error as Error).message}`);
 	}
-	CONFIG_SHAPE(data, file);
+	const label: Label = (key) => (key === "" ? file : `"${key.replace(/\[\d+\]$/, "")}" in ${file}`);
+	CONFIG_SHAPE(data, "", label);
+	checkOneBudget((data as SkillsetConfig).catalog, "catalog", label);
 	return relativeTo(dirname(file), data as SkillsetConfig);
 }
 
@@ -133,12 +145,29 @@ function relativeTo(base: string, config: SkillsetConfig): SkillsetConfig {
 	return out;
 }
 
-/** Settings from `SKILLSET_*` environment variables, checked like the config file; `where` names the source. */
-export function configFromEnv(
-	env: Readonly<Record<string, string | undefined>>,
-	cwd: string,
-	where = "SKILLSET_* environment",
-): SkillsetConfig {
+/** The variable behind each setting `configFromEnv` reads, so messages name what the user set. */
+const ENV_NAMES: Readonly<Record<string, string>> = {
+	roots: "SKILLSET_ROOTS",
+	presets: "SKILLSET_PRESETS",
+	policy: "SKILLSET_POLICY",
+	defaultRoots: "SKILLSET_DEFAULT_ROOTS",
+	trustWorkspace: "SKILLSET_TRUST_WORKSPACE",
+	"catalog.format": "SKILLSET_FORMAT",
+	"catalog.tokens": "SKILLSET_BUDGET_TOKENS",
+	"catalog.chars": "SKILLSET_BUDGET_CHARS",
+	"catalog.contextWindow": "SKILLSET_CONTEXT_WINDOW",
+};
+
+/** The name a setting has among `names` (a setting's list item is named as the setting). */
+export function labelFrom(names: Readonly<Record<string, string>>): Label {
+	return (key) => {
+		const bare = key.replace(/\[\d+\]$/, "");
+		return names[bare] ?? bare;
+	};
+}
+
+/** Settings from `SKILLSET_*` environment variables, checked like the config file; messages name the variable. */
+export function configFromEnv(env: Readonly<Record<string, string | undefined>>, cwd: string): SkillsetConfig {
 	const config: SkillsetConfig = {};
 	const roots = env.SKILLSET_ROOTS;
 	if (roots)
@@ -156,11 +185,54 @@ export function configFromEnv(
 	}
 	const catalog: NonNullable<SkillsetConfig["catalog"]> = {};
 	if (env.SKILLSET_FORMAT) catalog.format = env.SKILLSET_FORMAT as CatalogFormat;
-	if (env.SKILLSET_BUDGET_TOKENS) catalog.tokens = Number(env.SKILLSET_BUDGET_TOKENS);
-	if (env.SKILLSET_CONTEXT_WINDOW) catalog.contextWindow = Number(env.SKILLSET_CONTEXT_WINDOW);
+	if (env.SKILLSET_BUDGET_TOKENS) catalog.tokens = envNumber(env.SKILLSET_BUDGET_TOKENS);
+	if (env.SKILLSET_BUDGET_CHARS) catalog.chars = envNumber(env.SKILLSET_BUDGET_CHARS);
+	if (env.SKILLSET_CONTEXT_WINDOW) catalog.contextWindow = envNumber(env.SKILLSET_CONTEXT_WINDOW);
 	if (Object.keys(catalog).length > 0) config.catalog = catalog;
-	CONFIG_SHAPE(config, where);
+	const label = labelFrom(ENV_NAMES);
+	CONFIG_SHAPE(config, "", label);
+	checkOneBudget(config.catalog, "catalog", label);
 	return config;
+}
+
+/** A number from a variable; text that is not one stays text, so the check below names the variable and value. */
+function envNumber(text: string): number {
+	const number = Number(text);
+	return (text.trim() === "" || Number.isNaN(number) ? text : number) as number;
+}
+
+/** Checks `value` against the config file's rules for the setting `key`, naming it with `label`. */
+export function checkSetting(value: unknown, key: string, label: Label): void {
+	CONFIG_SHAPE({ [key]: value }, "", label);
+}
+
+const BUDGET_KEYS = ["tokens", "chars", "contextWindow"] as const;
+
+/** One source may set one budget: tokens, chars or a context window. Two is a usage error naming both. */
+export function checkOneBudget(catalog: SkillsetConfig["catalog"], prefix: string, label: Label): void {
+	const set = BUDGET_KEYS.filter((key) => catalog?.[key] !== undefined);
+	const [first, second] = set;
+	if (first && second) {
+		throw new UsageError(
+			`${label(`${prefix}.${first}`)} and ${label(`${prefix}.${second}`)} cannot be used together: choose one budget`,
+		);
+	}
+}
+
+/**
+ * Catalog settings of a higher-precedence source over a lower one. A budget is one setting: when the higher source
+ * sets any budget (tokens, chars or a context window), the lower source's budget is dropped whole.
+ */
+export function layerCatalog(
+	lower: SkillsetConfig["catalog"],
+	upper: SkillsetConfig["catalog"],
+): NonNullable<SkillsetConfig["catalog"]> {
+	const merged = { ...lower, ...upper };
+	if (BUDGET_KEYS.some((key) => upper?.[key] !== undefined)) {
+		for (const key of BUDGET_KEYS) if (upper?.[key] === undefined) delete merged[key];
+		if (upper?.contextWindow === undefined && upper?.fraction === undefined) delete merged.fraction;
+	}
+	return merged;
 }
 
 function parseBoolean(value: string, name: string): boolean {

@@ -1,9 +1,26 @@
+import { stat } from "node:fs/promises";
 import { homedir } from "node:os";
 import { resolve } from "node:path";
 import type { ParseArgsConfig } from "node:util";
-import { type DiscoverOptions, type DiscoveryDiagnostic, type DiscoveryResult, discover } from "../discovery/index.ts";
+import {
+	type CollisionPolicy,
+	type DiscoverOptions,
+	type DiscoveryDiagnostic,
+	type DiscoveryResult,
+	discover,
+	type PresetName,
+} from "../discovery/index.ts";
 import { defaultTrustFile, loadTrustStore } from "../policy/index.ts";
-import { configFromEnv, discoverOptionsFrom, homeFrom, loadConfig, type SkillsetConfig } from "./config.ts";
+import {
+	checkSetting,
+	configFromEnv,
+	discoverOptionsFrom,
+	homeFrom,
+	labelFrom,
+	layerCatalog,
+	loadConfig,
+	type SkillsetConfig,
+} from "./config.ts";
 import { type CliIo, UsageError } from "./io.ts";
 import { guardWorkspaceConfig } from "./workspace-config.ts";
 
@@ -16,18 +33,20 @@ export const discoveryFlags: NonNullable<ParseArgsConfig["options"]> = {
 	config: { type: "string" },
 	untrusted: { type: "boolean" },
 	"trust-store": { type: "boolean" },
+	"include-hidden": { type: "boolean" },
 };
 
 /** Usage lines for {@link discoveryFlags}. */
 export const discoveryUsage = `Discovery options:
-  --root DIR                 an extra workspace root, highest precedence first (repeatable)
+  --root DIR                 an extra workspace root, highest precedence first (repeatable; must exist)
   --no-default-roots         scan only the roots given (no .agents/skills, .claude/skills, .skills)
   --preset NAME              add a client's folders: claude, codex, opencode, gemini, copilot, cline,
                              kilo, pi, workbuddy (repeatable)
   --policy NAME              collisions: precedence (default), reject, keep-all, qualify
   --config FILE              settings file (default: ./skillset.config.json when present)
   --untrusted                treat the workspace as untrusted: its skills stay out of the catalog
-  --trust-store              trust the workspace only if the trust store says so ('skillset trust')`;
+  --trust-store              trust the workspace only if the trust store says so ('skillset trust')
+  --include-hidden           also scan hidden folders below each root (e.g. skills/.curated)`;
 
 /** The parsed values of {@link discoveryFlags}. */
 export interface DiscoveryFlagValues {
@@ -38,6 +57,7 @@ export interface DiscoveryFlagValues {
 	config?: string;
 	untrusted?: boolean;
 	"trust-store"?: boolean;
+	"include-hidden"?: boolean;
 }
 
 /** The merged settings: defaults < config file < SKILLSET_* environment < flags. */
@@ -50,10 +70,11 @@ export interface ResolvedSettings {
 
 /** Merges config file, environment and flags into discovery options for a scan of `cwd`. */
 async function resolveSettings(values: DiscoveryFlagValues, cwd: string, io: CliIo): Promise<ResolvedSettings> {
+	// A config file named by flag or variable is relative to where the user is; the default one is in the workspace.
 	const explicitConfig = values.config ?? io.env.SKILLSET_CONFIG;
-	const loaded = await loadConfig(explicitConfig, cwd);
+	const loaded = await loadConfig(explicitConfig === undefined ? undefined : resolve(io.cwd, explicitConfig), cwd);
 	const env = configFromEnv(io.env, cwd);
-	const flags = configFromEnv(flagEnv(values), cwd, "option");
+	const flags = configFromFlags(values);
 	const store = values["trust-store"] && !values.untrusted ? await trustedByStore(cwd, io) : undefined;
 	const trusted = !values.untrusted && (store ?? env.trustWorkspace ?? true);
 	const guarded = explicitConfig === undefined ? guardWorkspaceConfig(loaded, cwd, trusted) : undefined;
@@ -63,13 +84,23 @@ async function resolveSettings(values: DiscoveryFlagValues, cwd: string, io: Cli
 		...env,
 		...flags,
 		roots: [...(env.roots ?? []), ...(file.roots ?? [])],
-		catalog: { ...file.catalog, ...env.catalog },
+		catalog: layerCatalog(file.catalog, env.catalog),
 	};
 	if (values["no-default-roots"]) config.defaultRoots = false;
 	if (store !== undefined) config.trustWorkspace = store;
 	if (values.untrusted) config.trustWorkspace = false;
 	const discoverOptions = discoverOptionsFrom(config, cwd, homeFrom(io.env, homedir()));
 	return { config, discover: discoverOptions, diagnostics: guarded?.diagnostics ?? [] };
+}
+
+/** A folder the user named (a workspace DIR, a --root) must be one: anything else is a usage error, never silence. */
+async function checkFolder(what: string, path: string): Promise<void> {
+	const info = await stat(path).catch((error: NodeJS.ErrnoException) => error);
+	if (info instanceof Error) {
+		const missing = info.code === "ENOENT" || info.code === "ENOTDIR";
+		throw new UsageError(missing ? `${what} does not exist` : `cannot read ${what}: ${info.code}`);
+	}
+	if (!info.isDirectory()) throw new UsageError(`${what} is not a folder`);
 }
 
 /** Whether the trust store (SKILLSET_TRUST_FILE, else the default file) trusts the workspace. */
@@ -82,9 +113,22 @@ async function trustedByStore(cwd: string, io: CliIo): Promise<boolean> {
 	}
 }
 
-/** Flags expressed as the environment variables they override, so one checker validates both. */
-function flagEnv(values: DiscoveryFlagValues): Record<string, string | undefined> {
-	return { SKILLSET_PRESETS: values.preset?.join(","), SKILLSET_POLICY: values.policy };
+/** The flag behind each setting, so a mistake is reported as the user typed it. */
+const FLAG_NAMES: Readonly<Record<string, string>> = {
+	presets: "--preset",
+	policy: "--policy",
+	includeHidden: "--include-hidden",
+};
+
+/** The discovery settings the flags give, checked by the config file's rules and named as flags. */
+function configFromFlags(values: DiscoveryFlagValues): SkillsetConfig {
+	const config: SkillsetConfig = {};
+	if (values.preset) config.presets = values.preset.flatMap((p) => p.split(",")).map((p) => p.trim()) as PresetName[];
+	if (values.policy !== undefined) config.policy = values.policy as CollisionPolicy;
+	if (values["include-hidden"]) config.includeHidden = true;
+	const label = labelFrom(FLAG_NAMES);
+	for (const [key, value] of Object.entries(config)) checkSetting(value, key, label);
+	return config;
 }
 
 /**
@@ -97,8 +141,10 @@ export async function discoverFor(
 	io: CliIo,
 ): Promise<ResolvedSettings & DiscoveryResult> {
 	const cwd = resolve(io.cwd, dir ?? ".");
+	if (dir !== undefined) await checkFolder(`DIR ${dir}`, cwd);
 	const settings = await resolveSettings(values, cwd, io);
 	const flagRoots = (values.root ?? []).map((root) => resolve(io.cwd, root));
+	for (const [i, root] of flagRoots.entries()) await checkFolder(`--root ${values.root?.[i]}`, root);
 	const roots = [...flagRoots, ...(settings.discover.roots ?? [])];
 	const options = { ...settings.discover, roots };
 	const result = await discover(options);

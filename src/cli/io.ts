@@ -16,7 +16,13 @@ export interface CommandResult<Data = unknown> {
 	data: Data;
 }
 
-/** A usage mistake: main prints the command's usage and the message, and exits 2. */
+/** Human output split by stream: results to stdout, refusals and errors to stderr. */
+export interface Rendered {
+	stdout: string;
+	stderr: string;
+}
+
+/** A usage mistake: main prints one line with the message and a pointer to --help, and exits 2. */
 export class UsageError extends Error {
 	constructor(message: string) {
 		super(message);

@@ -1,12 +1,21 @@
 import { type ParseArgsConfig, parseArgs } from "node:util";
-import { type CliIo, type CommandResult, createStyle, readVersion, type Style, UsageError } from "./io.ts";
+import {
+	type CliIo,
+	type CommandResult,
+	createStyle,
+	type Rendered,
+	readVersion,
+	type Style,
+	UsageError,
+} from "./io.ts";
 
 /** What every command module exports. */
 export interface CommandModule {
 	options: NonNullable<ParseArgsConfig["options"]>;
 	usage: string;
 	run(values: Record<string, unknown>, positionals: readonly string[], io: CliIo): Promise<CommandResult>;
-	render(data: never, style: Style): string;
+	/** The human output: a string for stdout, or results for stdout and refusals or errors for stderr. */
+	render(data: never, style: Style, values: Record<string, unknown>): string | Rendered;
 }
 
 interface CommandEntry {
@@ -64,11 +73,12 @@ export const EXIT_INTERNAL_ERROR = 3;
 /** Runs the CLI with `argv` (without node and the script) and returns the exit status. Never exits the process. */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
 	const [name, ...rest] = argv;
-	if (name === undefined) return usageError(io, mainUsage(), "no command given");
-	if (name === "--help" || name === "-h" || name === "help") return print(io, mainUsage());
-	if (name === "--version" || name === "-v") return print(io, `${readVersion()}\n`);
-	const entry = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
-	if (!entry) return usageError(io, mainUsage(), `unknown command '${name}'`);
+	if (name === undefined) return usageError(io, "no command given", undefined);
+	if (name === "--help" || name === "-h") return print(io, mainUsage());
+	if (name === "help") return help(io, rest);
+	if (name === "--version" || name === "-V" || name === "-v") return print(io, `${readVersion()}\n`);
+	const entry = lookup(name);
+	if (!entry) return usageError(io, `unknown command '${name}'`, undefined);
 	const command = await entry.load();
 	try {
 		const { values, positionals } = parseArgs({
@@ -79,14 +89,18 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
 		});
 		if (values.help) return print(io, `${command.usage}\n`);
 		const result = await command.run(values, positionals, io);
-		const output = (values as { json?: boolean }).json
-			? `${JSON.stringify(result.data, null, 2)}\n`
-			: command.render(result.data as never, createStyle(io));
-		io.stdout(output);
+		if ((values as { json?: boolean }).json) {
+			io.stdout(`${JSON.stringify(result.data, null, 2)}\n`);
+			return result.exitCode;
+		}
+		const output = command.render(result.data as never, createStyle(io), values);
+		const { stdout, stderr } = typeof output === "string" ? { stdout: output, stderr: "" } : output;
+		if (stdout) io.stdout(stdout);
+		if (stderr) io.stderr(stderr);
 		return result.exitCode;
 	} catch (error) {
 		if (error instanceof UsageError || isParseArgsError(error)) {
-			return usageError(io, command.usage, (error as Error).message);
+			return usageError(io, (error as Error).message, name);
 		}
 		io.stderr(`skillset: internal error (please report it): ${(error as Error).stack ?? String(error)}\n`);
 		return EXIT_INTERNAL_ERROR;
@@ -101,6 +115,10 @@ function mainUsage(): string {
 Commands:
 ${commands.join("\n")}
 
+Options:
+  -h, --help     this help ('skillset help COMMAND' or 'skillset COMMAND --help' for a command's)
+  -V, --version  the version
+
 Run 'skillset COMMAND --help' for a command's options.
 `;
 }
@@ -110,9 +128,25 @@ function print(io: CliIo, text: string): number {
 	return 0;
 }
 
-function usageError(io: CliIo, usage: string, message: string): number {
-	io.stderr(`${usage.trimEnd()}\n\nskillset: ${message}\n`);
+/** One line naming the mistake and where the help is; the full usage only on --help. */
+function usageError(io: CliIo, message: string, command: string | undefined): number {
+	const pointer = command ? `skillset ${command} --help` : "skillset --help";
+	io.stderr(`skillset: ${message}\nRun '${pointer}' for usage.\n`);
 	return 2;
+}
+
+function lookup(name: string): CommandEntry | undefined {
+	return Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+}
+
+/** `skillset help [COMMAND]`: the command's help, or the overview. */
+async function help(io: CliIo, rest: readonly string[]): Promise<number> {
+	const [name, ...extra] = rest;
+	if (name === undefined) return print(io, mainUsage());
+	const entry = lookup(name);
+	if (!entry) return usageError(io, `unknown command '${name}'`, undefined);
+	if (extra.length > 0) return usageError(io, `help takes one COMMAND, not '${rest.join(" ")}'`, undefined);
+	return print(io, `${(await entry.load()).usage}\n`);
 }
 
 function isParseArgsError(error: unknown): boolean {

@@ -15,10 +15,8 @@ export function renderCatalogReport(report: CatalogReport): string {
 	return `${lines.join("\n")}\n`;
 }
 
-/** Names shown in a report line: the first few, then how many more (the whole list is in `--json`). */
-const SHOWN = 5;
-
-function firstFew(names: readonly string[]): string {
-	const more = names.length > SHOWN ? ` and ${names.length - SHOWN} more` : "";
-	return `${names.slice(0, SHOWN).join(", ")}${more}`;
+/** Long lists stay one short line: the first few names and how many more (`--json` has them all). */
+export function firstFew(names: readonly string[], count = 5): string {
+	const more = names.length > count ? ` and ${names.length - count} more (--json lists all)` : "";
+	return `${names.slice(0, count).join(", ")}${more}`;
 }

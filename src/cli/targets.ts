@@ -1,9 +1,9 @@
-import { readdir } from "node:fs/promises";
-import { basename, dirname, resolve } from "node:path";
+import { basename, dirname } from "node:path";
 import { discover } from "../discovery/index.ts";
-import { pickSkillFileName, type SkillProperties, validateSkillPath } from "../skill/index.ts";
+import { type Diagnostic, type SkillProperties, validateSkillPath } from "../skill/index.ts";
 import { type DiscoveryFlagValues, discoverFor } from "./discovery-flags.ts";
 import type { CliIo } from "./io.ts";
+import { noSkillsDiagnostic, resolveNamedPath } from "./paths.ts";
 
 /** A skill folder to audit or lint. */
 export interface Target {
@@ -12,37 +12,58 @@ export interface Target {
 	properties: SkillProperties | null;
 }
 
+/** The skills to check, and the PATHs that named none (missing, not a folder, or holding no skill). */
+export interface Targets {
+	targets: Target[];
+	problems: Diagnostic[];
+}
+
 /**
- * The skills PATHs name: a folder holding a SKILL.md is one skill; any other folder is a root whose skills (usable
- * or not) are all taken. Without PATHs, every skill discovery finds for the workspace, rejected ones included.
+ * The skills PATHs name: a folder holding a SKILL.md (or the SKILL.md itself) is one skill; any other folder is a
+ * root whose skills (usable or not) are all taken. Without PATHs, every skill discovery finds for the workspace,
+ * rejected ones included. A PATH that is missing, a plain file, or a folder without skills is a problem.
  */
 export async function resolveTargets(
 	paths: readonly string[],
 	values: DiscoveryFlagValues,
 	io: CliIo,
-): Promise<Target[]> {
+): Promise<Targets> {
 	if (paths.length === 0) {
 		const { index, report } = await discoverFor(values, undefined, io);
-		return [
+		const targets = [
 			...index.skills.map((s) => ({ name: s.name, dir: dirname(s.realFile), properties: s.properties })),
 			...report.rejected.map(rejected),
 		];
+		return { targets, problems: [] };
 	}
-	const targets: Target[] = [];
-	for (const path of paths.map((p) => resolve(io.cwd, p))) {
-		const names = await readdir(path).catch(() => [] as string[]);
-		if (pickSkillFileName(names)) {
-			const checked = await validateSkillPath(path, { profile: "lenient" });
-			targets.push({ name: checked.properties?.name ?? basename(path), dir: path, properties: checked.properties });
-			continue;
+	const result: Targets = { targets: [], problems: [] };
+	for (const path of paths) {
+		const named = await resolveNamedPath(path, io.cwd);
+		if (named.kind === "problem") {
+			result.problems.push(named.diagnostic);
+		} else if (named.kind === "skill") {
+			const checked = await validateSkillPath(named.dir, { profile: "lenient" });
+			const name = checked.properties?.name ?? basename(named.dir);
+			result.targets.push({ name, dir: named.dir, properties: checked.properties });
+		} else {
+			const { dir } = named;
+			const includeHidden = values["include-hidden"] === true;
+			const { index, report } = await discover({
+				cwd: dir,
+				home: dir,
+				defaultRoots: false,
+				roots: [dir],
+				includeHidden,
+			});
+			const found = [
+				...index.skills.map((s) => ({ name: s.name, dir: dirname(s.realFile), properties: s.properties })),
+				...report.rejected.map(rejected),
+			];
+			if (found.length === 0) result.problems.push(noSkillsDiagnostic(path, report));
+			result.targets.push(...found);
 		}
-		const { index, report } = await discover({ cwd: path, home: path, defaultRoots: false, roots: [path] });
-		targets.push(
-			...index.skills.map((s) => ({ name: s.name, dir: dirname(s.realFile), properties: s.properties })),
-			...report.rejected.map(rejected),
-		);
 	}
-	return targets;
+	return result;
 }
 
 function rejected(skill: { dir: string; name?: string }): Target {

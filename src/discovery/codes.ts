@@ -87,7 +87,7 @@ export const DISCOVERY_CODES: Readonly<Record<DiscoveryOnlyCode, DiscoveryCodeIn
 	"walk.hidden-skipped": {
 		severity: "info",
 		description: "Hidden folders below a root are not scanned.",
-		hint: "To include one, add it as a root of its own.",
+		hint: "To include them, pass --include-hidden (option includeHidden), or add one as a root of its own.",
 	},
 	"walk.symlink-loop": {
 		severity: "info",

@@ -3,6 +3,7 @@ import { resolve } from "node:path";
 import { ScanCache } from "./cache.ts";
 import { type DiscoveryDiagnostic, discoveryDiagnostic } from "./codes.ts";
 import { type LoadedSkill, type LoadOptions, loadCandidate } from "./load.ts";
+import { validateDiscoverOptions } from "./options.ts";
 import { type OriginProvider, walkOrigins } from "./origins.ts";
 import { mapInBatches } from "./pool.ts";
 import { buildReport, type DiscoveryReport } from "./report.ts";
@@ -20,6 +21,8 @@ export interface DiscoverOptions extends RootOptions, LoadOptions {
 	followSymlinks?: boolean;
 	/** Accept a SKILL.md that is itself a link (default false). */
 	allowSymlinkedSkillFile?: boolean;
+	/** Scan hidden folders below each root (collections such as `skills/.curated`). Default false. */
+	includeHidden?: boolean;
 	/** Skills to switch off, by name or qualified name. */
 	disabled?: readonly string[];
 	/** Remote origins (MCP servers, well-known indexes); their skills never shadow local ones. */
@@ -34,6 +37,7 @@ export interface DiscoveryResult {
 
 /** Finds, reads and resolves every skill the options point at, once. */
 export async function discover(options: DiscoverOptions = {}): Promise<DiscoveryResult> {
+	validateDiscoverOptions(options);
 	return scanOnce(options, undefined);
 }
 
@@ -49,6 +53,7 @@ export interface Discovery {
 
 /** Creates an incremental {@link Discovery}. Options are read now; the cwd defaults to the cwd at this call. */
 export function createDiscovery(options: DiscoverOptions = {}): Discovery {
+	validateDiscoverOptions(options);
 	const fixed: DiscoverOptions = { ...options, cwd: resolve(options.cwd ?? process.cwd()) };
 	const cache = new ScanCache();
 	let current: DiscoveryResult | undefined;
@@ -103,6 +108,7 @@ async function scanOnce(
 		limits: { ...DEFAULT_WALK_LIMITS, ...options.limits },
 		followSymlinks: options.followSymlinks !== false,
 		allowSymlinkedSkillFile: options.allowSymlinkedSkillFile === true,
+		includeHidden: options.includeHidden === true,
 		...(cache ? { listDir: cache.listDir } : {}),
 	};
 	const walks: RootWalk[] = reuse ? [...reuse.walks] : [];

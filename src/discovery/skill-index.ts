@@ -1,3 +1,4 @@
+import { basename } from "node:path";
 import type { IndexedSkill } from "./resolve.ts";
 
 /**
@@ -43,15 +44,20 @@ export class SkillIndex {
 		return this.selected.map((skill) => skill.name);
 	}
 
-	/** Up to `count` selected names closest to `name` (edit distance, then shared prefix). */
+	/**
+	 * Up to `count` selected names closest to `name`: first the skills whose folder or declared name is `name` (a
+	 * folder name is not an id), then by edit distance and shared prefix. Every "did you mean" uses this.
+	 */
 	closest(name: string, count = 3): string[] {
+		const exact = this.selected
+			.filter((s) => s.name !== name && (basename(s.dir) === name || s.properties.declaredName === name))
+			.map((s) => s.name);
 		const scored = this.names().map((candidate) => ({ candidate, score: distance(name, candidate) }));
 		scored.sort((a, b) => a.score - b.score || (a.candidate < b.candidate ? -1 : 1));
 		const limit = Math.max(2, Math.floor(name.length / 2));
-		return scored
-			.filter((s) => s.score <= limit || s.candidate.includes(name))
-			.slice(0, count)
-			.map((s) => s.candidate);
+		if (name.trim() === "") return [];
+		const near = scored.filter((s) => s.score <= limit || s.candidate.includes(name)).map((s) => s.candidate);
+		return [...new Set([...exact, ...near])].slice(0, count);
 	}
 
 	/** The number of skills in the index. */

@@ -60,6 +60,8 @@ export interface WalkOptions {
 	followSymlinks: boolean;
 	/** Accept a SKILL.md that is a link (default false). */
 	allowSymlinkedSkillFile: boolean;
+	/** Scan hidden folders below the root too (`.git` and `node_modules` stay skipped). Default false. */
+	includeHidden?: boolean;
 	listDir?: ListDir;
 }
 
@@ -257,7 +259,7 @@ class WalkState {
 		const next: Pending[] = [];
 		for (const entry of entries) {
 			if (entry.kind !== "dir" && entry.kind !== "link") continue;
-			if (isSkipped(entry.name)) {
+			if (isSkipped(entry.name) && !(this.#options.includeHidden && !SKIPPED_DIRS.has(entry.name))) {
 				if (entry.name.startsWith(".") && entry.name !== ".git") this.#hidden.push(join(item.dir, entry.name));
 				continue;
 			}

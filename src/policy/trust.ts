@@ -1,6 +1,7 @@
 import { mkdir, open, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
+import { writeFileAtomic } from "../runtime/index.ts";
 
 /** The trust store's file: workspaces the user trusts (their skills may reach the catalog). */
 export interface TrustFile {
@@ -39,9 +40,7 @@ export async function loadTrustStore(file: string = defaultTrustFile()): Promise
 		await withLock(file, async () => {
 			const fresh = await readStore(file);
 			fresh.workspaces[resolve(dir)] = { trusted, at: new Date().toISOString() };
-			const temporary = `${file}.${process.pid}.${Date.now()}.tmp`;
-			await writeFile(temporary, `${JSON.stringify(fresh, null, 2)}\n`, { mode: 0o600 });
-			await rename(temporary, file);
+			await writeFileAtomic(file, `${JSON.stringify(fresh, null, 2)}\n`, { mode: 0o600 });
 			data = fresh;
 		});
 	};

@@ -1,6 +1,7 @@
 // The `runtime/` stage (tiers 2 and 3): sessions, activation, contained resource reads, integrity, the reference
 // graph and events. Later stages import only from this file.
 
+export { writeFileAtomic } from "./atomic-write.ts";
 export type { ContainCode, ContainError, ContainedFile, ContainOperations, ContainOptions } from "./contain.ts";
 export {
 	checkRelativePath,

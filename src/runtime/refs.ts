@@ -42,7 +42,8 @@ export interface ReferenceGraph {
 	diagnostics: Diagnostic<ReferenceCode>[];
 }
 
-const LINK = /!?\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+["'][^"']*["'])?\s*\)/g;
+// `[` right after a word or a bracket is code (`handlers["parse"](payload)`), not a link.
+const LINK = /(?<![\w\])])!?\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+["'][^"']*["'])?\s*\)/g;
 const RESOURCE_PATH = /(?:^|[\s`'"(=])((?:\.\/)?(?:scripts|references|assets)\/[\w@%+~.,/-]*[\w/-])/g;
 const BARE_FILE = /(?:^|[\s`'"(])([\w-]+\.(?:md|txt|py|sh|js|ts|json|ya?ml|csv))(?=$|[\s`'"),.:;])/g;
 const TEXT_FILE = /\.(md|markdown|txt)$/i;
@@ -50,7 +51,8 @@ const TEXT_FILE = /\.(md|markdown|txt)$/i;
 /**
  * Resolves the links and relative paths in SKILL.md (and, one level further, in the text files it references)
  * against the skill folder: missing targets are errors, files reached only through another file are warnings,
- * and bundled files nothing references are info.
+ * and bundled files nothing references are info. Only Markdown links and paths into a resource folder the skill
+ * has can be missing; code (fenced blocks, inline spans) and prose that merely looks like a path never are.
  */
 export function buildReferenceGraph(dir: string, skillFile = "SKILL.md"): ReferenceGraph {
 	const files = new Set(allResources(listResources(dir, { maxFiles: 2000 })));
@@ -88,23 +90,58 @@ export function buildReferenceGraph(dir: string, skillFile = "SKILL.md"): Refere
 function referencesIn(dir: string, from: string, files: ReadonlySet<string>): ReferenceEdge[] {
 	const read = readContained(dir, from, { maxBytes: 1 << 20, allowHardLinks: true });
 	if (!read.ok) return [];
-	const text = new TextDecoder().decode(read.bytes);
 	const edges: ReferenceEdge[] = [];
 	const seen = new Set<string>();
-	for (const [index, line] of text.split("\n").entries()) {
+	const folders = new Set([...files].map((file) => file.split("/")[0]));
+	for (const { prose, code, number } of splitCode(new TextDecoder().decode(read.bytes))) {
 		const add = (raw: string, mustExist: boolean) => {
 			const to = resolveTarget(raw, from, files);
 			if (to === undefined || seen.has(to) || to === from || isFolder(to, files)) return;
 			const exists = files.has(to);
 			if (!exists && !mustExist) return;
 			seen.add(to);
-			edges.push({ from, to, line: index + 1, exists });
+			edges.push({ from, to, line: number, exists });
 		};
-		for (const match of line.matchAll(LINK)) add(match[1] ?? "", true);
-		for (const match of line.matchAll(RESOURCE_PATH)) add(match[1] ?? "", true);
-		for (const match of line.matchAll(BARE_FILE)) add(match[1] ?? "", false);
+		// Prose: a Markdown link to something path-like must exist; a bare path must exist when it names a resource
+		// folder the skill has (`references/` with no references folder is talk about some other project).
+		for (const match of prose.matchAll(LINK)) add(match[1] ?? "", /[./]/.test(match[1] ?? ""));
+		for (const match of prose.matchAll(RESOURCE_PATH)) {
+			const path = (match[1] ?? "").replace(/^\.\//, "");
+			add(path, folders.has(path.split("/")[0]));
+		}
+		for (const match of prose.matchAll(BARE_FILE)) add(match[1] ?? "", false);
+		// Code (fenced blocks and inline spans) is never a broken reference, but naming a bundled file still uses it.
+		for (const match of code.matchAll(RESOURCE_PATH)) add(match[1] ?? "", false);
+		for (const match of code.matchAll(BARE_FILE)) add(match[1] ?? "", false);
 	}
 	return edges;
+}
+
+/** Each line's prose (code spans blanked) and code (fenced block lines and inline spans), with its number. */
+function splitCode(text: string): { prose: string; code: string; number: number }[] {
+	const lines: { prose: string; code: string; number: number }[] = [];
+	let fence: string | undefined;
+	for (const [index, line] of text.split("\n").entries()) {
+		const marker = /^ {0,3}(`{3,}|~{3,})/.exec(line)?.[1];
+		if (fence !== undefined) {
+			if (marker !== undefined && marker[0] === fence[0] && marker.length >= fence.length && line.trim() === marker)
+				fence = undefined;
+			lines.push({ prose: "", code: line, number: index + 1 });
+			continue;
+		}
+		if (marker) {
+			fence = marker;
+			lines.push({ prose: "", code: "", number: index + 1 });
+			continue;
+		}
+		const spans: string[] = [];
+		const prose = line.replace(/(`+)([^`]|[^`].*?[^`])\1(?!`)/g, (_all, _ticks: string, inner: string) => {
+			spans.push(inner);
+			return " ";
+		});
+		lines.push({ prose, code: spans.join(" "), number: index + 1 });
+	}
+	return lines;
 }
 
 /** The target as a path relative to the skill folder, or undefined for URLs, anchors and absolute paths. */

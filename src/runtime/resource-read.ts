@@ -16,7 +16,7 @@ export interface ReadResourceOptions {
 	offset?: number;
 	/** Where to start in the first line, 1-based (UTF-16 units, as given by `nextColumn`). Default 1. */
 	column?: number;
-	/** Most lines to return. Default 2,000 (and never more than 50,000 bytes of text). */
+	/** Most lines to return. Default and maximum 2,000 (and never more than 50,000 bytes of text). */
 	limit?: number;
 }
 
@@ -131,7 +131,7 @@ function page(text: string, options: ReadResourceOptions & { tokenizer: Tokenize
 	if (lines.at(-1) === "") lines.pop();
 	const offset = Math.max(1, Math.floor(options.offset ?? 1));
 	const column = Math.max(1, Math.floor(options.column ?? 1));
-	const limit = Math.max(1, Math.floor(options.limit ?? DEFAULT_LINES));
+	const limit = Math.min(DEFAULT_LINES, Math.max(1, Math.floor(options.limit ?? DEFAULT_LINES)));
 	const taken: string[] = [];
 	let bytes = 0;
 	let cut: { line: number; column: number; length: number } | undefined;
@@ -154,6 +154,9 @@ function page(text: string, options: ReadResourceOptions & { tokenizer: Tokenize
 	}
 	const next = cut ? cut.line : offset + taken.length;
 	let content = taken.join("\n");
+	// Past the end, the page says so: an empty page would read as an empty file.
+	if (offset > lines.length && offset > 1)
+		content = `[offset ${offset} is past the end: the file has ${lines.length} lines; read again with offset=1]`;
 	if (cut) {
 		content += `\n\n[line ${cut.line} is cut after character ${cut.column - 1} of ${cut.length} (a page holds at most ${MAX_PAGE_BYTES} bytes): read again with offset=${cut.line} column=${cut.column}]`;
 	} else if (next <= lines.length) {

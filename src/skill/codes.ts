@@ -16,6 +16,7 @@ export type Profile = "strict" | "lenient";
 export type SkillCode =
 	| "path.not-found"
 	| "path.not-directory"
+	| "path.no-skills"
 	| "file.missing"
 	| "file.unreadable"
 	| "file.empty"
@@ -101,6 +102,12 @@ export const SKILL_CODES: Readonly<Record<SkillCode, CodeInfo>> = {
 		lenient: e,
 		description: "The path is a file that is not a SKILL.md.",
 		hint: "Pass the skill's directory, or the SKILL.md file inside it.",
+	},
+	"path.no-skills": {
+		strict: e,
+		lenient: e,
+		description: "No skill was found under a folder the user named.",
+		hint: "Check the path. A collection may keep its skills in hidden folders such as skills/.curated: --include-hidden scans them.",
 	},
 	"file.missing": {
 		strict: e,

@@ -23,14 +23,17 @@ describe("createSkill", () => {
 	it("never overwrites an existing skill and refuses invalid names", async () => {
 		const root = join(await tempDir(), "skills");
 		await writeTree(root, { "taken/SKILL.md": "mine" });
-		expect(await createSkill({ root, name: "taken" })).toMatchObject({ ok: false, code: "exists" });
+		const description = "Takes a name. Use when testing.";
+		expect(await createSkill({ root, name: "taken", description })).toMatchObject({ ok: false, code: "exists" });
 		expect(await readFile(join(root, "taken", "SKILL.md"), "utf8")).toBe("mine");
 		expect(await createSkill({ root, name: "Bad Name" })).toMatchObject({ ok: false, code: "invalid-name" });
 	});
 
 	it("creates one skill when two callers race for the same name", async () => {
 		const root = join(await tempDir(), "skills");
-		const results = await Promise.all(Array.from({ length: 4 }, () => createSkill({ root, name: "racy" })));
+		const results = await Promise.all(
+			Array.from({ length: 4 }, () => createSkill({ root, name: "racy", description: "Races. Use when testing." })),
+		);
 		expect(results.filter((r) => r.ok)).toHaveLength(1);
 		expect(await readdir(root)).toEqual(["racy"]);
 	});

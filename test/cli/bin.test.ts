@@ -24,7 +24,7 @@ describe("the built skillset binary (npm test builds it first)", () => {
 		expect(run("validate", "examples/broken/duplicate-keys").status).toBe(1);
 		const usage = run("validate");
 		expect([usage.status, usage.stdout]).toEqual([2, ""]);
-		expect(usage.stderr).toContain("Usage: skillset validate");
+		expect(usage.stderr).toContain("Run 'skillset validate --help' for usage.");
 	});
 
 	it("writes the JSON result to stdout only", () => {

@@ -107,10 +107,10 @@ describe("skillset catalog", () => {
 	it.each([
 		[["--format", "yaml"], "--format must be one of"],
 		[["--budget-tokens", "lots"], "--budget-tokens must be a positive number"],
-		[["--fraction", "0.1"], "--fraction needs --context-window"],
+		[["--fraction", "0.1"], "--fraction needs a context window (--context-window"],
 		[["--prompt", "shout"], "--prompt must be tool or file-read"],
-		[["--policy", "random"], "policy must be one of"],
-		[["--preset", "emacs"], "must be one of claude"],
+		[["--policy", "random"], "--policy must be one of"],
+		[["--preset", "emacs"], "--preset must be one of claude"],
 	])("rejects %j as a usage error", async (args, message) => {
 		const run = await cli(["catalog", workspace, ...args], { env: env() });
 		expect(run.exitCode).toBe(2);
@@ -148,7 +148,7 @@ describe("skillset doctor", () => {
 		const cut = await cli(["doctor", "notes", workspace, "--budget-tokens", "12"], { env: env() });
 		expect(cut.stdout).toMatch(/left out by the budget|description cut by/);
 		const typo = await cli(["doctor", "deplyo", workspace], { env: env() });
-		expect(typo.stdout).toContain("no skill of that name was found. Closest: deploy.");
+		expect(typo.stdout).toContain("No skill is named 'deplyo'. Did you mean 'deploy'?");
 	});
 });
 
@@ -169,10 +169,10 @@ describe("configuration", () => {
 		await writeFile(file, JSON.stringify({ rots: [] }));
 		const run = await cli(["scan", workspace, "--config", file], { env: env() });
 		expect(run.exitCode).toBe(2);
-		expect(run.stderr).toContain(`${file}: unknown key 'rots'`);
+		expect(run.stderr).toContain(`"rots" in ${file} is not a known setting`);
 		await writeFile(file, JSON.stringify({ policy: "first" }));
 		expect((await cli(["scan", workspace, "--config", file], { env: env() })).stderr).toContain(
-			`${file}.policy must be one of precedence, reject, keep-all, qualify`,
+			`"policy" in ${file} must be one of precedence, reject, keep-all, qualify, not 'first'`,
 		);
 		await writeFile(file, "{ not json");
 		expect((await cli(["scan", workspace, "--config", file], { env: env() })).stderr).toContain("is not valid JSON");

@@ -57,13 +57,16 @@ describe("skillset new and lint", () => {
 				"weekly-digest",
 				"--dir",
 				dir,
+				"--parents",
 				"--description",
 				"Summarises the week's reports. Use when asked for a weekly digest.",
 			],
 			{ env },
 		);
 		expect([created.exitCode, created.stdout]).toEqual([0, `created ${join(dir, "weekly-digest", "SKILL.md")}\n`]);
-		const again = await cli(["new", "weekly-digest", "--dir", dir], { env });
+		const again = await cli(["new", "weekly-digest", "--dir", dir, "--description", "Again. Use when testing."], {
+			env,
+		});
 		expect(again.exitCode).toBe(1);
 		const lint = await cli(["lint", join(dir, "weekly-digest")], { env });
 		expect(lint.exitCode).toBe(0);

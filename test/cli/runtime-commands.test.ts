@@ -28,7 +28,11 @@ describe("skillset show", () => {
 
 	it("refuses with exit 1, and shows user-only skills with --as user", async () => {
 		const refused = await cli(["show", "manual", workspace], { env: env() });
-		expect([refused.exitCode, refused.stdout]).toEqual([1, "'manual' can only be invoked by the user\n"]);
+		expect([refused.exitCode, refused.stdout, refused.stderr]).toEqual([
+			1,
+			"",
+			"'manual' can only be invoked by the user\n",
+		]);
 		expect((await cli(["show", "manual", workspace, "--as", "user"], { env: env() })).exitCode).toBe(0);
 		const unknown = JSON.parse((await cli(["show", "gide", workspace, "--json"], { env: env() })).stdout);
 		expect(unknown).toMatchObject({ ok: false, code: "unknown", closest: ["guide"] });
@@ -62,7 +66,7 @@ describe("skillset lock", () => {
 	it("writes the lock, verifies it, and catches a changed file, also in show --verify", async () => {
 		const written = await cli(["lock", workspace], { env: env() });
 		expect(written.exitCode).toBe(0);
-		expect(written.stdout).toContain(`3 skill(s) written to ${join(workspace, "skills.lock.json")}`);
+		expect(written.stdout).toContain(`3 skills locked in ${join(workspace, "skills.lock.json")}`);
 		expect((await cli(["lock", workspace, "--verify"], { env: env() })).exitCode).toBe(0);
 		await writeFile(join(workspace, ".agents/skills/guide/references/notes.md"), "tampered\n");
 		const verify = await cli(["lock", workspace, "--verify", "--json"], { env: env() });
@@ -76,7 +80,7 @@ describe("skillset lock", () => {
 		});
 		const show = await cli(["show", "guide", workspace, "--verify"], { env: env() });
 		expect(show.exitCode).toBe(1);
-		expect(show.stdout).toContain("does not match");
+		expect(show.stderr).toContain("does not match");
 		expect((await cli(["read", "guide", "references/notes.md", workspace, "--verify"], { env: env() })).exitCode).toBe(
 			1,
 		);

@@ -44,7 +44,7 @@ describe("skillset validate", () => {
 		expect(run.exitCode).toBe(1);
 		expect(run.stdout).toContain("field.unknown");
 		expect(run.stdout).toContain("path.not-found");
-		expect(run.stdout).toMatch(/3 skills checked: 0 valid, 3 invalid/);
+		expect(run.stdout).toMatch(/2 skills checked: 0 valid, 2 invalid; 1 path named no skill/);
 	});
 
 	it("reports without failing with --exit-zero", async () => {
@@ -88,12 +88,24 @@ describe("skillset validate", () => {
 		[["validate", "--nope", "x"], "Unknown option"],
 		[["frobnicate"], "unknown command 'frobnicate'"],
 		[[], "no command given"],
-	])("exits 2 with the usage and the message for %j", async (argv, message) => {
+	])("exits 2 with one line naming the mistake and a pointer to --help for %j (issue 9)", async (argv, message) => {
 		const run = await cli(argv);
 		expect(run.exitCode).toBe(2);
 		expect(run.stdout).toBe("");
-		expect(run.stderr).toContain("Usage: skillset");
-		expect(run.stderr).toContain(message);
+		expect(run.stderr).not.toContain("Usage: skillset");
+		const [first, second, ...rest] = run.stderr.split("\n");
+		expect(first).toMatch(/^skillset: /);
+		expect(first).toContain(message);
+		expect(second).toMatch(/^Run 'skillset (validate )?--help' for usage\.$/);
+		expect(rest.join("")).toBe("");
+	});
+
+	it("prints a command's help with 'skillset help COMMAND' and the version with -V (issue 9)", async () => {
+		const help = await cli(["help", "validate"]);
+		expect([help.exitCode, help.stdout]).toEqual([0, (await cli(["validate", "--help"])).stdout]);
+		expect(help.stdout).toContain("Usage: skillset validate");
+		expect((await cli(["-V"])).stdout).toMatch(/^\d+\.\d+\.\d+\n$/);
+		expect((await cli(["help", "nope"])).exitCode).toBe(2);
 	});
 
 	it("prints help on stdout and exits 0", async () => {

@@ -2,22 +2,11 @@ import { spawn } from "node:child_process";
 import { readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { loadTrustStore } from "skillset";
-import ts from "typescript";
 import { describe, expect, it } from "vitest";
 import { tempDir, writeTree } from "../helpers/temp.ts";
 
-const SOURCE = join(import.meta.dirname, "..", "..", "src", "policy", "trust.ts");
-
-// The trust store module as plain JavaScript (it imports only node builtins), for real child processes.
-async function compiledStore(dir: string): Promise<string> {
-	const source = await readFile(SOURCE, "utf8");
-	const { outputText } = ts.transpileModule(source, {
-		compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
-	});
-	const out = join(dir, "trust.mjs");
-	await writeFile(out, outputText);
-	return out;
-}
+// The built trust store module (`npm test` builds before the tests run), for real child processes.
+const BUILT_STORE = join(import.meta.dirname, "..", "..", "dist", "policy", "trust.js");
 
 function child(script: string, args: string[]): Promise<{ code: number | null; stderr: string }> {
 	return new Promise((done) => {
@@ -33,7 +22,7 @@ function child(script: string, args: string[]): Promise<{ code: number | null; s
 describe("trust store under concurrent writers", () => {
 	it("two processes trusting different workspaces lose no update", async () => {
 		const dir = await tempDir();
-		const module = await compiledStore(dir);
+		const module = BUILT_STORE;
 		const script = join(dir, "writer.mjs");
 		await writeFile(
 			script,

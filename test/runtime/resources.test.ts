@@ -10,7 +10,7 @@ import {
 	renderLock,
 } from "skillset";
 import { describe, expect, it } from "vitest";
-import { indexOf } from "../helpers/temp.ts";
+import { indexOf, SHARED_DIR } from "../helpers/temp.ts";
 
 const tokenizer = estimateTokenizer;
 const skill = (name: string, body = "Read references/guide.md first.") =>
@@ -180,6 +180,36 @@ describe("buildReferenceGraph", () => {
 			["refs.orphan", "info", null],
 		]);
 		expect(graph.diagnostics[2]?.message).toBe("'assets/unused.txt' is not referenced");
+	});
+
+	it("ignores code, code-like brackets and path-like prose (issue 9)", async () => {
+		const body = [
+			'Call `handlers["parse"](payload)` or handlers["parse"](payload) in prose.',
+			"```markdown",
+			"See [FORMS.md](FORMS.md) and references/api.md for the example skill.",
+			"```",
+			"Run `scripts/missing.py` only if you wrote it; see assets/workflows.md in your own repo.",
+			"Read [the guide](references/guide.md), then `scripts/run.py`.",
+			"Broken: [notes](references/notes.md) and scripts/gone.sh.",
+		].join("\n");
+		const { root } = await indexOf({
+			"a/SKILL.md": skill("a", body),
+			"a/references/guide.md": "# Guide\n",
+			"a/scripts/run.py": "print(1)\n",
+		});
+		const graph = buildReferenceGraph(join(root, "a"));
+		expect(graph.hops).toEqual({ "SKILL.md": 0, "references/guide.md": 1, "scripts/run.py": 1 });
+		expect(graph.diagnostics.map((d) => d.message)).toEqual([
+			"'references/notes.md' does not exist",
+			"'scripts/gone.sh' does not exist",
+		]);
+	});
+
+	it("finds no missing reference in the openai skill-creator (issue 9)", () => {
+		const dir = join(SHARED_DIR, "corpus/openai-skills/skills/.system/skill-creator");
+		const graph = buildReferenceGraph(dir);
+		expect(graph.diagnostics.filter((d) => d.code === "refs.missing")).toEqual([]);
+		expect(graph.hops["scripts/init_skill.py"]).toBe(1);
 	});
 });
 

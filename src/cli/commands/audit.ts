@@ -1,9 +1,10 @@
 import type { ParseArgsConfig } from "node:util";
 import { type AuditFinding, type AuditSeverity, auditSkill, renderSarif } from "../../policy/index.ts";
+import type { Diagnostic } from "../../skill/index.ts";
 import type { DiscoveryFlagValues } from "../discovery-flags.ts";
 import { discoveryFlags, discoveryUsage } from "../discovery-flags.ts";
-import { type CliIo, type CommandResult, readVersion, type Style, UsageError } from "../io.ts";
-import { plural } from "../render-diagnostics.ts";
+import { type CliIo, type CommandResult, createStyle, readVersion, type Style, UsageError } from "../io.ts";
+import { plural, renderDiagnostic, renderDiagnostics } from "../render-diagnostics.ts";
 import { resolveTargets } from "../targets.ts";
 
 /** The command's options, for `node:util` parseArgs. */
@@ -38,6 +39,8 @@ export interface AuditResult {
 	counts: Record<AuditSeverity, number>;
 	format: string;
 	sarif?: string;
+	/** PATHs that named no skill: missing, not a folder, or a folder without skills. */
+	problems: Diagnostic[];
 }
 
 const RANK: Readonly<Record<AuditSeverity, number>> = { P0: 0, P1: 1, P2: 2 };
@@ -54,7 +57,7 @@ export async function run(
 	const failOn = (values["fail-on"] ?? "p0").toLowerCase();
 	if (!["p0", "p1", "never"].includes(failOn))
 		throw new UsageError(`--fail-on must be p0, p1 or never, not '${failOn}'`);
-	const targets = await resolveTargets(positionals, values, io);
+	const { targets, problems } = await resolveTargets(positionals, values, io);
 	const findings = targets.flatMap((target) => auditSkill(target));
 	findings.sort(
 		(a, b) =>
@@ -64,9 +67,13 @@ export async function run(
 	const counts = { P0: 0, P1: 0, P2: 0 };
 	for (const finding of findings) counts[finding.severity]++;
 	const limit = failOn === "never" ? -1 : failOn === "p1" ? 1 : 0;
-	const failed = findings.some((f) => RANK[f.severity] <= limit);
-	const result: AuditResult = { skills: targets.length, findings, counts, format };
-	if (format === "sarif") result.sarif = renderSarif(findings, { base: io.cwd, version: readVersion() });
+	const failed = problems.length > 0 || findings.some((f) => RANK[f.severity] <= limit);
+	const result: AuditResult = { skills: targets.length, findings, counts, format, problems };
+	if (format === "sarif") {
+		result.sarif = renderSarif(findings, { base: io.cwd, version: readVersion() });
+		// SARIF on stdout stays one document; a PATH that named no skill is said on stderr.
+		for (const problem of problems) io.stderr(`${renderDiagnostic(problem, createStyle(io), false)}\n`);
+	}
 	return { exitCode: failed ? 1 : 0, data: result };
 }
 
@@ -74,8 +81,8 @@ export async function run(
 export function render(data: AuditResult, style: Style): string {
 	if (data.format === "sarif" && data.sarif) return data.sarif;
 	if (data.format === "json")
-		return `${JSON.stringify({ skills: data.skills, counts: data.counts, findings: data.findings }, null, 2)}\n`;
-	const lines: string[] = [];
+		return `${JSON.stringify({ skills: data.skills, counts: data.counts, findings: data.findings, problems: data.problems }, null, 2)}\n`;
+	const lines: string[] = renderDiagnostics(data.problems, style, new Set());
 	for (const f of data.findings) {
 		const place = [f.file, f.line, f.column].filter((p) => p !== undefined).join(":");
 		const severity =
@@ -89,5 +96,8 @@ export function render(data: AuditResult, style: Style): string {
 	lines.push(
 		`${plural(data.skills, "skill")} audited: ${data.counts.P0} P0, ${data.counts.P1} P1, ${data.counts.P2} P2`,
 	);
+	if (data.skills === 0 && data.problems.length === 0) {
+		lines.push("No skill was found: 'skillset scan' shows where skillset looked.");
+	}
 	return `${lines.join("\n")}\n`;
 }

@@ -2,16 +2,21 @@ import type { ParseArgsConfig } from "node:util";
 import {
 	type ActivationMode,
 	buildCatalog,
-	CATALOG_FORMATS,
 	type Catalog,
 	type CatalogBudget,
 	type CatalogFormat,
+	type CatalogOptions,
+	loadDefaultTokenizer,
+	resolveBudget,
 	systemPromptSection,
 } from "../../catalog/index.ts";
-import type { SkillsetConfig } from "../config.ts";
+import type { SkillIndex } from "../../discovery/index.ts";
+import { codePointLength } from "../../skill/index.ts";
+import { checkOneBudget, checkSetting, labelFrom, layerCatalog, type SkillsetConfig } from "../config.ts";
 import { type DiscoveryFlagValues, discoverFor, discoveryFlags, discoveryUsage } from "../discovery-flags.ts";
 import { type CliIo, type CommandResult, type Style, UsageError } from "../io.ts";
 import { renderCatalogReport } from "../render-catalog.ts";
+import { noteDeeperSkills } from "../workspace.ts";
 
 /** Catalog flags, shared with `doctor`. */
 export const catalogFlags: NonNullable<ParseArgsConfig["options"]> = {
@@ -51,7 +56,8 @@ the budget (descriptions capped, then shared, then the lowest-precedence skills 
 ${discoveryUsage}
 
 ${catalogUsage}
-  --prompt tool|file-read    wrap the catalog in a system-prompt section with usage instructions
+  --prompt tool|file-read    wrap the catalog in a system-prompt section with usage instructions (the
+                             instruction's text counts against the budget)
   --query TEXT               when skills must be dropped, keep the ones most relevant to TEXT
   --report                   print the budget report on stderr
   --json                     print { text, report } as JSON`;
@@ -74,16 +80,42 @@ export async function run(
 ): Promise<CommandResult<{ text: string; report: Catalog["report"] }>> {
 	if (positionals.length > 1) throw new UsageError("catalog takes at most one DIR");
 	const activation = parseActivation(values.prompt);
-	const { index, config } = await discoverFor(values, positionals[0], io);
+	const { index, config, report: found } = await discoverFor(values, positionals[0], io);
+	const deeper = await noteDeeperSkills("catalog", positionals[0], found, io);
 	// File-read activation needs the paths in the catalog.
-	const catalog = await buildCatalog(index, {
+	const options = {
 		...catalogOptions(values, config),
 		...(activation === "file-read" ? { location: true } : {}),
 		...(values.query !== undefined ? { query: values.query } : {}),
-	});
+	};
+	const catalog = activation ? await buildSection(index, options, activation) : await buildCatalog(index, options);
 	const text = activation ? systemPromptSection(catalog, { activation }) : catalog.text;
 	if (values.report) io.stderr(renderCatalogReport(catalog.report));
-	return { exitCode: 0, data: { text, report: catalog.report } };
+	return { exitCode: deeper ? 1 : 0, data: { text, report: catalog.report } };
+}
+
+/**
+ * The catalog for a system-prompt section: the instruction around it counts against the budget too, so the
+ * catalog gets what the section leaves (measured on the real text, and tightened until the whole section fits).
+ */
+async function buildSection(index: SkillIndex, options: CatalogOptions, activation: ActivationMode): Promise<Catalog> {
+	const budget = resolveBudget(options.budget);
+	const catalog = await buildCatalog(index, options);
+	if (!budget) return catalog;
+	const tokenizer = await loadDefaultTokenizer();
+	const measure = (text: string) => (budget.unit === "tokens" ? tokenizer.count(text) : codePointLength(text));
+	let fitted = catalog;
+	for (let attempt = 0; attempt < 4; attempt++) {
+		const section = systemPromptSection(fitted, { activation });
+		const over = measure(section) - budget.limit;
+		if (over <= 0) return fitted;
+		const limit = (fitted.report.budget?.limit ?? budget.limit) - over;
+		if (limit < 1) break;
+		fitted = await buildCatalog(index, { ...options, budget: { [budget.unit]: limit } });
+	}
+	throw new UsageError(
+		`the --prompt section does not fit in the budget of ${budget.limit} ${budget.unit}: raise the budget`,
+	);
 }
 
 /** The catalog text, as it goes into a prompt. */
@@ -91,39 +123,58 @@ export function render(data: { text: string }, _style: Style): string {
 	return data.text === "" ? "" : `${data.text.trimEnd()}\n`;
 }
 
-/** Catalog options from flags over config. */
+/** The flag behind each catalog setting, so mistakes name what the user typed. */
+const CATALOG_FLAG_NAMES: Readonly<Record<string, string>> = {
+	"catalog.format": "--format",
+	"catalog.tokens": "--budget-tokens",
+	"catalog.chars": "--budget-chars",
+	"catalog.contextWindow": "--context-window",
+	"catalog.fraction": "--fraction",
+};
+
+/** Catalog options: flags over SKILLSET_* over the config file over defaults, one budget from the highest source. */
 export function catalogOptions(values: CatalogFlagValues, config: SkillsetConfig): Parameters<typeof buildCatalog>[1] {
-	const format = values.format ?? config.catalog?.format;
-	if (format !== undefined && !CATALOG_FORMATS.includes(format as CatalogFormat)) {
-		throw new UsageError(`--format must be one of ${CATALOG_FORMATS.join(", ")}, not '${format}'`);
+	const label = labelFrom(CATALOG_FLAG_NAMES);
+	const flags: NonNullable<SkillsetConfig["catalog"]> = {};
+	if (values.format !== undefined) flags.format = values.format as CatalogFormat;
+	const numbers = [
+		["tokens", values["budget-tokens"]],
+		["chars", values["budget-chars"]],
+		["contextWindow", values["context-window"]],
+		["fraction", values.fraction],
+	] as const;
+	for (const [key, text] of numbers) if (text !== undefined) flags[key] = flagNumber(text);
+	if (values.location !== undefined) flags.location = values.location;
+	checkSetting(flags, "catalog", label);
+	for (const key of ["tokens", "chars"] as const) {
+		if ((flags[key] ?? 1) < 1) throw new UsageError(`${label(`catalog.${key}`)} must be at least 1`);
 	}
+	checkOneBudget(flags, "catalog", label);
+	const merged = layerCatalog(config.catalog, flags);
 	const budget: CatalogBudget = {};
-	const tokens = number(values["budget-tokens"], "--budget-tokens") ?? config.catalog?.tokens;
-	const chars = number(values["budget-chars"], "--budget-chars") ?? config.catalog?.chars;
-	const window = number(values["context-window"], "--context-window") ?? config.catalog?.contextWindow;
-	const fraction = number(values.fraction, "--fraction") ?? config.catalog?.fraction;
-	if (tokens !== undefined) budget.tokens = tokens;
-	else if (chars !== undefined) budget.chars = chars;
-	else if (window !== undefined) budget.contextWindow = window;
-	if (fraction !== undefined) {
-		if (window === undefined) throw new UsageError("--fraction needs --context-window");
-		if (fraction > 1) throw new UsageError("--fraction must be at most 1");
-		budget.fraction = fraction;
+	if (merged.tokens !== undefined) budget.tokens = merged.tokens;
+	else if (merged.chars !== undefined) budget.chars = merged.chars;
+	else if (merged.contextWindow !== undefined) budget.contextWindow = merged.contextWindow;
+	if (merged.fraction !== undefined) {
+		// Named as the user set it: the flag, or the config file's key.
+		const name = flags.fraction !== undefined ? "--fraction" : `"catalog.fraction" in the config file`;
+		if (budget.contextWindow === undefined) {
+			throw new UsageError(`${name} needs a context window (--context-window or "catalog.contextWindow")`);
+		}
+		if (merged.fraction > 1) throw new UsageError(`${name} must be at most 1`);
+		budget.fraction = merged.fraction;
 	}
-	const location = values.location ?? config.catalog?.location;
 	return {
-		...(format ? { format: format as CatalogFormat } : {}),
-		...(location !== undefined ? { location } : {}),
+		...(merged.format ? { format: merged.format } : {}),
+		...(merged.location !== undefined ? { location: merged.location } : {}),
 		...(Object.keys(budget).length > 0 ? { budget } : {}),
 	};
 }
 
-function number(value: string | undefined, flag: string): number | undefined {
-	if (value === undefined) return undefined;
-	const parsed = Number(value);
-	if (!Number.isFinite(parsed) || parsed <= 0)
-		throw new UsageError(`${flag} must be a positive number, not '${value}'`);
-	return parsed;
+/** A flag's number; text that is not one is kept, so the check names the flag and the value. */
+function flagNumber(text: string): number {
+	const parsed = Number(text);
+	return (text.trim() === "" || Number.isNaN(parsed) ? text : parsed) as number;
 }
 
 function parseActivation(value: string | undefined): ActivationMode | undefined {

@@ -61,15 +61,14 @@ export async function run(
 ): Promise<CommandResult<DoctorResult>> {
 	const [name, dir, ...extra] = positionals;
 	if (name === undefined) throw new UsageError("doctor needs the NAME of a skill");
+	if (name.trim() === "") throw new UsageError("the skill NAME is empty");
 	if (extra.length > 0) throw new UsageError("doctor takes NAME and at most one DIR");
 	const { index, report, config } = await discoverFor(values, dir, io);
 	const catalog = await buildCatalog(index, catalogOptions(values, config));
-	const matches = (skill: { name?: string; id?: string; dir: string }) =>
-		skill.name === name || skill.id === name || basename(skill.dir) === name;
-	const found = index.skills.filter(
-		(s) => matches(s) || s.qualifiedName === name || s.properties.declaredName === name,
-	);
-	const rejected = report.rejected.filter((r) => matches(r));
+	// Names resolve as show and read resolve them: by id or qualified name. A folder or declared name that is not
+	// the id gets the index's "did you mean", like everywhere else. A rejected skill has no id: its folder names it.
+	const found = index.skills.filter((s) => s.name === name || s.qualifiedName === name);
+	const rejected = report.rejected.filter((r) => (r.name ?? basename(r.dir)) === name || basename(r.dir) === name);
 	const copies = [...found.map((s) => skillCopy(s, catalog.report)), ...rejected.map(rejectedCopy)];
 	const inCatalog = copies.some((c) => c.catalog === "listed" || c.catalog === "truncated");
 	const data: DoctorResult = {
@@ -135,9 +134,9 @@ function rejectedCopy(skill: RejectedSkill): DoctorCopy {
 /** A short verdict, then each copy with its reasons and diagnostics. */
 export function render(data: DoctorResult, style: Style): string {
 	if (data.copies.length === 0) {
-		const closest = data.closest.length > 0 ? ` Closest: ${data.closest.join(", ")}.` : "";
+		const closest = data.closest.length > 0 ? ` Did you mean ${data.closest.map((c) => `'${c}'`).join(" or ")}?` : "";
 		const roots = `${data.roots.existing} of ${data.roots.scanned} roots exist; run 'skillset scan' to see them.`;
-		return `${data.name}: no skill of that name was found.${closest}\n${roots}\n`;
+		return `No skill is named '${data.name}'.${closest}\n${roots}\n`;
 	}
 	const verdict = data.inCatalog ? "in the catalog" : "not in the catalog";
 	const lines = [style.bold(`${data.name}: ${verdict}`)];

@@ -1,7 +1,9 @@
+import { basename } from "node:path";
 import type { ParseArgsConfig } from "node:util";
-import type { IndexedSkill } from "../../discovery/index.ts";
+import type { IndexedSkill, RejectedSkill } from "../../discovery/index.ts";
 import { type DiscoveryFlagValues, discoverFor, discoveryFlags, discoveryUsage } from "../discovery-flags.ts";
 import { type CliIo, type CommandResult, type Style, UsageError } from "../io.ts";
+import { noteDeeperSkills } from "../workspace.ts";
 
 /** The command's options, for `node:util` parseArgs. */
 export const options: NonNullable<ParseArgsConfig["options"]> = {
@@ -18,14 +20,14 @@ List the selected skills, one line each: name, scope and path.
 ${discoveryUsage}
 
 Options:
-  --all                      also list shadowed, untrusted and disabled skills, with their status
+  --all                      also list shadowed, untrusted, disabled and rejected skills, with their status
   --json                     print a JSON array`;
 
 /** One listed skill. */
 export interface ListedSkill {
 	name: string;
 	qualifiedName: string;
-	status: IndexedSkill["status"];
+	status: IndexedSkill["status"] | "rejected";
 	scope: IndexedSkill["scope"];
 	description: string;
 	file: string;
@@ -39,9 +41,10 @@ export async function run(
 	io: CliIo,
 ): Promise<CommandResult<ListedSkill[]>> {
 	if (positionals.length > 1) throw new UsageError("list takes at most one DIR");
-	const { index } = await discoverFor(values, positionals[0], io);
+	const { index, report } = await discoverFor(values, positionals[0], io);
+	const deeper = await noteDeeperSkills("list", positionals[0], report, io);
 	const skills = values.all ? index.skills : index.selected;
-	const data = skills.map((s) => ({
+	const data: ListedSkill[] = skills.map((s) => ({
 		name: s.name,
 		qualifiedName: s.qualifiedName,
 		status: s.status,
@@ -50,7 +53,22 @@ export async function run(
 		file: s.file,
 		modelInvocable: s.modelInvocable,
 	}));
-	return { exitCode: 0, data };
+	if (values.all) data.push(...report.rejected.map(rejectedEntry));
+	return { exitCode: deeper ? 1 : 0, data };
+}
+
+function rejectedEntry(skill: RejectedSkill): ListedSkill {
+	const name = skill.name ?? basename(skill.dir);
+	const reason = skill.diagnostics.find((d) => d.severity === "error") ?? skill.diagnostics[0];
+	return {
+		name,
+		qualifiedName: name,
+		status: "rejected",
+		scope: skill.scope,
+		description: reason ? `${reason.code}: ${reason.message}` : "",
+		file: skill.file,
+		modelInvocable: false,
+	};
 }
 
 /** Aligned columns: name, scope (and status when not selected), path. */
@@ -59,8 +77,9 @@ export function render(data: readonly ListedSkill[], style: Style): string {
 	const width = Math.max(...data.map((s) => s.name.length));
 	const lines = data.map((s) => {
 		const status = s.status === "selected" ? "" : ` ${s.status}`;
-		const manual = s.modelInvocable ? "" : " user-only";
-		return `${s.name.padEnd(width)}  ${style.dim(`${s.scope}${status}${manual}`)}  ${s.file}`;
+		const manual = s.modelInvocable || s.status === "rejected" ? "" : " user-only";
+		const why = s.status === "rejected" && s.description ? `  ${style.dim(s.description)}` : "";
+		return `${s.name.padEnd(width)}  ${style.dim(`${s.scope}${status}${manual}`)}  ${s.file}${why}`;
 	});
 	return `${lines.join("\n")}\n`;
 }

@@ -1,10 +1,20 @@
-import { readFile, rename, writeFile } from "node:fs/promises";
-import { dirname, resolve } from "node:path";
+import { readFile } from "node:fs/promises";
+import { dirname } from "node:path";
 import type { ParseArgsConfig } from "node:util";
-import { comparePackage, createLock, hashPackage, parseLock, renderLock } from "../../runtime/index.ts";
+import {
+	comparePackage,
+	createLock,
+	hashPackage,
+	parseLock,
+	renderLock,
+	writeFileAtomic,
+} from "../../runtime/index.ts";
+import type { Diagnostic } from "../../skill/index.ts";
 import { type DiscoveryFlagValues, discoverFor, discoveryFlags, discoveryUsage } from "../discovery-flags.ts";
-import { type CliIo, type CommandResult, type Style, UsageError } from "../io.ts";
+import { type CliIo, type CommandResult, type Rendered, type Style, UsageError } from "../io.ts";
+import { plural, renderDiagnostic } from "../render-diagnostics.ts";
 import { lockPath } from "../session-flags.ts";
+import { emptyWorkspace, resolveWorkspaceArg } from "../workspace.ts";
 
 /** The command's options, for `node:util` parseArgs. */
 export const options: NonNullable<ParseArgsConfig["options"]> = {
@@ -45,6 +55,12 @@ export interface LockResult {
 	file: string;
 	verify: boolean;
 	skills: LockLine[];
+	/** With --verify: skills that match the lock, and skills that differ (changed, not locked, or gone). */
+	matched?: number;
+	differ?: number;
+	/** A DIR that named no skill (missing, not a folder, no skills), or the lock file that could not be written. */
+	problems: Diagnostic[];
+	error?: string;
 }
 
 /** Writes (or verifies) the lock for the selected skills. */
@@ -54,21 +70,43 @@ export async function run(
 	io: CliIo,
 ): Promise<CommandResult<LockResult>> {
 	if (positionals.length > 1) throw new UsageError("lock takes at most one DIR");
-	const file = lockPath(values, io.cwd, resolve(io.cwd, positionals[0] ?? "."));
-	const { index } = await discoverFor(values, positionals[0], io);
-	const skills = values.verify ? await verify(file, index.selected) : await write(file, index.selected);
+	const dir = positionals[0];
+	const verifying = values.verify === true;
+	const named = await resolveWorkspaceArg(dir, values, io);
+	if (!named.ok) {
+		const file = lockPath(values, io.cwd, io.cwd);
+		return { exitCode: 1, data: { file, verify: verifying, skills: [], problems: [named.diagnostic] } };
+	}
+	const file = lockPath(values, io.cwd, named.workspace);
+	const { index, report } = await discoverFor(named.values, named.workspace, io);
+	const empty = await emptyWorkspace("lock", dir, named.workspace, report, io);
+	const data: LockResult = { file, verify: verifying, skills: [], problems: empty ? [empty] : [] };
+	if (empty) return { exitCode: 1, data };
+	if (verifying) {
+		data.skills = await verify(file, index.selected);
+		data.matched = data.skills.filter((s) => s.status === "ok").length;
+		data.differ = data.skills.length - data.matched;
+	} else {
+		const written = await write(file, index.selected);
+		if (typeof written === "string") data.error = written;
+		else data.skills = written;
+	}
 	const failed =
-		skills.some((s) => s.status !== "ok" && s.status !== "locked") || skills.some((s) => s.problems?.length);
-	return { exitCode: failed ? 1 : 0, data: { file, verify: values.verify === true, skills } };
+		data.error !== undefined ||
+		data.skills.some((s) => s.status !== "ok" && s.status !== "locked") ||
+		data.skills.some((s) => s.problems?.length);
+	return { exitCode: failed ? 1 : 0, data };
 }
 
-async function write(file: string, skills: Parameters<typeof createLock>[0]): Promise<LockLine[]> {
+/** Writes the lock atomically; an I/O failure (a folder, no permission) is returned as a message. */
+async function write(file: string, skills: Parameters<typeof createLock>[0]): Promise<LockLine[] | string> {
 	const previous = parseLock(await readFile(file, "utf8").catch(() => "{}"));
 	const { lock, problems } = createLock(skills, dirname(file), "error" in previous ? undefined : previous);
-	// Written to a temporary file and renamed, so a reader never sees half a lock.
-	const temporary = `${file}.${process.pid}.tmp`;
-	await writeFile(temporary, renderLock(lock));
-	await rename(temporary, file);
+	try {
+		await writeFileAtomic(file, renderLock(lock));
+	} catch (error) {
+		return `cannot write the lock file ${file}: ${(error as NodeJS.ErrnoException).code ?? error}`;
+	}
 	return Object.entries(lock.skills).map(([name, skill]) => {
 		const found = problems.find((p) => p.name === name);
 		return { name, status: "locked", digest: skill.digest, ...(found ? { problems: found.problems } : {}) };
@@ -101,8 +139,19 @@ async function verify(file: string, skills: Parameters<typeof createLock>[0]): P
 	return lines;
 }
 
-/** One line per skill, then a summary. */
-export function render(data: LockResult, style: Style): string {
+/** How many locked skills have files that could not be hashed, for the summary line. */
+function notHashed(skills: readonly LockLine[]): string {
+	const count = skills.filter((s) => s.problems?.length).length;
+	return count > 0 ? ` (${count} with files not hashed: the lock does not cover them)` : "";
+}
+
+/** One line per skill, then a summary; a DIR without skills or a lock that could not be written, on stderr. */
+export function render(data: LockResult, style: Style): Rendered {
+	const errors = [
+		...data.problems.map((d) => renderDiagnostic(d, style)),
+		...(data.error ? [`skillset: ${data.error}`] : []),
+	];
+	if (errors.length > 0) return { stdout: "", stderr: `${errors.join("\n")}\n` };
 	const lines = data.skills.map((s) => {
 		const details = [
 			s.changed?.length ? `changed: ${s.changed.join(", ")}` : "",
@@ -115,7 +164,10 @@ export function render(data: LockResult, style: Style): string {
 		const status = s.status === "ok" || s.status === "locked" ? s.status : style.red(s.status);
 		return `${s.name}  ${status}${details.length ? `  ${details.join("; ")}` : ""}`;
 	});
-	const verb = data.verify ? "verified against" : "written to";
-	lines.push(`${data.skills.length} skill(s) ${verb} ${data.file}`);
-	return `${lines.join("\n")}\n`;
+	lines.push(
+		data.verify
+			? `${plural(data.skills.length, "skill")} verified against ${data.file}: ${data.matched ?? 0} match, ${data.differ ?? 0} differ`
+			: `${plural(data.skills.length, "skill")} locked in ${data.file}${notHashed(data.skills)}`,
+	);
+	return { stdout: `${lines.join("\n")}\n`, stderr: "" };
 }

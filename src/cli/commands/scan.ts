@@ -3,11 +3,22 @@ import type { ParseArgsConfig } from "node:util";
 import type { DiscoveryReport } from "../../discovery/index.ts";
 import { type DiscoveryFlagValues, discoverFor, discoveryFlags, discoveryUsage } from "../discovery-flags.ts";
 import { type CliIo, type CommandResult, type Style, UsageError } from "../io.ts";
-import { plural, renderDiagnostic } from "../render-diagnostics.ts";
+import {
+	checkDetail,
+	type Detail,
+	detailFlags,
+	detailUsage,
+	FULL_DIAGNOSTICS,
+	plural,
+	renderDiagnostic,
+	renderGroups,
+} from "../render-diagnostics.ts";
+import { noteDeeperSkills } from "../workspace.ts";
 
 /** The command's options, for `node:util` parseArgs. */
 export const options: NonNullable<ParseArgsConfig["options"]> = {
 	...discoveryFlags,
+	...detailFlags,
 	json: { type: "boolean", default: false },
 	"exit-zero": { type: "boolean", default: false },
 };
@@ -16,30 +27,35 @@ export const options: NonNullable<ParseArgsConfig["options"]> = {
 export const usage: string = `Usage: skillset scan [DIR] [options]
 
 Discover skills for the workspace DIR (default: the current folder) and report everything found: roots,
-selected skills, and every skill that is shadowed, untrusted, disabled or rejected, with why.
+selected skills, and every skill that is shadowed, untrusted, disabled or rejected, with why. Lists over 20 are
+cut to their first ten unless --verbose; every rejected skill is always listed.
 
 ${discoveryUsage}
 
 Options:
   --json                     print the discovery report as JSON
   --exit-zero                exit 0 even when skills were rejected
+${detailUsage}
 
 Exit status: 0 nothing rejected, 1 a skill or root was rejected, 2 usage error.`;
 
 /** Scans and returns the report; exit 1 when a skill was rejected or a root failed. */
 export async function run(
-	values: DiscoveryFlagValues & { "exit-zero"?: boolean },
+	values: DiscoveryFlagValues & Detail & { "exit-zero"?: boolean },
 	positionals: readonly string[],
 	io: CliIo,
 ): Promise<CommandResult<DiscoveryReport>> {
 	if (positionals.length > 1) throw new UsageError("scan takes at most one DIR");
+	checkDetail(values);
 	const { report } = await discoverFor(values, positionals[0], io);
-	const failed = report.rejected.length > 0 || report.diagnostics.some((d) => d.severity === "error");
+	const deeper = await noteDeeperSkills("scan", positionals[0], report, io);
+	const failed = deeper || report.rejected.length > 0 || report.diagnostics.some((d) => d.severity === "error");
 	return { exitCode: failed && !values["exit-zero"] ? 1 : 0, data: report };
 }
 
 /** The readable summary: roots, then what was selected, shadowed, untrusted, disabled and rejected, and why. */
-export function render(report: DiscoveryReport, style: Style): string {
+export function render(report: DiscoveryReport, style: Style, detail: Detail = {}): string {
+	if (detail.quiet) return `${summaryLine(report)}\n`;
 	const lines: string[] = [
 		style.bold(`Roots (${report.roots.filter((r) => r.exists).length} of ${report.roots.length} exist)`),
 	];
@@ -63,6 +79,7 @@ export function render(report: DiscoveryReport, style: Style): string {
 		`Selected (${report.selected.length})`,
 		report.selected,
 		(s) => `${s.name}  ${style.dim(`${s.scope}  ${s.file}`)}`,
+		!detail.verbose,
 	);
 	section(
 		lines,
@@ -70,6 +87,7 @@ export function render(report: DiscoveryReport, style: Style): string {
 		`Shadowed (${report.shadowed.length})`,
 		report.shadowed,
 		(s) => `${s.qualifiedName}  ${style.dim(`by ${s.shadowedBy}  ${s.file}`)}`,
+		!detail.verbose,
 	);
 	section(
 		lines,
@@ -77,6 +95,7 @@ export function render(report: DiscoveryReport, style: Style): string {
 		`Untrusted (${report.untrusted.length})`,
 		report.untrusted,
 		(s) => `${s.name}  ${style.dim(s.file)}`,
+		!detail.verbose,
 	);
 	section(
 		lines,
@@ -84,27 +103,45 @@ export function render(report: DiscoveryReport, style: Style): string {
 		`Disabled (${report.disabled.length})`,
 		report.disabled,
 		(s) => `${s.name}  ${style.dim(s.file)}`,
+		!detail.verbose,
 	);
 	section(lines, style, `Rejected (${report.rejected.length})`, report.rejected, (r) => {
-		const reasons = r.diagnostics
-			.filter((d) => d.severity === "error")
-			.map((d) => `      ${renderDiagnostic(d, style, false)}`);
+		// Every rejected skill shows why, whatever the severity of the reason (a symlinked SKILL.md is a warning).
+		const errors = r.diagnostics.filter((d) => d.severity === "error");
+		const reasons = (errors.length > 0 ? errors : r.diagnostics).map(
+			(d) => `      ${renderDiagnostic(d, style, false)}`,
+		);
 		return [`${r.name ?? basename(r.dir)}  ${style.dim(r.file)}`, ...reasons].join("\n");
 	});
 	const notes = [...report.diagnostics, ...report.selected.flatMap((s) => s.diagnostics)].filter(
 		(d) => d.severity !== "info",
 	);
-	if (notes.length > 0) {
+	if (notes.length > 0 && !detail.verbose && notes.length > FULL_DIAGNOSTICS) {
+		// Hundreds of skills can carry a warning each: one line per skill with its codes, then a count per code.
+		const groups = [
+			{ label: "(discovery)", diagnostics: report.diagnostics.filter((d) => d.severity !== "info") },
+			...report.selected.map((s) => ({
+				label: s.name,
+				diagnostics: s.diagnostics.filter((d) => d.severity !== "info"),
+			})),
+		];
+		lines.push("", style.bold(`Warnings (${notes.length})`));
+		for (const line of renderGroups(groups, style, {})) lines.push(line === "" ? "" : `  ${line}`);
+	} else if (notes.length > 0) {
 		lines.push("", style.bold(`Warnings (${notes.length})`));
 		for (const d of notes) lines.push(`  ${renderDiagnostic(d, style, false)}`);
 	}
-	const { counts, timings } = report;
-	lines.push(
-		"",
-		`${plural(counts.selected, "skill")} selected, ${counts.shadowed} shadowed, ${counts.untrusted} untrusted, ${counts.disabled} disabled, ${counts.rejected} rejected (${timings.totalMs} ms)`,
-	);
+	lines.push("", summaryLine(report));
 	return `${lines.join("\n")}\n`;
 }
+
+function summaryLine({ counts, timings }: DiscoveryReport): string {
+	return `${plural(counts.selected, "skill")} selected, ${counts.shadowed} shadowed, ${counts.untrusted} untrusted, ${counts.disabled} disabled, ${counts.rejected} rejected (${timings.totalMs} ms)`;
+}
+
+/** Lists longer than this are cut to their first {@link LIST_SHOWN} entries unless --verbose. */
+const LIST_LIMIT = 20;
+const LIST_SHOWN = 10;
 
 function section<T>(
 	lines: string[],
@@ -112,8 +149,14 @@ function section<T>(
 	title: string,
 	items: readonly T[],
 	line: (item: T) => string,
+	cut = false,
 ): void {
 	if (items.length === 0) return;
 	lines.push("", style.bold(title));
-	for (const item of items) lines.push(`  ${line(item)}`);
+	const shown = cut && items.length > LIST_LIMIT ? items.slice(0, LIST_SHOWN) : items;
+	for (const item of shown) lines.push(`  ${line(item)}`);
+	if (shown.length < items.length) {
+		const more = `... and ${items.length - shown.length} more (--verbose or 'skillset list --all' lists them)`;
+		lines.push(`  ${style.dim(more)}`);
+	}
 }

@@ -2,7 +2,7 @@ import { resolve } from "node:path";
 import type { ParseArgsConfig } from "node:util";
 import { type Activation, type ActivationRefusal, createSession, type Invoker } from "../../runtime/index.ts";
 import { type DiscoveryFlagValues, discoverFor, discoveryFlags, discoveryUsage } from "../discovery-flags.ts";
-import { type CliIo, type CommandResult, type Style, UsageError } from "../io.ts";
+import { type CliIo, type CommandResult, type Rendered, type Style, UsageError } from "../io.ts";
 import { loadIntegrity, lockPath, sessionFlags, sessionUsage } from "../session-flags.ts";
 
 /** The command's options, for `node:util` parseArgs. */
@@ -36,6 +36,7 @@ export async function run(
 ): Promise<CommandResult<Activation | ActivationRefusal>> {
 	const [name, dir, ...extra] = positionals;
 	if (name === undefined) throw new UsageError("show needs the NAME of a skill");
+	if (name.trim() === "") throw new UsageError("the skill NAME is empty");
 	if (extra.length > 0) throw new UsageError("show takes NAME and at most one DIR");
 	const invoker = values.as;
 	if (invoker !== "model" && invoker !== "user") throw new UsageError(`--as must be model or user, not '${invoker}'`);
@@ -48,7 +49,7 @@ export async function run(
 	return { exitCode: result.ok ? 0 : 1, data: result };
 }
 
-/** The activation text, or the refusal. */
-export function render(data: Activation | ActivationRefusal, _style: Style): string {
-	return data.ok ? `${data.fullText}\n` : `${data.message}\n`;
+/** The activation text on stdout, or the refusal on stderr. */
+export function render(data: Activation | ActivationRefusal, _style: Style): Rendered {
+	return data.ok ? { stdout: `${data.fullText}\n`, stderr: "" } : { stdout: "", stderr: `${data.message}\n` };
 }

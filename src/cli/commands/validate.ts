@@ -1,4 +1,6 @@
+import { join, relative, resolve } from "node:path";
 import type { ParseArgsConfig } from "node:util";
+import { type DiscoveryReport, discover } from "../../discovery/index.ts";
 import {
 	type Diagnostic,
 	EXTENSION_SETS,
@@ -8,7 +10,17 @@ import {
 	validateSkillPath,
 } from "../../skill/index.ts";
 import { type CliIo, type CommandResult, type Style, UsageError } from "../io.ts";
-import { plural, renderCounts, renderDiagnostics } from "../render-diagnostics.ts";
+import { noSkillsDiagnostic, resolveNamedPath } from "../paths.ts";
+import {
+	checkDetail,
+	type Detail,
+	detailFlags,
+	detailUsage,
+	FULL_DIAGNOSTICS,
+	plural,
+	renderCounts,
+	renderGroups,
+} from "../render-diagnostics.ts";
 
 /** The command's options, for `node:util` parseArgs. */
 export const options: NonNullable<ParseArgsConfig["options"]> = {
@@ -17,12 +29,15 @@ export const options: NonNullable<ParseArgsConfig["options"]> = {
 	"allow-fields": { type: "string", multiple: true },
 	json: { type: "boolean", default: false },
 	"exit-zero": { type: "boolean", default: false },
+	"include-hidden": { type: "boolean", default: false },
+	...detailFlags,
 };
 
 /** Shown with --help and after a usage error. */
 export const usage: string = `Usage: skillset validate PATH... [options]
 
-Validate skills against the Agent Skills spec. PATH is a skill directory or its SKILL.md.
+Validate skills against the Agent Skills spec. PATH is a skill directory or its SKILL.md, or a folder of skills
+(each skill below it is validated; a folder with none is an error).
 
 Options:
   --profile strict|lenient   strict (default): the spec, as the reference validator reads it;
@@ -31,6 +46,8 @@ Options:
   --allow-fields SET         accept an extension set: ${EXTENSION_SETS.join(", ")} (repeatable)
   --json                     print a JSON array of results
   --exit-zero                exit 0 even when a skill is invalid (report only)
+  --include-hidden           in a folder of skills, also look in hidden folders (e.g. skills/.curated)
+${detailUsage}
 
 Exit status: 0 all valid, 1 any invalid, 2 usage error.`;
 
@@ -44,42 +61,84 @@ export interface ValidateResult {
 	diagnostics: Diagnostic[];
 }
 
-type Values = { profile?: string; "allow-field"?: string[]; "allow-fields"?: string[]; "exit-zero"?: boolean };
+type Values = Detail & {
+	profile?: string;
+	"allow-field"?: string[];
+	"allow-fields"?: string[];
+	"exit-zero"?: boolean;
+	"include-hidden"?: boolean;
+};
 
 /** Validates every PATH; exit 1 when any is invalid. */
 export async function run(
 	values: Values,
 	positionals: readonly string[],
-	_io: CliIo,
+	io: CliIo,
 ): Promise<CommandResult<ValidateResult[]>> {
 	if (positionals.length === 0) throw new UsageError("validate needs at least one PATH");
+	checkDetail(values);
 	const profile = parseProfile(values.profile);
 	const allowExtensions = (values["allow-fields"] ?? []).flatMap((v) => v.split(",")).map(parseExtensionSet);
 	const allowFields = values["allow-field"] ?? [];
 	const data: ValidateResult[] = [];
 	for (const path of positionals) {
-		const result = await validateSkillPath(path, { profile, allowFields, allowExtensions });
-		const { file, valid, properties, diagnostics } = result;
-		data.push({ path, file, valid, profile, skill: properties, diagnostics });
+		const named = await resolveNamedPath(path, io.cwd);
+		if (named.kind === "problem") {
+			data.push({ path, file: null, valid: false, profile, skill: null, diagnostics: [named.diagnostic] });
+			continue;
+		}
+		// A folder without a SKILL.md is a collection: each skill below it is validated.
+		const collection = named.kind === "skill" ? undefined : await skillsBelow(named.dir, values["include-hidden"]);
+		const paths = collection ? collection.dirs.map((dir) => join(path, relative(named.dir, dir))) : [path];
+		if (collection && paths.length === 0) {
+			const diagnostics = [noSkillsDiagnostic(path, collection.report)];
+			data.push({ path, file: null, valid: false, profile, skill: null, diagnostics });
+		}
+		for (const skillPath of paths) {
+			// Shown as given, read from the CLI's working directory.
+			const target = resolve(skillPath) === resolve(io.cwd, skillPath) ? skillPath : resolve(io.cwd, skillPath);
+			const result = await validateSkillPath(target, { profile, allowFields, allowExtensions });
+			const { file, valid, properties, diagnostics } = result;
+			data.push({ path: skillPath, file, valid, profile, skill: properties, diagnostics });
+		}
 	}
 	const exitCode = values["exit-zero"] || data.every((r) => r.valid) ? 0 : 1;
 	return { exitCode, data };
 }
 
-/** The human report: every diagnostic, one line per valid skill without any, and a summary line. */
-export function render(data: readonly ValidateResult[], style: Style): string {
-	const lines: string[] = [];
-	const hinted = new Set<string>();
-	for (const result of data) {
-		lines.push(...renderDiagnostics(result.diagnostics, style, hinted));
-		if (result.valid && result.diagnostics.length === 0)
-			lines.push(`${result.file ?? result.path}  ${style.bold("ok")}`);
+/**
+ * The human report: diagnostics (in full when few or with --verbose, else grouped by skill and code), `ok` for
+ * clean skills when the report is short, and a summary that counts what was checked.
+ */
+export function render(data: readonly ValidateResult[], style: Style, detail: Detail = {}): string {
+	const unnamed = data.filter((r) => r.file === null && r.diagnostics.some((d) => d.code.startsWith("path.")));
+	const checked = data.filter((r) => !unnamed.includes(r));
+	const lines = renderGroups(
+		data.map((r) => ({ label: r.path, diagnostics: r.diagnostics })),
+		style,
+		detail,
+	);
+	// `ok` lines only while the report is short: 500 of them would bury the problems.
+	const short = data.length <= FULL_DIAGNOSTICS && data.flatMap((r) => r.diagnostics).length <= FULL_DIAGNOSTICS;
+	if (detail.verbose || (short && !detail.quiet)) {
+		for (const result of checked) {
+			if (result.valid && result.diagnostics.length === 0)
+				lines.push(`${result.file ?? result.path}  ${style.bold("ok")}`);
+		}
 	}
-	const invalid = data.filter((r) => !r.valid).length;
+	const invalid = checked.filter((r) => !r.valid).length;
 	const counts = renderCounts(data.flatMap((r) => r.diagnostics));
-	const verdict = `${plural(data.length, "skill")} checked: ${data.length - invalid} valid, ${invalid} invalid`;
+	let verdict = `${plural(checked.length, "skill")} checked: ${checked.length - invalid} valid, ${invalid} invalid`;
+	if (unnamed.length > 0) verdict += `; ${plural(unnamed.length, "path")} named no skill`;
 	lines.push(counts ? `${verdict} (${counts})` : verdict);
 	return `${lines.join("\n")}\n`;
+}
+
+/** The skill folders discovery finds below `dir` (usable or not), and its report. */
+async function skillsBelow(dir: string, includeHidden = false): Promise<{ dirs: string[]; report: DiscoveryReport }> {
+	const { index, report } = await discover({ cwd: dir, home: dir, defaultRoots: false, roots: [dir], includeHidden });
+	const dirs = [...index.skills.map((s) => s.dir), ...report.rejected.map((r) => r.dir)];
+	return { dirs: [...new Set(dirs)].sort(), report };
 }
 
 function parseProfile(value: string | undefined): Profile {
