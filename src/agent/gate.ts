@@ -1,0 +1,86 @@
+import { relative, resolve, sep } from "node:path";
+import type { Decision, Policy, ToolSpec } from "../policy/index.ts";
+import type { SkillSession } from "../runtime/index.ts";
+import type { AgentLoopEvent } from "./events.ts";
+
+/** The user's answer to a permission question. */
+export type PermissionAnswer = "once" | "always" | "deny";
+
+/** What the user is asked: the exact call, the rule that asked and why, and what "always" would allow. */
+export interface PermissionRequest {
+	tool: string;
+	args: Record<string, unknown>;
+	rule: string;
+	reason: string;
+	/** The grant an "always" answer records, e.g. `run_shell(npm test)`. */
+	pattern: string;
+}
+
+/** Asks the user; absent when there is no terminal. */
+export type Confirm = (request: PermissionRequest) => Promise<PermissionAnswer>;
+
+/** What the gate needs. */
+export interface GateOptions {
+	policy: Policy;
+	session: SkillSession;
+	workspace: string;
+	confirm?: Confirm;
+	/** Answer `ask` with yes (never a hard-rule deny, which is not a question). */
+	yes?: boolean;
+	/** False when shell commands run without the OS sandbox: then every one is asked. */
+	sandboxed: boolean;
+	emit: (event: AgentLoopEvent) => void;
+	/** Records an "always" grant so a saved conversation can restore it. */
+	remember: (pattern: string) => void;
+}
+
+/** The outcome: run the call or not, and the decision that said so. */
+export interface GateResult {
+	allowed: boolean;
+	decision: Decision;
+}
+
+/**
+ * Decides one call before it runs: the policy's `authorize` (hard rules, ceiling, manifests, risk), then, for
+ * `ask`, the user (once, always for this session, or deny), `--yes`, or deny when nobody can answer. Without the
+ * sandbox, shell commands are asked even when a skill pre-approves them. Every decision is an event.
+ */
+export async function gateCall(
+	tool: string,
+	args: Record<string, unknown>,
+	spec: ToolSpec,
+	options: GateOptions,
+): Promise<GateResult> {
+	let decision = options.policy.authorize({ tool, args }, { session: options.session });
+	if (decision.decision === "allow" && spec.commandArg && !options.sandboxed && !decision.rule.startsWith("grant-")) {
+		decision = {
+			decision: "ask",
+			rule: "no-sandbox",
+			reason: "shell commands run without the OS sandbox here, so each one needs your approval",
+		};
+	}
+	if (decision.decision !== "ask") return { allowed: decision.decision === "allow", decision };
+	const pattern = grantPattern(tool, args, spec, options.workspace);
+	const answered = (answer: PermissionAnswer, by: "user" | "yes-flag" | "no-terminal"): GateResult => {
+		options.emit({ type: "permission.answered", tool, rule: decision.rule, answer, by });
+		return { allowed: answer !== "deny", decision };
+	};
+	if (options.yes) return answered("once", "yes-flag");
+	if (!options.confirm) return answered("deny", "no-terminal");
+	const answer = await options.confirm({ tool, args, rule: decision.rule, reason: decision.reason, pattern });
+	if (answer === "always") {
+		options.policy.grant(options.session, pattern, "always");
+		options.remember(pattern);
+	}
+	return answered(answer, "user");
+}
+
+/** The narrowest pattern covering this call: the exact command or path, or the tool when it has neither. */
+export function grantPattern(tool: string, args: Record<string, unknown>, spec: ToolSpec, workspace: string): string {
+	if (spec.commandArg && typeof args[spec.commandArg] === "string") return `${tool}(${args[spec.commandArg]})`;
+	const path = spec.pathArgs?.map((key) => args[key]).find((value) => typeof value === "string");
+	if (typeof path === "string") {
+		return `${tool}(${relative(workspace, resolve(workspace, path)).split(sep).join("/")})`;
+	}
+	return tool;
+}
