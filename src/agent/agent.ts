@@ -338,6 +338,8 @@ export class Agent {
 				this.#emit({ type: "agent.model.failed", turn: this.#turn, error: message });
 				return { status: "failed", text: "", toolCalls, error: message };
 			}
+			// The SDK ends a stream quietly when it is aborted: what came in is partial, so it is dropped.
+			if (signal.aborted) return { status: "cancelled", text: "", toolCalls };
 			this.#entries.push({
 				message: {
 					role: "assistant",
