@@ -2,7 +2,13 @@ import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { type AgentEvent, readAgentsMd } from "skillset/agent";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ScriptedLlm, startScriptedLlm, systemOf, toolResultsOf } from "../helpers/scripted-llm.ts";
+import {
+	type RecordedRequest,
+	type ScriptedLlm,
+	startScriptedLlm,
+	systemOf,
+	toolResultsOf,
+} from "../helpers/scripted-llm.ts";
 import { skillMd, writeTree } from "../helpers/temp.ts";
 import { agentFor, defaultSkills, workspaceFixture } from "./fixture.ts";
 
@@ -107,7 +113,7 @@ describe("createAgent", () => {
 		const fixture = await workspaceFixture(defaultSkills());
 		const events: AgentEvent[] = [];
 		const agent = await agentFor(llm.url, fixture, { contextWindow: 12_000, onEvent: (e) => events.push(e) });
-		const reply = (request: Parameters<Extract<Parameters<ScriptedLlm["script"]>[0][number], Function>>[0]) =>
+		const reply = (request: RecordedRequest) =>
 			isCompaction(request) ? { content: "SUMMARY: the user wants PDF forms filled." } : { content: "ok" };
 		fresh([{ toolCalls: [{ name: "load_skill", arguments: { name: "pdf-tools" } }] }, ...Array(12).fill(reply)]);
 		await agent.send("fill the form");
