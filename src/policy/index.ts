@@ -20,6 +20,8 @@ export type { PermissionChanges, PermissionDiff, PermissionSnapshot } from "./di
 export { diffPermissions } from "./diff.ts";
 export type { CallSubject, ToolPattern } from "./patterns.ts";
 export { globToRegExp, matchesPattern, parseToolPattern } from "./patterns.ts";
+export type { SandboxAvailability, SandboxOptions, SandboxResult } from "./sandbox.ts";
+export { detectSandbox, runSandboxed } from "./sandbox.ts";
 export { renderSarif } from "./sarif.ts";
 export { shellWriteTargets } from "./shell.ts";
 export type { TrustFile, TrustStore } from "./trust.ts";

@@ -1,5 +1,5 @@
 /** Codes of {@link SkillsetError}: programming errors and misuse, never problems in a skill. */
-export type SkillsetErrorCode = "internal" | "invalid-argument" | "invalid-option";
+export type SkillsetErrorCode = "internal" | "invalid-argument" | "invalid-option" | "sandbox.unavailable";
 
 /**
  * The one error class skillset throws. It marks programmer errors (a wrong argument, a broken invariant);
