@@ -2,7 +2,15 @@ import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { loadDefaultTokenizer, type Tokenizer } from "../catalog/index.ts";
 import { createDiscovery, type DiscoverOptions, type Discovery } from "../discovery/index.ts";
-import { createPolicy, type PermissionCeiling, type Policy, realOrResolved, type ToolSpec } from "../policy/index.ts";
+import {
+	createPolicy,
+	detectSandbox,
+	type PermissionCeiling,
+	type Policy,
+	realOrResolved,
+	runSandboxed,
+	type ToolSpec,
+} from "../policy/index.ts";
 import {
 	type Activation,
 	type ActivationRefusal,
@@ -70,11 +78,15 @@ export interface AgentOptions {
 	autoLoad?: boolean;
 	/** Where `create_skill` writes: the user's skills folder (default), the workspace's, or a folder. */
 	saveSkills?: "user" | "workspace" | { root: string };
-	/** Runs `run_shell` commands. Default: plain `sh -c` without a sandbox (then every command is asked). */
+	/**
+	 * Runs `run_shell` commands. Default: the policy stage's OS sandbox (`runSandboxed`: skill roots read-only,
+	 * writes only in the workspace and a private /tmp) when `detectSandbox` finds one, else plain `sh -c`, and then
+	 * every shell command is asked.
+	 */
 	shell?: ShellExecutor;
-	/** Whether `shell` is the OS sandbox (skill roots read-only, writes only in the workspace). Default false. */
+	/** Whether a given `shell` is an OS sandbox. Default false (every command is asked). */
 	sandboxed?: boolean;
-	/** Network access for shell commands, where the sandbox enforces it. Default false. */
+	/** Network for shell commands. Default: per the ceiling (`network: false` or a host list turns it off). */
 	network?: boolean;
 	/** Most model calls in one turn. Default 50. */
 	maxModelCalls?: number;
@@ -147,10 +159,26 @@ export async function createAgent(options: AgentOptions): Promise<Agent> {
 	else discover.userRoots = [...(discover.userRoots ?? []), saveRoot];
 	const discovery = createDiscovery(discover);
 	const { index } = await discovery.scan();
-	const agent = new Agent(options, { workspace, tokenizer, discovery, index, saveRoot });
+	const shell = await shellFor(options);
+	const agent = new Agent(options, { workspace, tokenizer, discovery, index, saveRoot, shell });
 	await agent.rescan();
 	if (options.resume) await agent.restore(options.resume);
 	return agent;
+}
+
+/** The given executor, else the OS sandbox when there is one, else plain `sh -c` with the reason why. */
+async function shellFor(options: AgentOptions): Promise<ShellChoice> {
+	if (options.shell) return { execute: options.shell, sandboxed: options.sandboxed === true };
+	const sandbox = await detectSandbox();
+	if (sandbox.available) return { execute: runSandboxed, sandboxed: true };
+	return { execute: runUnsandboxed, sandboxed: false, reason: sandbox.reason };
+}
+
+interface ShellChoice {
+	execute: ShellExecutor;
+	sandboxed: boolean;
+	/** Why there is no sandbox. */
+	reason?: string;
 }
 
 function saveRootFor(options: AgentOptions, workspace: string): string {
@@ -166,6 +194,7 @@ interface AgentParts {
 	discovery: Discovery;
 	index: Parameters<typeof createSession>[0];
 	saveRoot: string;
+	shell: ShellChoice;
 }
 
 /** The agent loop; create it with {@link createAgent}. One conversation per agent. */
@@ -182,6 +211,7 @@ export class Agent {
 	readonly #ownTools: AgentTool[];
 	readonly #deferred = new Map<string, AgentTool>();
 	readonly #grants: string[] = [];
+	readonly #shell: ShellChoice;
 	#state: SkillState | undefined;
 	#entries: Entry[] = [];
 	#turn = 0;
@@ -199,6 +229,7 @@ export class Agent {
 		this.saveRoot = parts.saveRoot;
 		this.#tokenizer = parts.tokenizer;
 		this.#discovery = parts.discovery;
+		this.#shell = parts.shell;
 		if (options.onEvent) this.#sinks.push(options.onEvent);
 		if (options.eventLog) {
 			const write = createJsonlSink(options.eventLog) as (event: unknown) => void;
@@ -224,7 +255,12 @@ export class Agent {
 
 	/** True when shell commands run in the OS sandbox. */
 	get sandboxed(): boolean {
-		return this.#options.sandboxed === true;
+		return this.#shell.sandboxed;
+	}
+
+	/** Why shell commands run without the sandbox, when they do and the reason is known. */
+	get sandboxProblem(): string | undefined {
+		return this.#shell.sandboxed ? undefined : (this.#shell.reason ?? "the host's shell executor is not a sandbox");
 	}
 
 	/** The number of user turns so far. */
@@ -606,10 +642,12 @@ export class Agent {
 	}
 
 	#buildOwnTools(): AgentTool[] {
+		const network = this.#options.ceiling?.network;
 		const shell = createShellTool({
-			execute: this.#options.shell ?? runUnsandboxed,
+			execute: this.#shell.execute,
 			readOnly: () => [...new Set(this.session.index.skills.map((skill) => skill.root))],
-			network: this.#options.network === true,
+			// A host list cannot be enforced by the sandbox: fail closed.
+			network: this.#options.network ?? (network === undefined || network === true),
 		});
 		const create = createSkillTool({
 			root: this.saveRoot,
