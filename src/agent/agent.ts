@@ -68,8 +68,10 @@ export interface AgentOptions {
 	keepTurns?: number;
 	/** The host's tools, with JSON Schemas; `deferred` ones are found with `tool_search`. */
 	tools?: readonly AgentTool[];
-	/** The host ceiling: what any call may use at most (`--allow`, `--deny`, config). */
+	/** The host ceiling: what any call may use at most (`--allow`, config). */
 	ceiling?: PermissionCeiling;
+	/** Tool patterns always denied (`--deny`, config), e.g. `run_shell(git push:*)`. */
+	deny?: readonly string[];
 	/** Asks the user about a call the policy says to ask about. Absent: `ask` means deny. */
 	confirm?: Confirm;
 	/** Answer every `ask` with yes. Never overrides a hard rule (those deny without asking). */
@@ -636,6 +638,7 @@ export class Agent {
 			sandboxed: this.sandboxed,
 			...(this.#options.confirm ? { confirm: this.#options.confirm } : {}),
 			...(this.#options.yes ? { yes: true } : {}),
+			...(this.#options.deny ? { deny: this.#options.deny } : {}),
 			emit: (event) => this.#emit(event),
 			remember: (pattern) => this.#grants.push(pattern),
 		};

@@ -1,5 +1,5 @@
 import { relative, resolve, sep } from "node:path";
-import type { Decision, Policy, ToolSpec } from "../policy/index.ts";
+import { type Decision, matchesPattern, type Policy, parseToolPattern, type ToolSpec } from "../policy/index.ts";
 import type { SkillSession } from "../runtime/index.ts";
 import type { AgentLoopEvent } from "./events.ts";
 
@@ -30,6 +30,8 @@ export interface GateOptions {
 	/** False when shell commands run without the OS sandbox: then every one is asked. */
 	sandboxed: boolean;
 	emit: (event: AgentLoopEvent) => void;
+	/** Tool patterns the host always denies (`--deny`), checked after the hard rules. */
+	deny?: readonly string[];
 	/** Records an "always" grant so a saved conversation can restore it. */
 	remember: (pattern: string) => void;
 }
@@ -52,6 +54,11 @@ export async function gateCall(
 	options: GateOptions,
 ): Promise<GateResult> {
 	let decision = options.policy.authorize({ tool, args }, { session: options.session });
+	const denied = decision.decision === "deny" ? undefined : deniedBy(tool, args, spec, options);
+	if (denied) {
+		decision = { decision: "deny", rule: "ceiling-deny", reason: `the host denies ${denied}` };
+		options.session.emit({ type: "permission.decision", tool, decision: "deny", rule: decision.rule });
+	}
 	if (decision.decision === "allow" && spec.commandArg && !options.sandboxed && !decision.rule.startsWith("grant-")) {
 		decision = {
 			decision: "ask",
@@ -73,6 +80,31 @@ export async function gateCall(
 		options.remember(pattern);
 	}
 	return answered(answer, "user");
+}
+
+/** The first `deny` pattern that covers the call. */
+function deniedBy(
+	tool: string,
+	args: Record<string, unknown>,
+	spec: ToolSpec,
+	options: GateOptions,
+): string | undefined {
+	if (!options.deny?.length) return undefined;
+	const command =
+		spec.commandArg && typeof args[spec.commandArg] === "string" ? String(args[spec.commandArg]) : undefined;
+	const paths = (spec.pathArgs ?? [])
+		.map((key) => args[key])
+		.filter((value): value is string => typeof value === "string")
+		.map((path) => relative(options.workspace, resolve(options.workspace, path)).split(sep).join("/"));
+	const subject = { tool, ...(command !== undefined ? { command } : {}), paths };
+	return options.deny.find((pattern) => {
+		// A denied command prefix also catches the same command chained after others.
+		if (command !== undefined && parseToolPattern(pattern).tool === tool && /[;&|`\n]|\$\(/.test(command))
+			return command
+				.split(/&&|\|\||;|\||\n|`|\$\(|\)/)
+				.some((part) => matchesPattern(pattern, { ...subject, command: part }));
+		return matchesPattern(pattern, subject);
+	});
 }
 
 /** The narrowest pattern covering this call: the exact command or path, or the tool when it has neither. */

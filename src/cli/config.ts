@@ -28,6 +28,8 @@ export interface SkillsetConfig {
 	allowSymlinkedSkillFile?: boolean;
 	limits?: { maxDepth?: number; maxDirs?: number; maxEntries?: number };
 	catalog?: { format?: CatalogFormat; location?: boolean } & CatalogBudget;
+	/** The ceiling for `skillset chat`: tool patterns allowed at all, and patterns always denied. */
+	permissions?: { allow?: string[]; deny?: string[] };
 }
 
 /** The config file name looked for in the working directory. */
@@ -98,6 +100,7 @@ const CONFIG_SHAPE: Check = object({
 		contextWindow: positive,
 		fraction: positive,
 	}),
+	permissions: object({ allow: list(string), deny: list(string) }),
 });
 
 /**

@@ -41,6 +41,10 @@ const COMMANDS: Readonly<Record<string, CommandEntry>> = {
 	),
 	trust: command("trust or untrust a workspace, or list the trust store", () => import("./commands/trust.ts")),
 	new: command("create a new skill with a valid SKILL.md", () => import("./commands/new.ts")),
+	chat: command(
+		"chat with a model that uses the skills (REPL, or one task with -p)",
+		() => import("./commands/chat.ts"),
+	),
 	validate: command(
 		"check skills against the spec (strict) or a client's rules (lenient)",
 		() => import("./commands/validate.ts"),
