@@ -86,6 +86,7 @@ export type {
 	SandboxAvailability,
 	SandboxOptions,
 	SandboxResult,
+	ShellAnalysis,
 	ToolCall,
 	ToolRisk,
 	ToolSpec,
@@ -94,6 +95,7 @@ export type {
 } from "./policy/index.ts";
 export {
 	AUDIT_RULES,
+	analyzeShell,
 	auditSkill,
 	createPolicy,
 	DEFAULT_TOOL_SPECS,
@@ -104,7 +106,9 @@ export {
 	loadTrustStore,
 	matchesPattern,
 	parseToolPattern,
+	realOrResolved,
 	renderSarif,
+	resolvePath,
 	runSandboxed,
 	shellWriteTargets,
 } from "./policy/index.ts";

@@ -1,10 +1,11 @@
-import { realpathSync } from "node:fs";
-import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
-import type { IndexedSkill } from "../discovery/index.ts";
+import { dirname, relative, sep } from "node:path";
+import { DEFAULT_CONVENTIONS, type IndexedSkill, PRESETS, type SkillIndex } from "../discovery/index.ts";
 import { isInside, type SkillSession } from "../runtime/index.ts";
 import type { PermissionManifest } from "../skill/index.ts";
+import { realOrResolved, resolvePath } from "./paths.ts";
 import { globToRegExp, matchesPattern } from "./patterns.ts";
-import { shellWriteTargets } from "./shell.ts";
+import type { SandboxAvailability } from "./sandbox.ts";
+import { analyzeShell, type ShellAnalysis } from "./shell.ts";
 
 /** How much a tool can do: `safe` tools are always allowed, `read` ones are allowed within bounds, the rest ask. */
 export type ToolRisk = "safe" | "read" | "write" | "exec" | "network";
@@ -44,8 +45,18 @@ export interface PolicyOptions {
 	/** The workspace folder: paths outside it are denied (except reads in active skills). */
 	workspace: string;
 	ceiling?: PermissionCeiling;
-	/** Tool specs by name, added to (and overriding) the defaults. */
+	/** Tool specs by name, added to (and overriding) the defaults. Tools without a spec are always `ask`. */
 	tools?: Record<string, ToolSpec>;
+	/**
+	 * Whether shell tools run inside an OS sandbox: pass {@link detectSandbox}'s answer when the host runs them with
+	 * {@link runSandboxed} and {@link Policy.sandboxOptions}. Absent or unavailable: every shell command is `ask`.
+	 */
+	sandbox?: SandboxAvailability;
+	/**
+	 * Skill roots kept read-only besides the roots of the index's skills and every conventional and preset skill
+	 * folder of the workspace (pass all discovery roots, so that empty ones are covered too).
+	 */
+	skillRoots?: readonly string[];
 }
 
 /** Tool specs for the skill tools and common agent tools (Claude Code's names and generic ones). */
@@ -80,6 +91,11 @@ export interface Policy {
 	authorize(call: ToolCall, context: { session: SkillSession }): Decision;
 	/** The user allowed calls matching `pattern` (e.g. `Bash(npm test:*)`) once or for the session. */
 	grant(session: SkillSession, pattern: string, scope: GrantScope): void;
+	/**
+	 * What to pass to {@link runSandboxed} for this session's shell commands: the skill roots and folders to keep
+	 * read-only, and whether the ceiling and the active skills' manifests allow the network.
+	 */
+	sandboxOptions(session: SkillSession): { workspace: string; readOnly: string[]; network: boolean };
 }
 
 interface Grant {
@@ -88,22 +104,40 @@ interface Grant {
 }
 
 /**
- * Creates a policy. Hard rules come first and no grant overrides them: writes into any skill folder are denied
- * (paths resolved through `..` and links), and paths outside the workspace are denied except reads inside an
- * active skill's folder. Then the host ceiling, then the active skills' manifests (which only narrow), then risk:
- * safe and read tools are allowed, others are allowed when an active skill's `allowed-tools` pre-approves them or
- * the user granted them, and asked otherwise.
+ * Creates a policy. Hard rules come first and no grant overrides them: writes into any skill folder or skill root,
+ * or to a folder that contains one, are denied (paths resolved one component at a time through links), and paths
+ * outside the workspace are denied except reads inside an active skill's folder; a shell command's writes count
+ * too. Then the host ceiling, then the active skills' manifests (which only narrow), both for tool arguments and
+ * shell writes and network use. Then shell commands are `ask` without a sandbox or when the analysis cannot account
+ * for what they write, and tools without a spec are `ask`. Then risk: safe and read tools are allowed, others are
+ * allowed when an active skill's `allowed-tools` pre-approves them or the user granted them, and asked otherwise.
  */
 export function createPolicy(options: PolicyOptions): Policy {
 	const workspace = realOrResolved(options.workspace);
 	const specs = { ...DEFAULT_TOOL_SPECS, ...options.tools };
 	const grants = new WeakMap<SkillSession, Grant[]>();
+	const ceiling = options.ceiling ?? {};
+	const context = (session: SkillSession): Context => ({
+		workspace,
+		specs,
+		ceiling,
+		grants,
+		sandboxed: options.sandbox?.available === true,
+		protectedPaths: protectedPaths(session.index, workspace, options.skillRoots ?? []),
+	});
 	return {
 		grant(session, pattern, scope) {
 			grants.set(session, [...(grants.get(session) ?? []), { pattern, scope }]);
 		},
+		sandboxOptions(session) {
+			const manifests = session.activeSkills.map((skill) => skill.properties.manifest);
+			const network =
+				ceiling.network !== false &&
+				(manifests.length === 0 || manifests.some((m) => m === undefined || m.network !== false));
+			return { workspace, readOnly: context(session).protectedPaths, network };
+		},
 		authorize(call, { session }) {
-			const decision = decide(call, session, { workspace, specs, ceiling: options.ceiling ?? {}, grants });
+			const decision = decideSafely(call, session, context(session));
 			session.emit({ type: "permission.decision", tool: call.tool, decision: decision.decision, rule: decision.rule });
 			return decision;
 		},
@@ -115,54 +149,75 @@ interface Context {
 	specs: Record<string, ToolSpec>;
 	ceiling: PermissionCeiling;
 	grants: WeakMap<SkillSession, Grant[]>;
+	sandboxed: boolean;
+	/** Skill folders and roots (real paths): never written, nor anything containing them. */
+	protectedPaths: string[];
+}
+
+type Subject = { tool: string; command?: string; paths: string[] };
+
+// A path that cannot be resolved (a link loop, an unreadable folder) is a denial, never a pass.
+function decideSafely(call: ToolCall, session: SkillSession, context: Context): Decision {
+	try {
+		return decide(call, session, context);
+	} catch (error) {
+		return deny("unresolvable-path", `cannot resolve a path of this call: ${(error as Error).message}`);
+	}
 }
 
 function decide(call: ToolCall, session: SkillSession, context: Context): Decision {
-	const spec = context.specs[call.tool] ?? { risk: "exec" };
+	const known = context.specs[call.tool];
+	const spec = known ?? { risk: "exec" };
 	const args = call.args ?? {};
-	const active = session.active
-		.map((name) => session.index.get(name))
-		.filter((s): s is IndexedSkill => s !== undefined);
+	// The active skills themselves: a name could mean another copy of the same name.
+	const active = session.activeSkills;
 	const paths = pathArguments(spec, args, context.workspace);
-	const command = spec.commandArg ? String(args[spec.commandArg] ?? "") : undefined;
-	const writes =
-		spec.risk === "write"
-			? paths
-			: command !== undefined
-				? shellWriteTargets(command).map((p) => realOrResolved(resolve(context.workspace, p)))
-				: [];
+	const command = spec.commandArg !== undefined ? String(args[spec.commandArg] ?? "") : undefined;
+	const shell = command !== undefined ? analyzeShell(command) : undefined;
+	const writes = spec.risk === "write" ? paths : (shell?.writes ?? []).map((p) => resolvePath(context.workspace, p));
 	// `realFile` has every link resolved, so these folders are real already.
 	const activeDirs = active.map((skill) => dirname(skill.realFile));
-	const hard = hardRules(session, context.workspace, spec, paths, writes, activeDirs);
+	const hard = hardRules(context, spec, paths, writes, activeDirs);
 	if (hard) return hard;
 	// A skill's own files are its to read: reads inside an active skill's folder are not subject to path bounds.
-	const bounded = spec.risk === "write" ? paths : paths.filter((p) => !activeDirs.some((dir) => isInside(dir, p)));
-	const subject = {
+	const bounded =
+		spec.risk === "write" || shell ? writes : paths.filter((p) => !activeDirs.some((dir) => isInside(dir, p)));
+	const subject: Subject = {
 		tool: call.tool,
 		...(command !== undefined ? { command } : {}),
 		paths: bounded.map((p) => toRelative(context.workspace, p)),
 	};
-	const outOfBounds = boundaries(context.ceiling, active, spec, subject, args);
+	const kind = spec.risk === "write" || shell ? "write" : "read";
+	const outOfBounds = boundaries(context.ceiling, active, spec, kind, subject, args, shell);
 	if (outOfBounds) return outOfBounds;
+	if (shell) {
+		if (!context.sandboxed)
+			return ask("no-sandbox", "no OS sandbox runs shell commands here: every shell command needs the user's approval");
+		if (shell.unaccountable !== undefined)
+			return ask("unaccountable", `cannot verify what this command writes (${shell.unaccountable})`);
+	}
+	if (!known) return ask("unknown-tool", `the policy does not know what ${call.tool} does: declare it in tools`);
 	return byRisk(spec, subject, active, session, context.grants);
 }
 
 function hardRules(
-	session: SkillSession,
-	workspace: string,
+	context: Context,
 	spec: ToolSpec,
 	paths: string[],
 	writes: string[],
 	activeDirs: string[],
 ): Decision | undefined {
-	const skillDirs = skillFolders(session);
+	const { workspace, protectedPaths } = context;
 	for (const target of writes) {
-		const dir = skillDirs.find((skillDir) => isInside(skillDir, target));
-		if (dir) return deny("skill-dir-readonly", `Skill folders are read-only: ${target} is inside ${dir}`);
+		const inside = protectedPaths.find((dir) => isInside(dir, target));
+		if (inside) return deny("skill-dir-readonly", `Skill folders are read-only: ${target} is inside ${inside}`);
+		const contained = protectedPaths.find((dir) => isInside(target, dir));
+		if (contained) return deny("skill-dir-readonly", `Skill folders are read-only: ${target} contains ${contained}`);
 	}
-	for (const path of paths) {
+	for (const path of spec.risk === "write" ? paths : [...paths, ...writes]) {
 		if (isInside(workspace, path)) continue;
-		if ((spec.risk === "read" || spec.risk === "safe") && activeDirs.some((dir) => isInside(dir, path))) continue;
+		const reads = spec.risk === "read" || spec.risk === "safe";
+		if (reads && !writes.includes(path) && activeDirs.some((dir) => isInside(dir, path))) continue;
 		return deny("outside-workspace", `${path} is outside the workspace ${workspace}`);
 	}
 	return undefined;
@@ -172,14 +227,15 @@ function boundaries(
 	ceiling: PermissionCeiling,
 	active: IndexedSkill[],
 	spec: ToolSpec,
-	subject: { tool: string; command?: string; paths: string[] },
+	kind: "read" | "write",
+	subject: Subject,
 	args: Record<string, unknown>,
+	shell: ShellAnalysis | undefined,
 ): Decision | undefined {
 	if (spec.risk === "safe") return undefined;
 	if (ceiling.tools && !ceiling.tools.some((pattern) => matchesPattern(pattern, subject))) {
 		return deny("ceiling", `${subject.tool} is not among the tools the host allows`);
 	}
-	const kind = spec.risk === "write" ? "write" : "read";
 	const ceilingPaths = ceiling.paths?.[kind];
 	if (ceilingPaths && subject.paths.some((path) => !ceilingPaths.some((glob) => globToRegExp(glob).test(path)))) {
 		return deny("ceiling-path", `the host does not allow ${kind}s of ${subject.paths.join(", ")}`);
@@ -187,17 +243,21 @@ function boundaries(
 	const url = spec.urlArg ? String(args[spec.urlArg] ?? "") : undefined;
 	if (url !== undefined && !networkAllowed(ceiling.network, url))
 		return deny("ceiling-network", `the host does not allow network access to ${url}`);
+	const online = shell?.network ?? [];
+	if (online.length > 0 && !shellNetworkAllowed(ceiling.network))
+		return deny("ceiling-network", `the host does not allow network access (${online.join(", ")})`);
 	const manifests = active.map((skill) => skill.properties.manifest);
 	// Narrowing applies only when every active skill declares a manifest; a skill without one narrows nothing.
 	if (manifests.length === 0 || manifests.some((m) => m === undefined)) return undefined;
-	return manifestBounds(manifests as PermissionManifest[], kind, subject, url);
+	return manifestBounds(manifests as PermissionManifest[], kind, subject, url, online);
 }
 
 function manifestBounds(
 	manifests: PermissionManifest[],
 	kind: "read" | "write",
-	subject: { tool: string; command?: string; paths: string[] },
+	subject: Subject,
 	url: string | undefined,
+	online: string[],
 ): Decision | undefined {
 	if (!manifests.some((m) => m.tools.some((pattern) => matchesPattern(pattern, subject)))) {
 		return deny("manifest", `no active skill declares ${subject.tool} in its permissions`);
@@ -208,6 +268,9 @@ function manifestBounds(
 		return deny("manifest-path", `no active skill declares ${kind} access to ${outside.join(", ")}`);
 	if (url !== undefined && !manifests.some((m) => networkAllowed(m.network, url))) {
 		return deny("manifest-network", `no active skill declares network access to ${url}`);
+	}
+	if (online.length > 0 && !manifests.some((m) => shellNetworkAllowed(m.network))) {
+		return deny("manifest-network", `no active skill declares network access (${online.join(", ")})`);
 	}
 	return undefined;
 }
@@ -241,16 +304,31 @@ function byRisk(
 	return { decision: "ask", rule: "needs-approval", reason: `${subject.tool} can change things: ask the user` };
 }
 
-// Skill folders per index, computed once: `realFile` already has every link resolved, so its folder is real.
-const FOLDERS = new WeakMap<object, string[]>();
+// Protected paths per index and options, computed once: skill folders, their roots, and the workspace's
+// conventional and preset skill folders (which may be empty or not exist yet).
+const PROTECTED = new WeakMap<SkillIndex, Map<string, string[]>>();
 
-function skillFolders(session: SkillSession): string[] {
-	let folders = FOLDERS.get(session.index);
-	if (!folders) {
-		folders = [...new Set(session.index.skills.map((skill) => dirname(skill.realFile)))];
-		FOLDERS.set(session.index, folders);
-	}
-	return folders;
+function protectedPaths(index: SkillIndex, workspace: string, extraRoots: readonly string[]): string[] {
+	const key = JSON.stringify([workspace, extraRoots]);
+	const byKey = PROTECTED.get(index) ?? new Map<string, string[]>();
+	PROTECTED.set(index, byKey);
+	const cached = byKey.get(key);
+	if (cached) return cached;
+	const conventional = [...DEFAULT_CONVENTIONS, ...Object.values(PRESETS).flatMap((preset) => preset.workspace)];
+	const paths = new Set<string>([
+		...index.skills.flatMap((skill) => [dirname(skill.realFile), resolvePath(workspace, skill.dir)]),
+		...index.skills.map((skill) => resolvePath(workspace, skill.root)),
+		...extraRoots.map((root) => resolvePath(workspace, root)),
+		...conventional.map((folder) => resolvePath(workspace, folder)),
+	]);
+	const list = [...paths].sort();
+	byKey.set(key, list);
+	return list;
+}
+
+// Shell commands cannot be checked host by host: only an unrestricted network lets them use it.
+function shellNetworkAllowed(network: boolean | string[] | undefined): boolean {
+	return network === undefined || network === true;
 }
 
 function networkAllowed(network: boolean | string[] | undefined, url: string): boolean {
@@ -274,23 +352,7 @@ function pathArguments(spec: ToolSpec, args: Record<string, unknown>, workspace:
 				? value.filter((v): v is string => typeof v === "string")
 				: [];
 	});
-	return values.map((value) => realOrResolved(isAbsolute(value) ? value : resolve(workspace, value)));
-}
-
-/** The real path of `path`: its deepest existing ancestor resolved through links, and the rest appended. */
-export function realOrResolved(path: string): string {
-	const rest: string[] = [];
-	let current = resolve(path);
-	for (;;) {
-		try {
-			return join(realpathSync.native(current), ...rest.reverse());
-		} catch {
-			const parent = dirname(current);
-			if (parent === current) return resolve(path);
-			rest.push(basename(current));
-			current = parent;
-		}
-	}
+	return values.map((value) => resolvePath(workspace, value));
 }
 
 function toRelative(workspace: string, path: string): string {
@@ -299,4 +361,8 @@ function toRelative(workspace: string, path: string): string {
 
 function deny(rule: string, reason: string): Decision {
 	return { decision: "deny", rule, reason };
+}
+
+function ask(rule: string, reason: string): Decision {
+	return { decision: "ask", rule, reason };
 }

@@ -15,14 +15,16 @@ export type {
 	ToolRisk,
 	ToolSpec,
 } from "./authorize.ts";
-export { createPolicy, DEFAULT_TOOL_SPECS, realOrResolved } from "./authorize.ts";
+export { createPolicy, DEFAULT_TOOL_SPECS } from "./authorize.ts";
 export type { PermissionChanges, PermissionDiff, PermissionSnapshot } from "./diff.ts";
 export { diffPermissions } from "./diff.ts";
+export { realOrResolved, resolvePath } from "./paths.ts";
 export type { CallSubject, ToolPattern } from "./patterns.ts";
 export { globToRegExp, matchesPattern, parseToolPattern } from "./patterns.ts";
 export type { SandboxAvailability, SandboxOptions, SandboxResult } from "./sandbox.ts";
 export { detectSandbox, runSandboxed } from "./sandbox.ts";
 export { renderSarif } from "./sarif.ts";
-export { shellWriteTargets } from "./shell.ts";
+export type { ShellAnalysis } from "./shell.ts";
+export { analyzeShell, shellWriteTargets } from "./shell.ts";
 export type { TrustFile, TrustStore } from "./trust.ts";
 export { defaultTrustFile, loadTrustStore } from "./trust.ts";

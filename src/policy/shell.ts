@@ -1,61 +1,71 @@
+import { addWrite, commandModel, type Effects, isPlain } from "./shell-commands.ts";
+import { type ShellWord, tokenizeShell } from "./shell-words.ts";
+
+/** What a shell command line would do to files and the network, as far as it can be told without running it. */
+export interface ShellAnalysis {
+	/** Paths it writes, as written (relative ones are relative to where the command starts). */
+	writes: string[];
+	/** Why its writes cannot be known fully; absent when every write is accounted for. */
+	unaccountable?: string;
+	/** Programs in it that reach the network (`curl`, `git push`, ...). */
+	network: string[];
+}
+
 /**
- * The paths an ordinary shell command would write: redirection targets, `tee`, and the operands of commands that
- * create, change or remove files. A heuristic for catching obvious writes into skill folders, not a sandbox: a
- * shell can write anywhere its user can (through scripts, interpreters, variables), and the docs say so.
+ * Reads a command line with a real tokenizer and accounts for what it writes: plain redirections, `tee`, and the
+ * operands of commands that create, change or remove files. Anything that hides a write — redirection forms beyond
+ * `>`/`>>`, quoting in paths, variables, substitutions, globs, `~`, `cd` before a write, wrappers and interpreters,
+ * options that write, archive extraction — makes the whole line unaccountable. Analysis is not a sandbox.
  */
+export function analyzeShell(command: string): ShellAnalysis {
+	const tokenized = tokenizeShell(command);
+	if (!tokenized.ok) return { writes: [], unaccountable: tokenized.reason, network: [] };
+	const effects: Effects = { writes: [], reasons: [], network: [], cwdMoved: false };
+	let words: ShellWord[] = [];
+	const tokens = tokenized.tokens;
+	for (let i = 0; i < tokens.length; i++) {
+		const token = tokens[i];
+		if (token === undefined) break;
+		if (token.kind === "word") words.push(token);
+		else if (token.kind === "substitution") effects.reasons.push("a process substitution");
+		else if (token.kind === "redirect") {
+			const target = tokens[i + 1];
+			if (target?.kind !== "word") effects.reasons.push(`a redirection without a target`);
+			else redirection(token.op, token.fd, target, effects);
+			i++;
+		} else {
+			commandModel(words, effects);
+			words = [];
+		}
+	}
+	commandModel(words, effects);
+	const reason = effects.reasons[0];
+	return {
+		writes: effects.writes,
+		...(reason !== undefined ? { unaccountable: reason } : {}),
+		network: [...new Set(effects.network)],
+	};
+}
+
+/** The paths an ordinary shell command would write (see {@link analyzeShell}). */
 export function shellWriteTargets(command: string): string[] {
-	const targets: string[] = [];
-	for (const segment of command.split(/&&|\|\||;|\||\n/)) {
-		const words = splitWords(segment);
-		collectRedirections(words, targets);
-		collectCommandTargets(
-			words.filter((w) => !/^\d*>>?|^&>/.test(w)),
-			targets,
-		);
+	return analyzeShell(command).writes;
+}
+
+// `>`, `>>` (stdout or stderr), `<` and descriptor copies like `2>&1` are accountable; the rest is not.
+function redirection(op: string, fd: string | undefined, target: ShellWord, effects: Effects): void {
+	if (fd !== undefined && !/^[0-2]$/.test(fd)) {
+		effects.reasons.push(`a redirection of file descriptor ${fd}`);
+		return;
 	}
-	return targets;
-}
-
-const WRITERS: Readonly<Record<string, "all" | "last">> = {
-	rm: "all",
-	rmdir: "all",
-	touch: "all",
-	mkdir: "all",
-	truncate: "all",
-	chmod: "all",
-	chown: "all",
-	unlink: "all",
-	shred: "all",
-	mv: "all",
-	cp: "last",
-	ln: "last",
-	install: "last",
-	rsync: "last",
-};
-
-function collectRedirections(words: string[], targets: string[]): void {
-	for (let i = 0; i < words.length; i++) {
-		const word = words[i] ?? "";
-		const attached = /^(?:\d*>>?|&>>?)([^>&].*)$/.exec(word);
-		if (attached?.[1]) targets.push(attached[1]);
-		else if (/^(?:\d*>>?|&>>?)$/.test(word) && words[i + 1]) targets.push(words[i + 1] as string);
+	if ((op === ">&" || op === "<&") && /^(?:\d|-)$/.test(target.text) && isPlain(target)) return;
+	if (op === "<") {
+		if (!isPlain(target)) effects.reasons.push("a quoted or expanded redirection target");
+		return;
 	}
-}
-
-function collectCommandTargets(words: string[], targets: string[]): void {
-	const name = (words[0] ?? "").split("/").at(-1) ?? "";
-	const operands = words.slice(1).filter((w) => !w.startsWith("-"));
-	if (name === "tee") targets.push(...operands);
-	else if (name === "sed" && words.some((w) => /^-i/.test(w) || w === "--in-place")) targets.push(...operands.slice(1));
-	else if (name === "dd") targets.push(...words.filter((w) => w.startsWith("of=")).map((w) => w.slice(3)));
-	else if (WRITERS[name] === "all")
-		targets.push(...operands.filter((w) => !/^[0-7]{3,4}$|^[ugoa]*[+-=][rwxX]+$/.test(w)));
-	else if (WRITERS[name] === "last" && operands.length > 0) targets.push(operands.at(-1) as string);
-}
-
-/** Splits on whitespace, keeping quoted text together and dropping the quotes. */
-function splitWords(text: string): string[] {
-	const words: string[] = [];
-	for (const match of text.matchAll(/"([^"]*)"|'([^']*)'|(\S+)/g)) words.push(match[1] ?? match[2] ?? match[3] ?? "");
-	return words;
+	if (op !== ">" && op !== ">>") {
+		effects.reasons.push(`the redirection ${op}`);
+		return;
+	}
+	addWrite(target, effects);
 }

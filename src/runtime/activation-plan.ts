@@ -4,8 +4,15 @@ import type { ActivationRefusal, Invoker } from "./session-types.ts";
 /** A refusal before the watermark is attached. */
 export type Refusal = Omit<ActivationRefusal, "ok" | "watermark">;
 
-/** The skill and its `depends_on` skills in activation order (dependencies first), or why that is impossible. */
-export function planActivation(index: SkillIndex, skill: IndexedSkill): IndexedSkill[] | Refusal {
+/**
+ * The skill and its `depends_on` skills in activation order (dependencies first), or why that is impossible. When
+ * the model is the invoker, a dependency that opted out of model invocation refuses the whole activation.
+ */
+export function planActivation(
+	index: SkillIndex,
+	skill: IndexedSkill,
+	invoker: Invoker = "model",
+): IndexedSkill[] | Refusal {
 	const order: IndexedSkill[] = [];
 	const visiting: string[] = [];
 	const visit = (current: IndexedSkill): Refusal | undefined => {
@@ -17,10 +24,11 @@ export function planActivation(index: SkillIndex, skill: IndexedSkill): IndexedS
 		visiting.push(current.qualifiedName);
 		for (const dependency of current.properties.dependsOn ?? []) {
 			const found = index.get(dependency);
-			const problem = found ? checkAvailable(found, "model", true) : undefined;
+			const problem = found ? checkAvailable(found, invoker, true) : undefined;
 			if (!found || problem) {
 				const why = problem ? problem.message : "no skill has that name";
-				return { code: "unknown", name: skill.name, message: `'${current.name}' depends on '${dependency}': ${why}` };
+				const code = problem?.code === "not-invocable" ? "not-invocable" : "unknown";
+				return { code, name: skill.name, message: `'${current.name}' depends on '${dependency}': ${why}` };
 			}
 			const failure = visit(found);
 			if (failure) return failure;
@@ -38,10 +46,10 @@ export function checkAvailable(skill: IndexedSkill, invoker: Invoker, asDependen
 		const why = skill.status === "untrusted" ? "its workspace is not trusted" : "it is disabled";
 		return { code: "unavailable", name: skill.name, message: `'${skill.name}' cannot be used: ${why}` };
 	}
-	if (asDependency) return undefined;
 	if (invoker === "model" && !skill.modelInvocable) {
 		return { code: "not-invocable", name: skill.name, message: `'${skill.name}' can only be invoked by the user` };
 	}
+	if (asDependency) return undefined;
 	if (invoker === "user" && skill.properties.userInvocable === false) {
 		return { code: "not-invocable", name: skill.name, message: `'${skill.name}' can only be invoked by the model` };
 	}

@@ -128,6 +128,11 @@ export class SkillSession {
 		return [...this.#active.values()].map((entry) => entry.skill.name);
 	}
 
+	/** The active skills themselves, in activation order: names alone are ambiguous when copies share a name. */
+	get activeSkills(): IndexedSkill[] {
+		return [...this.#active.values()].map((entry) => entry.skill);
+	}
+
 	/**
 	 * Activates a skill by name or qualified name, its `depends_on` skills first. A skill already in context is not
 	 * counted or delivered again (`cached`); concurrent calls for one skill share one activation.
@@ -233,7 +238,7 @@ export class SkillSession {
 	}
 
 	async #activate(skill: IndexedSkill, options: ActivateOptions): Promise<Activation | ActivationRefusal> {
-		const plan = planActivation(this.index, skill);
+		const plan = planActivation(this.index, skill, options.invoker ?? "model");
 		if ("code" in plan) return this.#refuse(plan);
 		const fresh = plan.filter((s) => !this.#active.has(s.qualifiedName));
 		const mark = this.watermark();

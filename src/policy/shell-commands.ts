@@ -1,0 +1,322 @@
+import type { ShellWord } from "./shell-words.ts";
+
+/** What the commands of one line do, gathered as the line is read. */
+export interface Effects {
+	writes: string[];
+	/** Why the writes cannot be known fully (the first one is reported). */
+	reasons: string[];
+	network: string[];
+	/** A `cd`, `pushd` or `popd` ran: relative paths after it point somewhere unknown. */
+	cwdMoved: boolean;
+}
+
+/** A word the shell passes through unchanged. */
+export function isPlain(word: ShellWord): boolean {
+	return !word.quoted && !word.expands && !word.glob && !word.tilde;
+}
+
+/** Records a write target, or why it cannot be known. */
+export function addWrite(word: ShellWord, effects: Effects): void {
+	if (!isPlain(word)) effects.reasons.push(`the path ${word.text} is quoted or expanded`);
+	else if (effects.cwdMoved && !word.text.startsWith("/")) effects.reasons.push(`a write to ${word.text} after cd`);
+	else if (!["/dev/null", "/dev/stdout", "/dev/stderr"].includes(word.text)) effects.writes.push(word.text);
+}
+
+// Commands that run another command (or a command line) that this analysis cannot see.
+const WRAPPERS = new Set(
+	(
+		"env sudo doas su runuser sg nohup timeout nice ionice xargs exec command builtin time eval source . watch " +
+		"parallel stdbuf chroot setsid flock script strace ltrace unbuffer busybox fakeroot firejail nsenter unshare " +
+		"chronic trap alias function coproc"
+	).split(" "),
+);
+
+// Interpreters and the short options that run inline code (or edit in place); no operand means a script on stdin.
+const INTERPRETERS: ReadonlyArray<[RegExp, string, readonly string[]]> = [
+	[/^(?:sh|bash|zsh|dash|ksh|mksh|fish|csh|tcsh)$/, "cs", ["--command"]],
+	[/^python[0-9.]*$|^pypy[0-9.]*$/, "c", []],
+	[/^(?:node|nodejs|bun)$/, "ep", ["--eval", "--print"]],
+	[/^deno$/, "", ["eval"]],
+	[/^perl[0-9.]*$/, "eEi", []],
+	[/^ruby[0-9.]*$/, "ei", []],
+	[/^php[0-9.]*$/, "r", []],
+	[/^lua[0-9.]*$|^luajit$|^tclsh$|^Rscript$/, "e", []],
+	[/^(?:pwsh|powershell)$/, "c", ["-command", "-encodedcommand"]],
+];
+
+// Programs whose whole job hides their writes.
+const OPAQUE: Readonly<Record<string, string>> = {
+	awk: "an awk program can write files and run commands",
+	gawk: "an awk program can write files and run commands",
+	mawk: "an awk program can write files and run commands",
+	nawk: "an awk program can write files and run commands",
+	dd: "dd writes where its operands say",
+	patch: "patch writes the files named in the patch",
+	tar: "an archive tool writes the paths inside the archive",
+	unzip: "an archive tool writes the paths inside the archive",
+	bsdtar: "an archive tool writes the paths inside the archive",
+	cpio: "an archive tool writes the paths inside the archive",
+	"7z": "an archive tool writes the paths inside the archive",
+	"7za": "an archive tool writes the paths inside the archive",
+	unrar: "an archive tool writes the paths inside the archive",
+	ar: "an archive tool writes the paths inside the archive",
+	gunzip: "a decompressor writes next to its input",
+	gzip: "a compressor writes next to its input",
+	bunzip2: "a decompressor writes next to its input",
+	bzip2: "a compressor writes next to its input",
+	xz: "a compressor writes next to its input",
+	unxz: "a decompressor writes next to its input",
+	zstd: "a compressor writes next to its input",
+	split: "split writes files it names itself",
+	csplit: "split writes files it names itself",
+	wget: "wget saves files it names itself",
+	cd: "",
+	pushd: "",
+	popd: "",
+};
+
+// File writers: every operand is written, or only the last one (the destination).
+const WRITERS: Readonly<Record<string, "all" | "last">> = {
+	rm: "all",
+	rmdir: "all",
+	touch: "all",
+	mkdir: "all",
+	truncate: "all",
+	chmod: "all",
+	chown: "all",
+	chgrp: "all",
+	unlink: "all",
+	shred: "all",
+	mkfifo: "all",
+	mv: "all",
+	tee: "all",
+	cp: "last",
+	ln: "last",
+	link: "last",
+	install: "last",
+	rsync: "last",
+};
+
+// Options that take a value (so the value is not an operand), per writer.
+const VALUED: Readonly<Record<string, string>> = {
+	truncate: "-s -r --size --reference",
+	mkdir: "-m --mode",
+	install: "-m -o -g -S --mode --owner --group --suffix",
+	touch: "-d -t -r --date --reference",
+	cp: "-S --suffix",
+	mv: "-S --suffix",
+	ln: "-S --suffix",
+	shred: "-n -s --iterations --size",
+	chmod: "--reference",
+	chown: "--reference",
+	chgrp: "--reference",
+	rsync: "-e --rsh --exclude --include --filter -f",
+};
+
+// Programs that only read files (their `-o` and `-i` mean other things).
+const READERS = new Set(
+	(
+		"ls cat head tail wc grep egrep fgrep rg ag echo printf pwd true false test [ [[ which type file stat du df " +
+		"diff cmp cut tr basename dirname realpath readlink date whoami id uname jq nl od hexdump sha1sum sha256sum " +
+		"sha512sum md5sum cksum seq sleep column comm join paste fold rev tac strings tree"
+	).split(" "),
+);
+
+// Programs (and subcommands) that use the network.
+const NETWORK: Readonly<Record<string, readonly string[] | "*">> = {
+	curl: "*",
+	wget: "*",
+	ssh: "*",
+	scp: "*",
+	sftp: "*",
+	nc: "*",
+	ncat: "*",
+	netcat: "*",
+	telnet: "*",
+	ftp: "*",
+	socat: "*",
+	http: "*",
+	https: "*",
+	xh: "*",
+	aria2c: "*",
+	ping: "*",
+	dig: "*",
+	nslookup: "*",
+	host: "*",
+	whois: "*",
+	gh: "*",
+	npx: "*",
+	git: ["push", "pull", "fetch", "clone", "ls-remote", "submodule", "remote"],
+	npm: ["install", "i", "ci", "add", "update", "up", "publish", "exec", "create", "init", "view", "info", "audit"],
+	pnpm: ["install", "i", "add", "update", "up", "publish", "dlx", "exec", "create"],
+	yarn: ["install", "add", "upgrade", "up", "publish", "dlx", "create"],
+	bun: ["install", "i", "add", "update", "publish", "x"],
+	pip: ["install", "download"],
+	pip3: ["install", "download"],
+	uv: ["add", "sync", "pip", "run", "tool"],
+	cargo: ["install", "fetch", "update", "publish", "add", "build", "run", "test"],
+	go: ["get", "install", "mod", "build", "run", "test"],
+	docker: ["pull", "push", "run", "build", "login"],
+	podman: ["pull", "push", "run", "build", "login"],
+	apt: "*",
+	"apt-get": "*",
+	brew: "*",
+	gem: ["install", "update", "push"],
+};
+
+/** Accounts for one simple command: its words after redirections were taken out. */
+export function commandModel(words: ShellWord[], effects: Effects): void {
+	const start = words.findIndex((word) => !word.assignment);
+	if (start < 0) return;
+	if (start > 0) effects.reasons.push("a variable assignment before a command");
+	const [first, ...args] = words.slice(start);
+	if (!first) return;
+	if (!isPlain(first)) effects.reasons.push(`the command name ${first.text} is quoted or expanded`);
+	for (const word of args) {
+		if (word.expands) effects.reasons.push(`the variable or substitution in ${word.text}`);
+		else if (word.glob || word.tilde) effects.reasons.push(`the glob or ~ in ${word.text}`);
+	}
+	const name = first.text.split("/").at(-1) ?? "";
+	const network = NETWORK[name];
+	const sub = args.find((word) => !word.text.startsWith("-"))?.text ?? "";
+	if (network === "*" || network?.includes(sub)) effects.network.push(network === "*" ? name : `${name} ${sub}`);
+	if (name === "rsync" && args.some((word) => /^[^/]*:/.test(word.text))) effects.network.push("rsync");
+	modelProgram(name, args, effects);
+}
+
+function modelProgram(name: string, args: ShellWord[], effects: Effects): void {
+	const texts = args.map((word) => word.text);
+	if (name === "cd" || name === "pushd" || name === "popd") effects.cwdMoved = true;
+	else if (WRAPPERS.has(name)) effects.reasons.push(`${name} runs another command`);
+	else if (OPAQUE[name]) effects.reasons.push(OPAQUE[name] as string);
+	else if (interpreterRunsInline(name, texts)) effects.reasons.push(`${name} runs inline code or a script from stdin`);
+	else if (name === "find") findActions(texts, effects);
+	else if (name === "git") gitCommand(texts, effects);
+	else if (name === "sed") sedCommand(texts, effects);
+	else if (name === "sort" && texts.some((t) => /^-[^-]*o|^--output/.test(t))) effects.reasons.push("sort -o");
+	else if (name === "uniq" || name === "xxd") lastOfTwo(args, effects);
+	else if (WRITERS[name]) writerOperands(name, args, effects);
+	else if (name === "curl") curlOptions(texts, effects);
+	else if (!READERS.has(name)) genericOptions(name, texts, effects);
+}
+
+function interpreterRunsInline(name: string, texts: string[]): boolean {
+	const entry = INTERPRETERS.find(([pattern]) => pattern.test(name));
+	if (!entry) return false;
+	const [, letters, long] = entry;
+	const inline = texts.some(
+		(t) =>
+			long.includes(t.toLowerCase()) ||
+			long.some((l) => t.startsWith(`${l}=`)) ||
+			(/^-[^-]/.test(t) && [...t.slice(1)].some((c) => letters.includes(c))),
+	);
+	const operand = texts.some((t) => !t.startsWith("-"));
+	return inline || !operand || texts.includes("-");
+}
+
+const FIND_ACTIONS = ["-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf", "-fls"];
+
+function findActions(texts: string[], effects: Effects): void {
+	const action = texts.find((t) => FIND_ACTIONS.includes(t));
+	if (action) effects.reasons.push(`find ${action}`);
+}
+
+// Subcommands that only read; `add`, `commit`, `tag` and `branch` write only inside `.git`.
+const GIT_READ = new Set(
+	"status diff log show blame rev-parse ls-files ls-tree cat-file describe shortlog grep whatchanged help version show-ref rev-list".split(
+		" ",
+	),
+);
+const GIT_INTERNAL = new Set(["add", "commit", "tag", "branch", "fetch", "push", "notes"]);
+
+function gitCommand(texts: string[], effects: Effects): void {
+	let i = 0;
+	for (; i < texts.length && (texts[i] ?? "").startsWith("-"); i++) {
+		const option = texts[i] as string;
+		if (/^(?:-c|--config-env|-C|--git-dir|--work-tree|--exec-path|--namespace|--super-prefix)(?:=|$)/.test(option)) {
+			effects.reasons.push(`git ${option} changes what git runs or where it writes`);
+			return;
+		}
+	}
+	const sub = texts[i] ?? "";
+	const rest = texts.slice(i + 1);
+	if (rest.some((t) => /^(?:--output|-o$|--open-files-in-pager|-O)/.test(t))) {
+		effects.reasons.push(`git ${sub} with an option that writes or runs a program`);
+	} else if (GIT_INTERNAL.has(sub)) effects.writes.push(".git");
+	else if (!GIT_READ.has(sub)) effects.reasons.push(`git ${sub || "(no subcommand)"} writes files or may be an alias`);
+}
+
+function sedCommand(texts: string[], effects: Effects): void {
+	if (texts.some((t) => /^-[^-]*i|^--in-place/.test(t))) {
+		effects.reasons.push("sed -i edits files in place");
+		return;
+	}
+	const scripts: string[] = [];
+	for (let i = 0; i < texts.length; i++) {
+		const text = texts[i] as string;
+		if (text === "-e" || text === "--expression") scripts.push(texts[++i] ?? "");
+		else if (text.startsWith("--expression=")) scripts.push(text.slice("--expression=".length));
+		else if (text === "-f" || text.startsWith("--file")) effects.reasons.push("a sed script from a file");
+	}
+	if (scripts.length === 0) {
+		const first = texts.find((t) => !t.startsWith("-"));
+		if (first !== undefined) scripts.push(first);
+	}
+	if (scripts.some((script) => !safeSedScript(script))) effects.reasons.push("a sed script that may write or run");
+}
+
+// Addresses, then p/d/q/n/= or s///flags or y///: no `w`, `W`, `e`, `r` and no `s///w` or `s///e`.
+const SED_ADDRESS = String.raw`(?:\d+|\$|/(?:[^/\\]|\\.)*/)`;
+const SED_COMMAND = String.raw`(?:[pdqQnNgGhHxlz=]|s/(?:[^/\\]|\\.)*/(?:[^/\\]|\\.)*/[gpiIm0-9]*|y/(?:[^/\\]|\\.)*/(?:[^/\\]|\\.)*/)`;
+const SED_SAFE = new RegExp(`^\\s*(?:${SED_ADDRESS}(?:,${SED_ADDRESS})?\\s*!?\\s*)?${SED_COMMAND}?\\s*$`);
+
+function safeSedScript(script: string): boolean {
+	return script.split(/[;\n]/).every((part) => SED_SAFE.test(part));
+}
+
+function lastOfTwo(args: ShellWord[], effects: Effects): void {
+	const operands = args.filter((word) => !word.text.startsWith("-") || word.text === "-");
+	if (operands.length >= 2) addWrite(operands.at(-1) as ShellWord, effects);
+}
+
+function writerOperands(name: string, args: ShellWord[], effects: Effects): void {
+	const valued = (VALUED[name] ?? "").split(" ");
+	const operands: ShellWord[] = [];
+	let onlyOperands = false;
+	for (let i = 0; i < args.length; i++) {
+		const word = args[i] as ShellWord;
+		const text = word.text;
+		if (!onlyOperands && text === "--") onlyOperands = true;
+		else if (!onlyOperands && /^(?:-t|--target-directory)/.test(text) && name !== "truncate" && name !== "touch") {
+			effects.reasons.push(`${name} ${text} writes into a folder given as an option`);
+			return;
+		} else if (!onlyOperands && text.startsWith("-") && text !== "-") {
+			if (valued.includes(text)) i++;
+		} else operands.push(word);
+	}
+	const mode = /^[0-7]{3,4}$|^[ugoa]*[-+=][rwxXst]*(?:,[ugoa]*[-+=][rwxXst]*)*$/;
+	const owner = /^[\w.-]*:[\w.-]*$|^[\w.-]+$/;
+	let targets = operands;
+	if (name === "chmod") targets = operands.filter((word, i) => i > 0 || !mode.test(word.text));
+	if (name === "chown" || name === "chgrp") targets = operands.filter((word, i) => i > 0 || !owner.test(word.text));
+	if (WRITERS[name] === "last") targets = operands.length > 1 ? operands.slice(-1) : [];
+	if (name === "rsync" && targets.some((word) => /^[^/]*:/.test(word.text))) targets = [];
+	for (const word of targets) addWrite(word, effects);
+	// `mv` and `rsync --remove-source-files` also change their sources, which `all` already covers for mv.
+}
+
+function curlOptions(texts: string[], effects: Effects): void {
+	const writes = /^(?:-[^-]*[oODcK]|--output|--remote-name|--dump-header|--cookie-jar|--trace|--stderr|--config)/;
+	const option = texts.find((t) => writes.test(t));
+	if (option) effects.reasons.push(`curl ${option} writes a file`);
+}
+
+// For programs with no model: the common options that name a file or folder to write.
+function genericOptions(name: string, texts: string[], effects: Effects): void {
+	const option = texts.find((t) =>
+		/^(?:-o|--output|--out-file|--outfile|--out-dir|--outdir|--output-dir|--target-directory|--in-place)(?:=|$)|^-o./.test(
+			t,
+		),
+	);
+	if (option) effects.reasons.push(`${name} ${option} writes a file`);
+}
