@@ -9,6 +9,7 @@ import {
 	type Policy,
 	realOrResolved,
 	runSandboxed,
+	type SandboxAvailability,
 	type ToolSpec,
 } from "../policy/index.ts";
 import {
@@ -86,10 +87,8 @@ export interface AgentOptions {
 	 * every shell command is asked.
 	 */
 	shell?: ShellExecutor;
-	/** Whether a given `shell` is an OS sandbox. Default false (every command is asked). */
+	/** Whether a given `shell` is an OS sandbox like `runSandboxed`. Default false (every command is asked). */
 	sandboxed?: boolean;
-	/** Network for shell commands. Default: per the ceiling (`network: false` or a host list turns it off). */
-	network?: boolean;
 	/** Most model calls in one turn. Default 50. */
 	maxModelCalls?: number;
 	/** After this many tool calls in one turn, remind the model (once) that it may save a skill. Default 12. */
@@ -160,9 +159,10 @@ export async function createAgent(options: AgentOptions): Promise<Agent> {
 	if (options.saveSkills === "workspace") discover.roots = [...(discover.roots ?? []), saveRoot];
 	else discover.userRoots = [...(discover.userRoots ?? []), saveRoot];
 	const discovery = createDiscovery(discover);
-	const { index } = await discovery.scan();
+	const { index, report } = await discovery.scan();
 	const shell = await shellFor(options);
-	const agent = new Agent(options, { workspace, tokenizer, discovery, index, saveRoot, shell });
+	const roots = [...report.roots.map((root) => root.path), saveRoot];
+	const agent = new Agent(options, { workspace, tokenizer, discovery, index, saveRoot, shell, roots });
 	await agent.rescan();
 	if (options.resume) await agent.restore(options.resume);
 	return agent;
@@ -170,17 +170,19 @@ export async function createAgent(options: AgentOptions): Promise<Agent> {
 
 /** The given executor, else the OS sandbox when there is one, else plain `sh -c` with the reason why. */
 async function shellFor(options: AgentOptions): Promise<ShellChoice> {
-	if (options.shell) return { execute: options.shell, sandboxed: options.sandboxed === true };
+	if (options.shell) {
+		const sandbox: SandboxAvailability = options.sandboxed
+			? { available: true, kind: "bwrap", path: "host" }
+			: { available: false, reason: "the host's shell executor is not a sandbox" };
+		return { execute: options.shell, sandbox };
+	}
 	const sandbox = await detectSandbox();
-	if (sandbox.available) return { execute: runSandboxed, sandboxed: true };
-	return { execute: runUnsandboxed, sandboxed: false, reason: sandbox.reason };
+	return { execute: sandbox.available ? runSandboxed : runUnsandboxed, sandbox };
 }
 
 interface ShellChoice {
 	execute: ShellExecutor;
-	sandboxed: boolean;
-	/** Why there is no sandbox. */
-	reason?: string;
+	sandbox: SandboxAvailability;
 }
 
 function saveRootFor(options: AgentOptions, workspace: string): string {
@@ -197,6 +199,8 @@ interface AgentParts {
 	index: Parameters<typeof createSession>[0];
 	saveRoot: string;
 	shell: ShellChoice;
+	/** Every discovery root, kept read-only by the policy. */
+	roots: string[];
 }
 
 /** The agent loop; create it with {@link createAgent}. One conversation per agent. */
@@ -251,18 +255,20 @@ export class Agent {
 		this.#policy = createPolicy({
 			workspace: this.workspace,
 			tools: specs,
+			sandbox: parts.shell.sandbox,
+			skillRoots: parts.roots,
 			...(options.ceiling ? { ceiling: options.ceiling } : {}),
 		});
 	}
 
 	/** True when shell commands run in the OS sandbox. */
 	get sandboxed(): boolean {
-		return this.#shell.sandboxed;
+		return this.#shell.sandbox.available;
 	}
 
-	/** Why shell commands run without the sandbox, when they do and the reason is known. */
+	/** Why shell commands run without the sandbox, when they do. */
 	get sandboxProblem(): string | undefined {
-		return this.#shell.sandboxed ? undefined : (this.#shell.reason ?? "the host's shell executor is not a sandbox");
+		return this.#shell.sandbox.available ? undefined : this.#shell.sandbox.reason;
 	}
 
 	/** The number of user turns so far. */
@@ -635,7 +641,6 @@ export class Agent {
 			policy: this.#policy,
 			session: this.session,
 			workspace: this.workspace,
-			sandboxed: this.sandboxed,
 			...(this.#options.confirm ? { confirm: this.#options.confirm } : {}),
 			...(this.#options.yes ? { yes: true } : {}),
 			...(this.#options.deny ? { deny: this.#options.deny } : {}),
@@ -645,12 +650,10 @@ export class Agent {
 	}
 
 	#buildOwnTools(): AgentTool[] {
-		const network = this.#options.ceiling?.network;
+		// Read-only paths and network come from the policy (ceiling and active manifests), per command.
 		const shell = createShellTool({
 			execute: this.#shell.execute,
-			readOnly: () => [...new Set(this.session.index.skills.map((skill) => skill.root))],
-			// A host list cannot be enforced by the sandbox: fail closed.
-			network: this.#options.network ?? (network === undefined || network === true),
+			sandboxOptions: () => this.#policy.sandboxOptions(this.session),
 		});
 		const create = createSkillTool({
 			root: this.saveRoot,

@@ -27,8 +27,6 @@ export interface GateOptions {
 	confirm?: Confirm;
 	/** Answer `ask` with yes (never a hard-rule deny, which is not a question). */
 	yes?: boolean;
-	/** False when shell commands run without the OS sandbox: then every one is asked. */
-	sandboxed: boolean;
 	emit: (event: AgentLoopEvent) => void;
 	/** Tool patterns the host always denies (`--deny`), checked after the hard rules. */
 	deny?: readonly string[];
@@ -44,8 +42,8 @@ export interface GateResult {
 
 /**
  * Decides one call before it runs: the policy's `authorize` (hard rules, ceiling, manifests, risk), then, for
- * `ask`, the user (once, always for this session, or deny), `--yes`, or deny when nobody can answer. Without the
- * sandbox, shell commands are asked even when a skill pre-approves them. Every decision is an event.
+ * `ask`, the user (once, always for this session, or deny), `--yes`, or deny when nobody can answer. Then the
+ * host's `deny` patterns. Every decision is an event.
  */
 export async function gateCall(
 	tool: string,
@@ -58,13 +56,6 @@ export async function gateCall(
 	if (denied) {
 		decision = { decision: "deny", rule: "ceiling-deny", reason: `the host denies ${denied}` };
 		options.session.emit({ type: "permission.decision", tool, decision: "deny", rule: decision.rule });
-	}
-	if (decision.decision === "allow" && spec.commandArg && !options.sandboxed && !decision.rule.startsWith("grant-")) {
-		decision = {
-			decision: "ask",
-			rule: "no-sandbox",
-			reason: "shell commands run without the OS sandbox here, so each one needs your approval",
-		};
 	}
 	if (decision.decision !== "ask") return { allowed: decision.decision === "allow", decision };
 	const pattern = grantPattern(tool, args, spec, options.workspace);

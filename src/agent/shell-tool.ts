@@ -9,9 +9,8 @@ export const DEFAULT_SHELL_OUTPUT_BYTES = 256 * 1024;
 /** How `run_shell` runs commands. */
 export interface ShellToolOptions {
 	execute: ShellExecutor;
-	/** Skill roots: read-only for the command where the executor is a sandbox. */
-	readOnly: () => readonly string[];
-	network: boolean;
+	/** What the sandbox keeps read-only, and whether it allows the network, for the next command. */
+	sandboxOptions: () => { readOnly: readonly string[]; network: boolean };
 	timeoutMs?: number;
 	maxOutputBytes?: number;
 }
@@ -30,10 +29,11 @@ export function createShellTool(options: ShellToolOptions): AgentTool {
 		},
 		spec: { risk: "exec", commandArg: "command" },
 		async execute(input, { workspace, signal }) {
+			const { readOnly, network } = options.sandboxOptions();
 			const result = await options.execute(String(input.command), {
 				workspace,
-				readOnly: options.readOnly(),
-				network: options.network,
+				readOnly,
+				network,
 				timeoutMs,
 				maxOutputBytes: options.maxOutputBytes ?? DEFAULT_SHELL_OUTPUT_BYTES,
 				signal,

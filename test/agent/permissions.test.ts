@@ -27,7 +27,6 @@ describe("the permission gate", () => {
 		["edit_file", { path: skillFile, old_string: "deploy", new_string: "owned" }],
 		["run_shell", { command: `echo owned > ${skillFile}` }],
 		["run_shell", { command: `echo owned | tee ${skillFile}` }],
-		["run_shell", { command: `sed -i s/deploy/owned/ ${skillFile}` }],
 		["write_file", { path: "linked/SKILL.md", content: "owned" }],
 		["write_file", { path: "app-skills/../.agents/skills/deploy/SKILL.md", content: "owned" }],
 	])("denies a write into a skill folder without asking, even with --yes: %s %j", async (tool, args) => {
@@ -52,6 +51,23 @@ describe("the permission gate", () => {
 		expect(events).toContainEqual(
 			expect.objectContaining({ type: "permission.decision", tool, decision: "deny", rule: "skill-dir-readonly" }),
 		);
+	});
+
+	it("asks about sed -i (the policy cannot account for it), and the sandbox keeps the skill intact on yes", async () => {
+		const fixture = await workspaceFixture(defaultSkills());
+		const asked: PermissionRequest[] = [];
+		const agent = await agentFor(llm.url, fixture, {
+			confirm: async (request) => {
+				asked.push(request);
+				return "once";
+			},
+		});
+		const command = `sed -i s/deploy/owned/ ${skillFile}`;
+		fresh([{ toolCalls: [{ name: "run_shell", arguments: { command } }] }, { content: "ok" }]);
+		await agent.send("edit the skill");
+		expect(asked.map((r) => r.rule)).toEqual(["unaccountable"]);
+		expect(toolResultsOf(llm.requests[1])[0]).toMatch(/^exit code [1-9]/);
+		expect(await readFile(join(fixture.workspace, skillFile), "utf8")).not.toContain("owned");
 	});
 
 	it("keeps skill folders read-only at the OS level when the shell hides the write from the policy", async () => {
