@@ -5,7 +5,7 @@ import { realOrResolved } from "../policy/index.ts";
 import { type AgentTool, errorResult, textResult } from "./agent-tool.ts";
 
 /** Largest file read_file and edit_file open, in bytes. */
-export const MAX_FILE_BYTES = 4 * 1024 * 1024;
+export const MAX_FILE_BYTES: number = 4 * 1024 * 1024;
 /** Most entries list_dir returns. */
 export const MAX_DIR_ENTRIES = 500;
 const DEFAULT_LINES = 2_000;

@@ -4,7 +4,7 @@ import { type AgentTool, errorResult, type ShellExecutor, type ShellOptions, typ
 /** Default time a shell command may run, in ms. */
 export const DEFAULT_SHELL_TIMEOUT_MS = 120_000;
 /** Default cap on a command's stdout and stderr together, in bytes. */
-export const DEFAULT_SHELL_OUTPUT_BYTES = 256 * 1024;
+export const DEFAULT_SHELL_OUTPUT_BYTES: number = 256 * 1024;
 
 /** How `run_shell` runs commands. */
 export interface ShellToolOptions {

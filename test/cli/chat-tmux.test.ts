@@ -1,0 +1,103 @@
+import { execFileSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { defaultSkills, workspaceFixture } from "../agent/fixture.ts";
+import { type ScriptedLlm, startScriptedLlm } from "../helpers/scripted-llm.ts";
+
+const BIN = join(import.meta.dirname, "..", "..", "dist", "cli", "bin.js");
+const SESSION = `skillset-chat-${process.pid}`;
+
+let llm: ScriptedLlm;
+let workspace: string;
+
+function tmux(...args: string[]): string {
+	return execFileSync("tmux", args, { encoding: "utf8" });
+}
+
+function screen(): string {
+	return tmux("capture-pane", "-p", "-t", SESSION, "-S", "-200");
+}
+
+/** Waits (at most `ms`) until the screen shows `text`; fails with the screen otherwise. */
+async function waitFor(text: string | RegExp, ms = 10_000): Promise<string> {
+	const until = Date.now() + ms;
+	for (;;) {
+		const shown = screen();
+		if (typeof text === "string" ? shown.includes(text) : text.test(shown)) return shown;
+		if (Date.now() > until) throw new Error(`timed out waiting for ${text}; the screen:\n${shown}`);
+		await new Promise((resolve) => setTimeout(resolve, 100));
+	}
+}
+
+function type(text: string): void {
+	tmux("send-keys", "-t", SESSION, "-l", text);
+	tmux("send-keys", "-t", SESSION, "Enter");
+}
+
+beforeAll(async () => {
+	expect(existsSync(BIN), "run `npm run build` first").toBe(true);
+	llm = await startScriptedLlm();
+	const fixture = await workspaceFixture(defaultSkills());
+	workspace = fixture.workspace;
+	const command = [
+		`cd '${workspace}' &&`,
+		`HOME='${fixture.home}' TERM=xterm-256color NO_COLOR=1`,
+		`'${process.execPath}' '${BIN}' chat --base-url ${llm.url} --model scripted`,
+		"; echo CHAT-EXITED-$?; sleep 30",
+	].join(" ");
+	tmux("new-session", "-d", "-s", SESSION, "-x", "160", "-y", "50", command);
+});
+
+afterAll(async () => {
+	try {
+		tmux("kill-session", "-t", SESSION);
+	} catch {
+		// Already gone.
+	}
+	await llm?.close();
+});
+
+describe("skillset chat in a real terminal (tmux)", () => {
+	it("streams an answer to what is typed", async () => {
+		await waitFor("skillset chat");
+		llm.script([{ content: "Hello from the scripted model." }]);
+		type("hello there");
+		await waitFor("Hello from the scripted model.");
+		expect(llm.requests.at(-1)?.body.messages.at(-1)?.content).toBe("hello there");
+	});
+
+	it("asks for permission on the terminal and acts on the answer", async () => {
+		llm.script([
+			{ toolCalls: [{ name: "write_file", arguments: { path: "note.txt", content: "from the model" } }] },
+			{ content: "The note is written." },
+		]);
+		type("write a note");
+		const asked = await waitFor("Allow? [o]nce, [a]lways (write_file(note.txt)), [d]eny:");
+		expect(asked).toContain("Permission needed (rule needs-approval");
+		type("o");
+		await waitFor("The note is written.");
+		expect(await readFile(join(workspace, "note.txt"), "utf8")).toBe("from the model");
+	});
+
+	it("cancels a streaming turn with Ctrl-C and stays open", async () => {
+		llm.script([{ content: `${"slowly ".repeat(300)}END-OF-STREAM`, delayMs: 50 }, { content: "Still here." }]);
+		type("tell me a long story");
+		await waitFor(/(slowly ){5}/);
+		tmux("send-keys", "-t", SESSION, "C-c");
+		const after = await waitFor("(cancelled)");
+		expect(after).not.toContain("END-OF-STREAM");
+		type("are you there?");
+		await waitFor("Still here.");
+	});
+
+	it("shows context use with /tokens and leaves with /quit", async () => {
+		type("/tokens");
+		const shown = await waitFor("tier 3 (resources)");
+		expect(shown).toMatch(/context: \d+ of 128000 tokens/);
+		expect(shown).toMatch(/tier 1 \(catalog\): [1-9]\d* tokens/);
+		type("/quit");
+		await waitFor("CHAT-EXITED-0");
+	});
+});
