@@ -40,6 +40,7 @@ import type { AgentEvent, AgentLoopEvent, TurnStatus } from "./events.ts";
 import { createFileTools } from "./file-tools.ts";
 import { type Confirm, gateCall } from "./gate.ts";
 import { validateJson } from "./json-schema.ts";
+import { connectMcpServers, type McpServerSpec, type McpTools } from "./mcp-tools.ts";
 import type { ChatMessage, ModelClient, ModelTool, ModelToolCall } from "./model.ts";
 import { BASE_INSTRUCTIONS, readAgentsMd, renderSystemPrompt } from "./prompt.ts";
 import { createShellTool, runUnsandboxed } from "./shell-tool.ts";
@@ -69,6 +70,8 @@ export interface AgentOptions {
 	keepTurns?: number;
 	/** The host's tools, with JSON Schemas; `deferred` ones are found with `tool_search`. */
 	tools?: readonly AgentTool[];
+	/** MCP servers whose tools join as deferred tools (`mcp__server__tool`); the MCP SDK loads only when given. */
+	mcp?: readonly McpServerSpec[];
 	/** The host ceiling: what any call may use at most (`--allow`, config). */
 	ceiling?: PermissionCeiling;
 	/** Tool patterns always denied (`--deny`, config), e.g. `run_shell(git push:*)`. */
@@ -162,7 +165,10 @@ export async function createAgent(options: AgentOptions): Promise<Agent> {
 	const { index, report } = await discovery.scan();
 	const shell = await shellFor(options);
 	const roots = [...report.roots.map((root) => root.path), saveRoot];
-	const agent = new Agent(options, { workspace, tokenizer, discovery, index, saveRoot, shell, roots });
+	const mcp = options.mcp?.length ? await connectMcpServers(options.mcp) : undefined;
+	const tools = [...(options.tools ?? []), ...(mcp?.tools ?? [])];
+	const parts = { workspace, tokenizer, discovery, index, saveRoot, shell, roots, mcp };
+	const agent = new Agent({ ...options, tools }, parts);
 	await agent.rescan();
 	if (options.resume) await agent.restore(options.resume);
 	return agent;
@@ -201,6 +207,7 @@ interface AgentParts {
 	shell: ShellChoice;
 	/** Every discovery root, kept read-only by the policy. */
 	roots: string[];
+	mcp: McpTools | undefined;
 }
 
 /** The agent loop; create it with {@link createAgent}. One conversation per agent. */
@@ -218,6 +225,7 @@ export class Agent {
 	readonly #deferred = new Map<string, AgentTool>();
 	readonly #grants: string[] = [];
 	readonly #shell: ShellChoice;
+	readonly #mcp: McpTools | undefined;
 	#state: SkillState | undefined;
 	#entries: Entry[] = [];
 	#turn = 0;
@@ -236,6 +244,7 @@ export class Agent {
 		this.#tokenizer = parts.tokenizer;
 		this.#discovery = parts.discovery;
 		this.#shell = parts.shell;
+		this.#mcp = parts.mcp;
 		if (options.onEvent) this.#sinks.push(options.onEvent);
 		if (options.eventLog) {
 			const write = createJsonlSink(options.eventLog) as (event: unknown) => void;
@@ -269,6 +278,16 @@ export class Agent {
 	/** Why shell commands run without the sandbox, when they do. */
 	get sandboxProblem(): string | undefined {
 		return this.#shell.sandbox.available ? undefined : this.#shell.sandbox.reason;
+	}
+
+	/** MCP servers that could not be connected, with why. */
+	get mcpProblems(): { server: string; message: string }[] {
+		return this.#mcp?.problems ?? [];
+	}
+
+	/** Closes the MCP connections (stdio servers exit). The agent is not usable afterwards for MCP tools. */
+	async close(): Promise<void> {
+		await this.#mcp?.close();
 	}
 
 	/** The number of user turns so far. */

@@ -10,6 +10,8 @@ export type { AgentEvent, AgentLoopEvent, TurnStatus } from "./events.ts";
 export type { Confirm, PermissionAnswer, PermissionRequest } from "./gate.ts";
 export type { AgentJsonSchema, JsonType } from "./json-schema.ts";
 export { validateJson } from "./json-schema.ts";
+export type { McpServerSpec, McpTools } from "./mcp-tools.ts";
+export { connectMcpServers, mcpToolName } from "./mcp-tools.ts";
 export type {
 	ChatMessage,
 	ModelCallOptions,

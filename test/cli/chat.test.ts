@@ -86,6 +86,18 @@ describe("skillset chat -p", () => {
 		);
 	});
 
+	it("connects --mcp servers and runs their tools as deferred tools", async () => {
+		const server = join(import.meta.dirname, "..", "agent", "fixtures", "mcp-server.mjs");
+		const call = { name: "mcp__units__convert_length", arguments: { value: 10, to: "ft" } };
+		const run = await chat(
+			["-p", "convert", "--yes", "--mcp", `units=${process.execPath} ${server}`],
+			[{ toolCalls: [{ name: "call_deferred_tool", arguments: call }] }, { content: "32.81 ft" }],
+		);
+		expect(run).toMatchObject({ exitCode: 0, stdout: "32.81 ft\n" });
+		const last = llm.requests.at(-1)?.body.messages.at(-1);
+		expect(last).toMatchObject({ role: "tool", content: "32.81 ft" });
+	});
+
 	it.each([
 		[["--context-window", "lots"], "--context-window must be a positive whole number"],
 		[["--save-skills", "nowhere"], "--save-skills must be user or workspace"],

@@ -6,6 +6,7 @@ import {
 	type Confirm,
 	createAgent,
 	createOpenAIClient,
+	type McpServerSpec,
 	type SavedConversation,
 } from "../../agent/index.ts";
 import { ChatRepl } from "../chat-repl.ts";
@@ -31,6 +32,7 @@ export const options: NonNullable<ParseArgsConfig["options"]> = {
 	"save-skills": { type: "string", default: "user" },
 	events: { type: "string" },
 	resume: { type: "string" },
+	mcp: { type: "string", multiple: true },
 };
 
 /** Shown with --help and after a usage error. */
@@ -63,6 +65,8 @@ Agent options:
   --save-skills WHERE        where create_skill writes: user (default, ~/.agents/skills) or workspace
   --events FILE              append every event to FILE as JSON lines
   --resume FILE              continue a conversation saved with /save
+  --mcp [NAME=]SERVER        an MCP server whose tools join as deferred tools: a command line (stdio) or an
+                             http(s) URL (Streamable HTTP), e.g. --mcp 'files=npx -y some-mcp-server .' (repeatable)
 
 Exit status: 0 done, 1 the task was refused or failed (-p), 2 usage error.`;
 
@@ -83,6 +87,7 @@ type ChatValues = DiscoveryFlagValues & {
 	"save-skills"?: string;
 	events?: string;
 	resume?: string;
+	mcp?: string[];
 };
 
 /** What `chat -p` returns (and `--json` would print). */
@@ -102,11 +107,28 @@ export async function run(
 	if (positionals.length > 1) throw new UsageError("chat takes at most one DIR");
 	const terminal = values.prompt === undefined && io.isTTY && process.stdin.isTTY === true;
 	const style = createStyle({ env: io.env, isTTY: io.isTTY });
-	const repl =
-		values.prompt === undefined
-			? new ChatRepl({ io, style, input: process.stdin, output: process.stdout, terminal })
-			: undefined;
-	const agent = await agentFor(values, positionals[0], io, terminal ? repl?.confirm : undefined);
+	// The REPL opens stdin, so it starts only once the agent is ready (a bad option must not leave stdin open).
+	let repl: ChatRepl | undefined;
+	const confirm: Confirm | undefined = terminal ? (request) => (repl as ChatRepl).confirm(request) : undefined;
+	const agent = await agentFor(values, positionals[0], io, confirm);
+	if (values.prompt === undefined)
+		repl = new ChatRepl({ io, style, input: process.stdin, output: process.stdout, terminal });
+	for (const problem of agent.mcpProblems)
+		io.stderr(`${style.yellow("warning:")} MCP server ${problem.server} is not available: ${problem.message}\n`);
+	try {
+		return await runAgent(agent, repl, values.prompt, io, style);
+	} finally {
+		await agent.close();
+	}
+}
+
+async function runAgent(
+	agent: Agent,
+	repl: ChatRepl | undefined,
+	prompt: string | undefined,
+	io: CliIo,
+	style: Style,
+): Promise<CommandResult<ChatData | null>> {
 	if (!agent.sandboxed)
 		io.stderr(
 			`${style.yellow("warning:")} no OS sandbox (${agent.sandboxProblem}): every shell command needs approval\n`,
@@ -115,8 +137,7 @@ export async function run(
 		await repl.run(agent);
 		return { exitCode: 0, data: null };
 	}
-	const prompt = values.prompt as string;
-	const result = await agent.send(prompt);
+	const result = await agent.send(prompt as string);
 	if (result.status !== "done") {
 		const why = result.error ?? (result.text || "a call was refused");
 		io.stderr(`skillset: the task ${result.status === "refused" ? "was refused" : "failed"}: ${why}\n`);
@@ -167,7 +188,20 @@ async function agentFor(
 		saveSkills: save,
 		...(values.events ? { eventLog: resolve(io.cwd, values.events) } : {}),
 		...(values.resume ? { resume: await readSaved(resolve(io.cwd, values.resume)) } : {}),
+		...(values.mcp?.length ? { mcp: values.mcp.map((spec, i) => parseMcpSpec(spec, i, workspace)) } : {}),
 	});
+}
+
+/** `[NAME=]COMMAND ARGS...` or `[NAME=]URL`; words split on spaces, quotes keep them together (no shell). */
+export function parseMcpSpec(text: string, position: number, cwd: string): McpServerSpec {
+	const named = /^([A-Za-z0-9_-]{1,32})=(.*)$/s.exec(text.trim());
+	const name = named?.[1] ?? `mcp${position + 1}`;
+	const rest = (named?.[2] ?? text).trim();
+	if (/^https?:\/\//.test(rest)) return { name, url: rest };
+	const words = [...rest.matchAll(/"([^"]*)"|'([^']*)'|(\S+)/g)].map((m) => m[1] ?? m[2] ?? m[3] ?? "");
+	const [command, ...args] = words;
+	if (!command) throw new UsageError(`--mcp needs a command or a URL, not '${text}'`);
+	return { name, command, args, cwd };
 }
 
 async function readSaved(file: string): Promise<SavedConversation> {
