@@ -5,7 +5,6 @@ import { createDiscovery, type DiscoverOptions, type Discovery } from "../discov
 import {
 	createPolicy,
 	detectSandbox,
-	type PermissionCeiling,
 	type Policy,
 	realOrResolved,
 	runSandboxed,
@@ -17,14 +16,13 @@ import {
 	type ActivationRefusal,
 	createJsonlSink,
 	createSession,
-	type SessionOptions,
 	type SkillSession,
-	type TierTotals,
 } from "../runtime/index.ts";
 import { SkillsetError } from "../skill/index.ts";
 import type { ToolResult } from "../tools/index.ts";
+import type { AgentOptions, SavedConversation, TokenUse, TurnOptions, TurnResult } from "./agent-options.ts";
 import type { AgentTool, ShellExecutor } from "./agent-tool.ts";
-import { errorResult, textResult } from "./agent-tool.ts";
+import { errorResult } from "./agent-tool.ts";
 import {
 	clipResult,
 	countTokens,
@@ -35,113 +33,17 @@ import {
 	viewMessages,
 } from "./context.ts";
 import { createSkillTool } from "./create-skill-tool.ts";
-import { CALL_DEFERRED_TOOL, createDeferredTools } from "./deferred-tools.ts";
-import type { AgentEvent, AgentLoopEvent, TurnStatus } from "./events.ts";
+import { createDeferredTools } from "./deferred-tools.ts";
+import { type CallOutcome, runToolCall } from "./dispatch.ts";
+import type { AgentEvent, AgentLoopEvent } from "./events.ts";
 import { createFileTools } from "./file-tools.ts";
-import { type Confirm, gateCall } from "./gate.ts";
-import { validateJson } from "./json-schema.ts";
-import { connectMcpServers, type McpServerSpec, type McpTools } from "./mcp-tools.ts";
+import type { GateOptions } from "./gate.ts";
+import { connectMcpServers, type McpTools } from "./mcp-tools.ts";
 import type { ChatMessage, ModelClient, ModelTool, ModelToolCall } from "./model.ts";
 import { BASE_INSTRUCTIONS, readAgentsMd, renderSystemPrompt } from "./prompt.ts";
 import { createShellTool, runUnsandboxed } from "./shell-tool.ts";
 import { buildSkillState, parseInvocation, resolveInvocation, type SkillState } from "./skill-state.ts";
 import { renderHint } from "./triggers.ts";
-
-/** Options for {@link createAgent}. Only `model` is required. */
-export interface AgentOptions {
-	model: ModelClient;
-	/** The workspace: file tools and shell commands work here. Default: the working directory at this call. */
-	workspace?: string;
-	/** How to find skills (the workspace is the default cwd). Rescanned, incrementally, before every turn. */
-	discover?: DiscoverOptions;
-	/** Session limits and verify mode. */
-	session?: Omit<SessionOptions, "onEvent" | "eventLog" | "tokenizer" | "id">;
-	/** Counts tokens for the catalog budget, context use and compaction. Default: o200k_base. */
-	tokenizer?: Tokenizer;
-	/** Replaces the base instructions of the system prompt. */
-	instructions?: string;
-	/** The model's context window in tokens. Default 128,000. */
-	contextWindow?: number;
-	/** Compact when the request passes this fraction of the context window. Default 0.8. */
-	compactAt?: number;
-	/** Ordinary tool results over this many characters keep head and tail. Default 4,000. */
-	resultLimitChars?: number;
-	/** Ordinary tool results older than this many turns become a placeholder. Default 3. */
-	keepTurns?: number;
-	/** The host's tools, with JSON Schemas; `deferred` ones are found with `tool_search`. */
-	tools?: readonly AgentTool[];
-	/** MCP servers whose tools join as deferred tools (`mcp__server__tool`); the MCP SDK loads only when given. */
-	mcp?: readonly McpServerSpec[];
-	/** The host ceiling: what any call may use at most (`--allow`, config). */
-	ceiling?: PermissionCeiling;
-	/** Tool patterns always denied (`--deny`, config), e.g. `run_shell(git push:*)`. */
-	deny?: readonly string[];
-	/** Asks the user about a call the policy says to ask about. Absent: `ask` means deny. */
-	confirm?: Confirm;
-	/** Answer every `ask` with yes. Never overrides a hard rule (those deny without asking). */
-	yes?: boolean;
-	/** Load the best-matching skill before the model runs, instead of only hinting. */
-	autoLoad?: boolean;
-	/** Where `create_skill` writes: the user's skills folder (default), the workspace's, or a folder. */
-	saveSkills?: "user" | "workspace" | { root: string };
-	/**
-	 * Runs `run_shell` commands. Default: the policy stage's OS sandbox (`runSandboxed`: skill roots read-only,
-	 * writes only in the workspace and a private /tmp) when `detectSandbox` finds one, else plain `sh -c`, and then
-	 * every shell command is asked.
-	 */
-	shell?: ShellExecutor;
-	/** Whether a given `shell` is an OS sandbox like `runSandboxed`. Default false (every command is asked). */
-	sandboxed?: boolean;
-	/** Most model calls in one turn. Default 50. */
-	maxModelCalls?: number;
-	/** After this many tool calls in one turn, remind the model (once) that it may save a skill. Default 12. */
-	reminderAfterToolCalls?: number;
-	/** Receives every event. */
-	onEvent?: (event: AgentEvent) => void;
-	/** Appends every event to this JSONL file. */
-	eventLog?: string;
-	/** Continue a conversation saved with {@link Agent.save}. */
-	resume?: SavedConversation;
-}
-
-/** Per-turn options: cancellation and live output. */
-export interface TurnOptions {
-	signal?: AbortSignal;
-	/** Streamed text of the model's answers. */
-	onText?: (delta: string) => void;
-	/** Called before each tool call runs (after the permission gate allowed it). */
-	onToolCall?: (name: string, args: Record<string, unknown>) => void;
-}
-
-/** How a turn went: its status, the model's final text (or what went wrong) and how many tools it called. */
-export interface TurnResult {
-	status: TurnStatus;
-	text: string;
-	toolCalls: number;
-	error?: string;
-}
-
-/** A conversation as {@link Agent.save} writes it and `resume` reads it. */
-export interface SavedConversation {
-	version: 1;
-	turn: number;
-	summary?: string;
-	entries: Pick<Entry, "message" | "turn" | "tool">[];
-	active: string[];
-	grants: string[];
-}
-
-/** Context use in tokens, with the session's totals per tier. */
-export interface TokenUse {
-	system: number;
-	conversation: number;
-	tools: number;
-	total: number;
-	contextWindow: number;
-	/** Compaction starts past this. */
-	threshold: number;
-	tiers: TierTotals;
-}
 
 const COMPACT_INSTRUCTIONS =
 	"You write the summary that replaces the earlier part of a conversation between a user and an assistant that uses tools. Keep what is needed to continue: the user's goals and preferences, decisions, facts found, files changed, commands that worked or failed, and open tasks. Skill instructions are re-delivered separately; do not restate them. Be concise; use bullet points.";
@@ -234,6 +136,8 @@ export class Agent {
 	#reminded = false;
 	#busy = false;
 	#synthetic = 0;
+	/** A skill `autoLoad` activated for this turn, delivered after the user message. */
+	#deferredActivation: Activation | undefined;
 	#toolsCache: { state: SkillState; tools: ModelTool[]; tokens: number } | undefined;
 	#systemCache: { rest: string; tokens: number } | undefined;
 
@@ -366,8 +270,6 @@ export class Agent {
 		if (loaded.ok) this.#deferredActivation = loaded;
 		return text;
 	}
-
-	#deferredActivation: Activation | undefined;
 
 	async #loop(options: TurnOptions): Promise<TurnResult> {
 		const signal = options.signal ?? new AbortController().signal;
@@ -574,54 +476,17 @@ export class Agent {
 		}
 	}
 
-	async #runCall(
-		call: ModelToolCall,
-		signal: AbortSignal,
-		options: TurnOptions,
-	): Promise<{ result: ToolResult; refused: boolean; tool: string }> {
-		const fail = (content: string, tool = call.name) => ({ result: errorResult(content), refused: false, tool });
-		let args = parseArguments(call.arguments);
-		if (typeof args === "string") return fail(`The arguments of ${call.name} are not a JSON object: ${args}`);
-		let tool = this.#visibleTools().find((t) => t.name === call.name);
-		if (!tool) {
-			const names = this.#visibleTools().map((t) => t.name);
-			return fail(`There is no tool called '${call.name}'. Tools: ${names.join(", ")}.`);
-		}
-		if (tool.name === CALL_DEFERRED_TOOL) {
-			const problems = validateJson(tool.inputSchema, args, "arguments");
-			if (problems.length > 0) return fail(`Invalid arguments for ${CALL_DEFERRED_TOOL}: ${problems.join("; ")}`);
-			const inner = parseArguments(args.arguments ?? {});
-			if (typeof inner === "string") return fail(`The arguments for ${String(args.name)} are not an object: ${inner}`);
-			tool = this.#deferred.get(String(args.name)) as AgentTool;
-			args = inner;
-		}
-		const name = tool.name;
-		const problems = validateJson(tool.inputSchema, args, "arguments");
-		if (problems.length > 0)
-			return fail(
-				`Invalid arguments for ${name}, nothing was run: ${problems.join("; ")}. Fix them and call again.`,
-				name,
-			);
-		const gate = await gateCall(name, args, tool.spec ?? { risk: "exec" }, this.#gateOptions());
-		if (!gate.allowed) {
-			const { rule, reason } = gate.decision;
-			const content = `Refused by the permission policy (rule ${rule}): ${reason}. Do not try another way around this; tell the user what you needed.`;
-			return { result: errorResult(content, { rule }), refused: true, tool: name };
-		}
-		options.onToolCall?.(name, args);
-		const started = performance.now();
-		let result: ToolResult;
-		try {
-			const output = await tool.execute(args, { workspace: this.workspace, signal });
-			result = typeof output === "string" ? textResult(output) : output;
-		} catch (error) {
-			result = errorResult(`${name} failed: ${(error as Error).message ?? String(error)}`);
-		}
-		const ms = Math.round(performance.now() - started);
-		const bytes = Buffer.byteLength(result.content);
-		const clipped = !result.protected && result.content.length > this.#resultLimit;
-		this.#emit({ type: "agent.tool.called", tool: name, ok: !result.isError, ms, bytes, clipped });
-		return { result, refused: false, tool: name };
+	#runCall(call: ModelToolCall, signal: AbortSignal, options: TurnOptions): Promise<CallOutcome> {
+		return runToolCall(call, {
+			tools: this.#visibleTools(),
+			deferred: this.#deferred,
+			gate: this.#gateOptions(),
+			workspace: this.workspace,
+			signal,
+			resultLimit: this.#resultLimit,
+			emit: (event) => this.#emit(event),
+			...(options.onToolCall ? { onToolCall: options.onToolCall } : {}),
+		});
 	}
 
 	#pushResult(call: ModelToolCall, result: ToolResult, tool: string, count = 0): void {
@@ -655,7 +520,7 @@ export class Agent {
 		});
 	}
 
-	#gateOptions(): Parameters<typeof gateCall>[3] {
+	#gateOptions(): GateOptions {
 		return {
 			policy: this.#policy,
 			session: this.session,
@@ -753,21 +618,6 @@ export class Agent {
 		const stamped = { ...event, time: new Date().toISOString(), session: this.session.id } as AgentEvent;
 		for (const sink of this.#sinks) sink(stamped);
 	}
-}
-
-/** Parses a tool call's arguments: an object, or the reason it is not one. Empty text means no arguments. */
-function parseArguments(raw: unknown): Record<string, unknown> | string {
-	let value = raw;
-	if (typeof raw === "string") {
-		if (raw.trim() === "") return {};
-		try {
-			value = JSON.parse(raw);
-		} catch (error) {
-			return (error as Error).message;
-		}
-	}
-	if (value === null || typeof value !== "object" || Array.isArray(value)) return "expected an object";
-	return value as Record<string, unknown>;
 }
 
 /** The skills whose full text a load_skill result carries (not the cached ones). */

@@ -1,8 +1,8 @@
 // The `agent/` stage: `createAgent`, the agent loop with skills wired in end to end, and the OpenAI-compatible
 // model client. Loaded only through the `skillset/agent` subpath, so the root import never loads the openai SDK.
 
-export type { AgentOptions, SavedConversation, TokenUse, TurnOptions, TurnResult } from "./agent.ts";
 export { Agent, createAgent } from "./agent.ts";
+export type { AgentOptions, SavedConversation, TokenUse, TurnOptions, TurnResult } from "./agent-options.ts";
 export type { AgentTool, ShellExecutor, ShellOptions, ShellResult, ToolContext } from "./agent-tool.ts";
 export type { Entry } from "./context.ts";
 export { clipResult, DEFAULT_KEEP_TURNS, DEFAULT_RESULT_LIMIT_CHARS, placeholderFor } from "./context.ts";
