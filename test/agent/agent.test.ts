@@ -1,6 +1,6 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { type AgentEvent, readAgentsMd } from "skillset/agent";
+import { type AgentEvent, createAgent, createOpenAIClient, readAgentsMd } from "skillset/agent";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
 	type RecordedRequest,
@@ -80,6 +80,36 @@ describe("createAgent", () => {
 		fresh([{ status: 500 }, { status: 500 }, { status: 500 }, { content: "later" }]);
 		expect((await agent.send("hello")).status).toBe("failed");
 		expect((await agent.send("again")).text).toBe("later");
+	});
+
+	it("times out a request that does not answer, retries it, then fails the turn", async () => {
+		const fixture = await workspaceFixture();
+		const agent = await createAgent({
+			model: createOpenAIClient({ model: "m", baseURL: llm.url, apiKey: "k", timeoutMs: 300, maxRetries: 1 }),
+			workspace: fixture.workspace,
+			discover: { home: fixture.home },
+		});
+		fresh([
+			{ content: "late", headerDelayMs: 2_000 },
+			{ content: "late", headerDelayMs: 2_000 },
+		]);
+		const result = await agent.send("hello");
+		expect(result.status).toBe("failed");
+		expect(result.error).toMatch(/timed out/i);
+		expect(llm.requests).toHaveLength(2);
+	});
+
+	it("saves skills into the workspace with saveSkills: workspace", async () => {
+		const fixture = await workspaceFixture();
+		const agent = await agentFor(llm.url, fixture, { saveSkills: "workspace" });
+		const skill = { name: "notes", description: "Take notes. Use when asked to take notes.", body: "Write them down." };
+		fresh([{ toolCalls: [{ name: "create_skill", arguments: skill }] }, { content: "ok" }, { content: "next" }]);
+		await agent.send("save");
+		expect(await readFile(join(fixture.workspace, ".agents/skills/notes/SKILL.md"), "utf8")).toContain(
+			"agent_created: true",
+		);
+		await agent.send("next");
+		expect(systemOf(llm.requests[2])).toContain("notes: Take notes.");
 	});
 
 	it("keeps load_skill output whole three turns later while an old run_shell output becomes a placeholder", async () => {

@@ -19,6 +19,8 @@ export interface ScriptedReply {
 	status?: number;
 	/** Streaming only: wait this long before each chunk (a word of the content). */
 	delayMs?: number;
+	/** Wait this long before answering at all. */
+	headerDelayMs?: number;
 }
 
 /** A reply, or a function that builds one from the request. */
@@ -48,6 +50,8 @@ export async function startScriptedLlm(steps: ScriptStep[] = []): Promise<Script
 		requests.push(recorded);
 		const step = queue.shift() ?? { content: "done" };
 		const reply = typeof step === "function" ? step(recorded) : step;
+		if (reply.headerDelayMs) await new Promise((resolve) => setTimeout(resolve, reply.headerDelayMs));
+		if (response.destroyed) return;
 		if (reply.status && reply.status !== 200) {
 			response.writeHead(reply.status, { "content-type": "application/json", "retry-after-ms": "10" });
 			response.end(JSON.stringify({ error: { message: `scripted ${reply.status}`, type: "server_error" } }));
