@@ -1,10 +1,11 @@
 import { homedir } from "node:os";
 import { resolve } from "node:path";
 import type { ParseArgsConfig } from "node:util";
-import { type DiscoverOptions, type DiscoveryResult, discover } from "../discovery/index.ts";
+import { type DiscoverOptions, type DiscoveryDiagnostic, type DiscoveryResult, discover } from "../discovery/index.ts";
 import { defaultTrustFile, loadTrustStore } from "../policy/index.ts";
 import { configFromEnv, discoverOptionsFrom, homeFrom, loadConfig, type SkillsetConfig } from "./config.ts";
 import { type CliIo, UsageError } from "./io.ts";
+import { guardWorkspaceConfig } from "./workspace-config.ts";
 
 /** The options every command that discovers takes. */
 export const discoveryFlags: NonNullable<ParseArgsConfig["options"]> = {
@@ -43,13 +44,20 @@ export interface DiscoveryFlagValues {
 export interface ResolvedSettings {
 	config: SkillsetConfig;
 	discover: DiscoverOptions;
+	/** About the settings themselves (keys of an untrusted workspace's config that were ignored). */
+	diagnostics: DiscoveryDiagnostic[];
 }
 
 /** Merges config file, environment and flags into discovery options for a scan of `cwd`. */
 async function resolveSettings(values: DiscoveryFlagValues, cwd: string, io: CliIo): Promise<ResolvedSettings> {
-	const file = await loadConfig(values.config ?? io.env.SKILLSET_CONFIG, cwd);
+	const explicitConfig = values.config ?? io.env.SKILLSET_CONFIG;
+	const loaded = await loadConfig(explicitConfig, cwd);
 	const env = configFromEnv(io.env, cwd);
 	const flags = configFromEnv(flagEnv(values), cwd, "option");
+	const store = values["trust-store"] && !values.untrusted ? await trustedByStore(cwd, io) : undefined;
+	const trusted = !values.untrusted && (store ?? env.trustWorkspace ?? true);
+	const guarded = explicitConfig === undefined ? guardWorkspaceConfig(loaded, cwd, trusted) : undefined;
+	const file = guarded?.config ?? loaded;
 	const config: SkillsetConfig = {
 		...file,
 		...env,
@@ -58,9 +66,10 @@ async function resolveSettings(values: DiscoveryFlagValues, cwd: string, io: Cli
 		catalog: { ...file.catalog, ...env.catalog },
 	};
 	if (values["no-default-roots"]) config.defaultRoots = false;
-	if (values["trust-store"]) config.trustWorkspace = await trustedByStore(cwd, io);
+	if (store !== undefined) config.trustWorkspace = store;
 	if (values.untrusted) config.trustWorkspace = false;
-	return { config, discover: discoverOptionsFrom(config, cwd, homeFrom(io.env, homedir())) };
+	const discoverOptions = discoverOptionsFrom(config, cwd, homeFrom(io.env, homedir()));
+	return { config, discover: discoverOptions, diagnostics: guarded?.diagnostics ?? [] };
 }
 
 /** Whether the trust store (SKILLSET_TRUST_FILE, else the default file) trusts the workspace. */
@@ -88,7 +97,9 @@ export async function discoverFor(
 	io: CliIo,
 ): Promise<ResolvedSettings & DiscoveryResult> {
 	const settings = await settingsFor(values, dir, io);
-	return { ...settings, ...(await discover(settings.discover)) };
+	const result = await discover(settings.discover);
+	result.report.diagnostics.unshift(...settings.diagnostics);
+	return { ...settings, ...result };
 }
 
 /** The settings {@link discoverFor} scans with, without scanning (for commands that scan on their own). */

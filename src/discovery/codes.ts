@@ -22,6 +22,7 @@ export type DiscoveryOnlyCode =
 	| "collision.same-rank"
 	| "collision.locked"
 	| "trust.untrusted"
+	| "trust.config-ignored"
 	| "skill.disabled";
 
 /** Every code a discovery diagnostic can carry. */
@@ -138,6 +139,12 @@ export const DISCOVERY_CODES: Readonly<Record<DiscoveryOnlyCode, DiscoveryCodeIn
 		severity: "info",
 		description: "The skill is in an untrusted workspace, so it is kept out of the catalog and activation.",
 		hint: "Trust the workspace (trustWorkspace, or the host's trust store) to use its skills.",
+	},
+	"trust.config-ignored": {
+		severity: "warning",
+		description:
+			"An untrusted workspace's own skillset.config.json sets roots, scopes or locks; those keys are ignored.",
+		hint: "Trust the workspace to use them, or pass the settings with --config, flags or SKILLSET_* variables.",
 	},
 	"skill.disabled": {
 		severity: "info",

@@ -1,4 +1,5 @@
-import { dirname, relative, sep } from "node:path";
+import { existsSync } from "node:fs";
+import { basename, dirname, relative, sep } from "node:path";
 import { DEFAULT_CONVENTIONS, type IndexedSkill, PRESETS, type SkillIndex } from "../discovery/index.ts";
 import { isInside, type SkillSession } from "../runtime/index.ts";
 import type { PermissionManifest } from "../skill/index.ts";
@@ -123,7 +124,7 @@ export function createPolicy(options: PolicyOptions): Policy {
 		ceiling,
 		grants,
 		sandboxed: options.sandbox?.available === true,
-		protectedPaths: protectedPaths(session.index, workspace, options.skillRoots ?? []),
+		...protectedPaths(session.index, workspace, options.skillRoots ?? []),
 	});
 	return {
 		grant(session, pattern, scope) {
@@ -131,10 +132,19 @@ export function createPolicy(options: PolicyOptions): Policy {
 		},
 		sandboxOptions(session) {
 			const manifests = session.activeSkills.map((skill) => skill.properties.manifest);
+			// Narrowing applies only when every active skill has a manifest; host lists cannot be enforced by an
+			// OS sandbox, so only an unrestricted network is passed on.
+			const narrowed = manifests.length > 0 && manifests.every((m) => m !== undefined);
 			const network =
-				ceiling.network !== false &&
-				(manifests.length === 0 || manifests.some((m) => m === undefined || m.network !== false));
-			return { workspace, readOnly: context(session).protectedPaths, network };
+				shellNetworkAllowed(ceiling.network) &&
+				(!narrowed || manifests.some((m) => m !== undefined && m.network === true));
+			// Paths that do not exist yet are mounted read-only only for declared roots and the cross-client
+			// conventions, since the sandbox has to create them (empty) to mount them.
+			const created = new Set(
+				[...(options.skillRoots ?? []), ...DEFAULT_CONVENTIONS].map((root) => resolvePath(workspace, root)),
+			);
+			const readOnly = context(session).protectedPaths.filter((path) => created.has(path) || existsSync(path));
+			return { workspace, readOnly, network };
 		},
 		authorize(call, { session }) {
 			const decision = decideSafely(call, session, context(session));
@@ -152,6 +162,8 @@ interface Context {
 	sandboxed: boolean;
 	/** Skill folders and roots (real paths): never written, nor anything containing them. */
 	protectedPaths: string[];
+	/** Skill roots that hold the workspace itself: only their skill folders and SKILL.md files are protected. */
+	broadRoots: string[];
 }
 
 type Subject = { tool: string; command?: string; paths: string[] };
@@ -207,12 +219,15 @@ function hardRules(
 	writes: string[],
 	activeDirs: string[],
 ): Decision | undefined {
-	const { workspace, protectedPaths } = context;
+	const { workspace, protectedPaths, broadRoots } = context;
 	for (const target of writes) {
 		const inside = protectedPaths.find((dir) => isInside(dir, target));
 		if (inside) return deny("skill-dir-readonly", `Skill folders are read-only: ${target} is inside ${inside}`);
 		const contained = protectedPaths.find((dir) => isInside(target, dir));
 		if (contained) return deny("skill-dir-readonly", `Skill folders are read-only: ${target} contains ${contained}`);
+		const root = broadRoots.find((dir) => isInside(dir, target));
+		if (root && basename(target).toLowerCase() === "skill.md")
+			return deny("skill-dir-readonly", `${target} would add a skill to the root ${root}`);
 	}
 	for (const path of spec.risk === "write" ? paths : [...paths, ...writes]) {
 		if (isInside(workspace, path)) continue;
@@ -305,25 +320,35 @@ function byRisk(
 }
 
 // Protected paths per index and options, computed once: skill folders, their roots, and the workspace's
-// conventional and preset skill folders (which may be empty or not exist yet).
-const PROTECTED = new WeakMap<SkillIndex, Map<string, string[]>>();
+// conventional and preset skill folders (which may be empty or not exist yet). A root that holds the workspace
+// itself cannot be protected whole (nothing could be written); only new SKILL.md files in it are refused.
+const PROTECTED = new WeakMap<SkillIndex, Map<string, Protected>>();
 
-function protectedPaths(index: SkillIndex, workspace: string, extraRoots: readonly string[]): string[] {
+interface Protected {
+	protectedPaths: string[];
+	broadRoots: string[];
+}
+
+function protectedPaths(index: SkillIndex, workspace: string, extraRoots: readonly string[]): Protected {
 	const key = JSON.stringify([workspace, extraRoots]);
-	const byKey = PROTECTED.get(index) ?? new Map<string, string[]>();
+	const byKey = PROTECTED.get(index) ?? new Map<string, Protected>();
 	PROTECTED.set(index, byKey);
 	const cached = byKey.get(key);
 	if (cached) return cached;
 	const conventional = [...DEFAULT_CONVENTIONS, ...Object.values(PRESETS).flatMap((preset) => preset.workspace)];
-	const paths = new Set<string>([
-		...index.skills.flatMap((skill) => [dirname(skill.realFile), resolvePath(workspace, skill.dir)]),
+	const roots = [
 		...index.skills.map((skill) => resolvePath(workspace, skill.root)),
 		...extraRoots.map((root) => resolvePath(workspace, root)),
 		...conventional.map((folder) => resolvePath(workspace, folder)),
+	];
+	const broad = new Set(roots.filter((root) => isInside(root, workspace)));
+	const paths = new Set<string>([
+		...index.skills.flatMap((skill) => [dirname(skill.realFile), resolvePath(workspace, skill.dir)]),
+		...roots,
 	]);
-	const list = [...paths].sort();
-	byKey.set(key, list);
-	return list;
+	const result = { protectedPaths: [...paths].filter((path) => !broad.has(path)).sort(), broadRoots: [...broad] };
+	byKey.set(key, result);
+	return result;
 }
 
 // Shell commands cannot be checked host by host: only an unrestricted network lets them use it.

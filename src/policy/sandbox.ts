@@ -16,7 +16,7 @@ export interface SandboxOptions {
 	timeoutMs?: number;
 	/** Bytes kept from each of stdout and stderr; the rest is read and dropped. Default 1 MiB. */
 	maxOutputBytes?: number;
-	/** Variables added to the minimal environment (`PATH`, `HOME`, `TMPDIR`, `LANG`). */
+	/** Variables added to the minimal environment (`PATH`, `HOME=/tmp`, `TMPDIR=/tmp`, `LANG`). */
 	env?: Readonly<Record<string, string>>;
 	/** Aborting kills the whole command. */
 	signal?: AbortSignal;
@@ -66,7 +66,7 @@ export async function detectSandbox(): Promise<SandboxAvailability> {
 
 /**
  * Runs `command` with `/bin/sh -c` inside a bubblewrap sandbox: the whole file system read-only, the workspace
- * writable, a private `/tmp`, every `readOnly` path (and its folders between it and the workspace) read-only again
+ * writable, a private `/tmp` and `/run`, every `readOnly` path (and its folders between it and the workspace) read-only again
  * on top, no network when `network` is false, no capabilities, a new session and PID namespace, a cleared
  * environment, no stdin, and the workspace as working directory. The timeout and `signal` kill the whole process
  * tree. Throws `SkillsetError` `sandbox.unavailable` when there is no sandbox, or a read-only path cannot be kept
@@ -87,6 +87,13 @@ export async function runSandboxed(command: string, options: SandboxOptions): Pr
 		"/proc",
 		"--tmpfs",
 		"/tmp",
+		// Sockets of services (D-Bus, databases, Docker) live in /run: a private one keeps them out of reach,
+		// except the resolver's folder, which name lookups need.
+		"--tmpfs",
+		"/run",
+		"--ro-bind-try",
+		"/run/systemd/resolve",
+		"/run/systemd/resolve",
 		"--bind",
 		workspace,
 		workspace,
@@ -185,7 +192,7 @@ function trimPartialCharacter(bytes: Buffer, cut: boolean): Buffer {
 }
 
 function environment(workspace: string, extra: Readonly<Record<string, string>> = {}): Record<string, string> {
-	return { PATH: SYSTEM_PATH, HOME: workspace, TMPDIR: "/tmp", LANG: "C.UTF-8", ...extra, PWD: workspace };
+	return { PATH: SYSTEM_PATH, HOME: "/tmp", TMPDIR: "/tmp", LANG: "C.UTF-8", ...extra, PWD: workspace };
 }
 
 function realDirectory(path: string): string {
@@ -196,6 +203,7 @@ function realDirectory(path: string): string {
 		throw new SkillsetError("invalid-option", `workspace ${path} does not exist`, { cause: error });
 	}
 	if (!statSync(real).isDirectory()) throw new SkillsetError("invalid-option", `workspace ${path} is not a folder`);
+	if (real === "/") throw new SkillsetError("invalid-option", "the workspace cannot be the root folder");
 	return real;
 }
 

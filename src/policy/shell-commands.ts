@@ -8,6 +8,8 @@ export interface Effects {
 	network: string[];
 	/** A `cd`, `pushd` or `popd` ran: relative paths after it point somewhere unknown. */
 	cwdMoved: boolean;
+	/** A command that can create or move links ran: later writes may go through a link made on the way. */
+	linksMade?: boolean;
 }
 
 /** A word the shell passes through unchanged. */
@@ -19,6 +21,7 @@ export function isPlain(word: ShellWord): boolean {
 export function addWrite(word: ShellWord, effects: Effects): void {
 	if (!isPlain(word)) effects.reasons.push(`the path ${word.text} is quoted or expanded`);
 	else if (effects.cwdMoved && !word.text.startsWith("/")) effects.reasons.push(`a write to ${word.text} after cd`);
+	else if (effects.linksMade) effects.reasons.push(`a write to ${word.text} after a command that can create links`);
 	else if (!["/dev/null", "/dev/stdout", "/dev/stderr"].includes(word.text)) effects.writes.push(word.text);
 }
 
@@ -164,24 +167,46 @@ const NETWORK: Readonly<Record<string, readonly string[] | "*">> = {
 	gem: ["install", "update", "push"],
 };
 
+// Reserved words that open or close a group or a test: the command is what follows them.
+const PREFIXES = new Set(["if", "then", "else", "elif", "do", "while", "until", "!", "{"]);
+const CLOSERS = new Set(["fi", "done", "esac", "}"]);
+// Constructs that bind variables or define code.
+const COMPOUND = new Set(["for", "case", "select", "function", "coproc"]);
+// Builtins that change which program a later name runs.
+const STATE = new Set(["export", "declare", "typeset", "local", "readonly", "hash", "enable"]);
+// Programs that can create or move links.
+const LINKERS = new Set(["ln", "link", "cp", "mv", "rsync", "install"]);
+const SYSTEM_PROGRAM = /^\/(?:usr\/)?(?:local\/)?s?bin\/[^/]+$/;
+
 /** Accounts for one simple command: its words after redirections were taken out. */
-export function commandModel(words: ShellWord[], effects: Effects): void {
+export function commandModel(all: ShellWord[], effects: Effects): void {
+	let words = all;
+	while (words[0] && !words[0].quoted && PREFIXES.has(words[0].text)) words = words.slice(1);
+	if (words[0] && !words[0].quoted && CLOSERS.has(words[0].text)) words = words.slice(1);
 	const start = words.findIndex((word) => !word.assignment);
-	if (start < 0) return;
+	if (start < 0) {
+		if (words.length > 0) effects.reasons.push("a variable assignment");
+		return;
+	}
 	if (start > 0) effects.reasons.push("a variable assignment before a command");
 	const [first, ...args] = words.slice(start);
 	if (!first) return;
 	if (!isPlain(first)) effects.reasons.push(`the command name ${first.text} is quoted or expanded`);
+	if (COMPOUND.has(first.text)) effects.reasons.push(`a ${first.text} construct`);
+	if (STATE.has(first.text)) effects.reasons.push(`${first.text} changes what later commands run`);
 	for (const word of args) {
 		if (word.expands) effects.reasons.push(`the variable or substitution in ${word.text}`);
 		else if (word.glob || word.tilde) effects.reasons.push(`the glob or ~ in ${word.text}`);
 	}
-	const name = first.text.split("/").at(-1) ?? "";
+	// A program given by a path outside the system folders is the project's own, whatever its name.
+	const name =
+		!first.text.includes("/") || SYSTEM_PROGRAM.test(first.text) ? (first.text.split("/").at(-1) ?? "") : first.text;
 	const network = NETWORK[name];
 	const sub = args.find((word) => !word.text.startsWith("-"))?.text ?? "";
 	if (network === "*" || network?.includes(sub)) effects.network.push(network === "*" ? name : `${name} ${sub}`);
 	if (name === "rsync" && args.some((word) => /^[^/]*:/.test(word.text))) effects.network.push("rsync");
 	modelProgram(name, args, effects);
+	if (LINKERS.has(name)) effects.linksMade = true;
 }
 
 function modelProgram(name: string, args: ShellWord[], effects: Effects): void {

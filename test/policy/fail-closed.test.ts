@@ -93,6 +93,9 @@ describe("skill folders, their roots and their ancestors are read-only to the sh
 		["echo x > .github/skills/evil/SKILL.md"],
 		["echo x > link/../SKILL.md"],
 		["echo x > dangling"],
+		["if true; then rm -rf .agents; fi"],
+		["{ rm -rf .agents/skills; }"],
+		["while false; do mv .agents x; done"],
 	])("%s → deny", (command) => {
 		expect(bash(plain, command)).toMatchObject({ decision: "deny", rule: "skill-dir-readonly" });
 	});
@@ -151,6 +154,12 @@ describe("a shell command that cannot be accounted for is ask, whatever was gran
 		["cat <<EOF > src/f\nx\nEOF"],
 		["diff <(ls) src"],
 		["echo 'unterminated"],
+		["PATH=./bin; ls"],
+		["export PATH=./bin && ls"],
+		["hash -p ./evil ls; ls"],
+		["for f in a b; do touch x; done"],
+		["ln -s .agents/skills/ws-skill/SKILL.md l && echo x > l"],
+		["./bin/cat --output=../outside/x"],
 	])("%j → ask", (command) => {
 		expect(bash(plain, command)).toMatchObject({
 			decision: "ask",
@@ -175,7 +184,7 @@ describe("prefix pre-approvals never cover unaccountable forms", () => {
 		["git checkout -- ."],
 		["git config core.hooksPath .hooks"],
 		["git lg"],
-		["ls $(rm -rf src)"],
+		["ls $HOME/.ssh"],
 		["ls *"],
 	])("%j → ask", (command) => {
 		expect(preapproved(command)).toMatchObject({ decision: "ask" });

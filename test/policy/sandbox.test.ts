@@ -95,10 +95,10 @@ withSandbox("runSandboxed (bubblewrap)", () => {
 		process.env.SKILLSET_SANDBOX_SECRET = "leak";
 		try {
 			const result = await runSandboxed(
-				'echo t > /tmp/private && pwd && printenv SKILLSET_SANDBOX_SECRET || echo none && echo "$EXTRA" && cat',
+				'echo t > /tmp/private && pwd && printenv SKILLSET_SANDBOX_SECRET || echo none && echo "$EXTRA $HOME" && cat',
 				{ ...options(), env: { EXTRA: "given" } },
 			);
-			expect(result.stdout).toBe(`${workspace}\nnone\ngiven\n`);
+			expect(result.stdout).toBe(`${workspace}\nnone\ngiven /tmp\n`);
 			expect(existsSync("/tmp/private")).toBe(false);
 		} finally {
 			delete process.env.SKILLSET_SANDBOX_SECRET;
@@ -140,6 +140,20 @@ withSandbox("runSandboxed (bubblewrap)", () => {
 		expect(Date.now() - started).toBeLessThan(10_000);
 		await new Promise((done) => setTimeout(done, 3500));
 		expect(existsSync(marker)).toBe(false);
+	});
+
+	it("background processes end with the command", async () => {
+		const marker = join(workspace, "after-exit.txt");
+		const result = await runSandboxed(`(sleep 1; touch ${JSON.stringify(marker)}) & echo started`, options());
+		expect(result).toMatchObject({ exitCode: 0, stdout: "started\n" });
+		await new Promise((done) => setTimeout(done, 1500));
+		expect(existsSync(marker)).toBe(false);
+	});
+
+	it("hides the host's /run (service sockets) and refuses / as the workspace", async () => {
+		const result = await runSandboxed("ls -A /run", options());
+		expect(result.stdout.split("\n").filter((name) => name !== "" && name !== "systemd")).toEqual([]);
+		await expect(runSandboxed("true", { workspace: "/" })).rejects.toMatchObject({ code: "invalid-option" });
 	});
 
 	it("an abort signal kills the command", async () => {
