@@ -154,6 +154,7 @@ async function agentFor(
 	confirm: Confirm | undefined,
 ): Promise<Agent> {
 	const settings = await settingsFor(values, dir, io);
+	for (const diagnostic of settings.diagnostics) io.stderr(`skillset: ${diagnostic.code}: ${diagnostic.message}\n`);
 	const workspace = resolve(io.cwd, dir ?? ".");
 	const contextWindow = positiveInteger(values["context-window"], "--context-window");
 	const timeoutMs = positiveInteger(values.timeout, "--timeout");
