@@ -470,6 +470,12 @@ export class Agent {
 		this.#summary = saved.summary;
 		// Their text is in the restored messages already: activate without delivering anything again.
 		for (const name of saved.active) await this.session.activate(name, { invoker: "user", reason: "resumed" });
+		// A skill whose text the saved messages no longer hold (compacted away) is delivered again on the next turn.
+		const present = new Set(this.#entries.flatMap((entry) => entry.tool?.skills ?? []));
+		if (this.session.active.some((name) => !present.has(name))) {
+			this.session.markCompacted();
+			this.#redeliver = true;
+		}
 		for (const pattern of saved.grants) {
 			this.#policy.grant(this.session, pattern, "always");
 			this.#grants.push(pattern);

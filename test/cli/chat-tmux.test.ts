@@ -92,6 +92,23 @@ describe("skillset chat in a real terminal (tmux)", () => {
 		await waitFor("Still here.");
 	});
 
+	it("runs the slash commands: /skills, /load, /unload, /compact, /save", async () => {
+		type("/load pdf-tools");
+		await waitFor(/loaded pdf-tools \(\d+ tokens\)/);
+		type("/skills");
+		await waitFor(/● pdf-tools — Fill, merge and split PDF files and forms\./);
+		llm.script([{ content: "SUMMARY of the chat so far." }]);
+		type("/compact");
+		await waitFor(/compacted: \d+ → \d+ tokens/);
+		expect(String(llm.requests.at(-1)?.body.messages[0]?.content)).toMatch(/^You write the summary/);
+		type("/save saved.json");
+		await waitFor("saved to");
+		const saved = JSON.parse(await readFile(join(workspace, "saved.json"), "utf8"));
+		expect(saved).toMatchObject({ version: 1, summary: "SUMMARY of the chat so far.", active: ["pdf-tools"] });
+		type("/unload pdf-tools");
+		await waitFor("unloaded pdf-tools");
+	});
+
 	it("shows context use with /tokens and leaves with /quit", async () => {
 		type("/tokens");
 		const shown = await waitFor("tier 3 (resources)");

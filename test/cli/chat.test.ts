@@ -1,4 +1,4 @@
-import { readFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defaultSkills, workspaceFixture } from "../agent/fixture.ts";
@@ -84,6 +84,32 @@ describe("skillset chat -p", () => {
 		expect(types).toContainEqual(
 			expect.objectContaining({ type: "permission.decision", tool: "list_dir", rule: "ceiling-deny" }),
 		);
+	});
+
+	it("continues a saved conversation with --resume", async () => {
+		const dir = await tempDir();
+		const file = join(dir, "saved.json");
+		const saved = {
+			version: 1,
+			turn: 1,
+			entries: [
+				{ message: { role: "user", content: "remember the number 42" }, turn: 1 },
+				{ message: { role: "assistant", content: "Noted: 42." }, turn: 1 },
+			],
+			active: ["deploy"],
+			grants: [],
+		};
+		await writeFile(file, JSON.stringify(saved));
+		const run = await chat(["-p", "what was the number?", "--resume", file], [{ content: "42" }]);
+		expect(run).toMatchObject({ exitCode: 0, stdout: "42\n" });
+		const messages = llm.requests[0]?.body.messages ?? [];
+		expect(messages.slice(1, 4).map((m) => m.content)).toEqual([
+			"remember the number 42",
+			"Noted: 42.",
+			"what was the number?",
+		]);
+		// The saved messages lack the active skill's text, so it is delivered again after the new message.
+		expect(String(messages[5]?.content)).toContain('<skill_content name="deploy">');
 	});
 
 	it("connects --mcp servers and runs their tools as deferred tools", async () => {
