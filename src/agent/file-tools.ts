@@ -174,6 +174,8 @@ async function writeText(file: string, content: string): Promise<ReturnType<type
 			0o644,
 		);
 		try {
+			// A replaced file keeps its permissions (an executable script stays executable).
+			if (existing) await handle.chmod(existing.mode & 0o7777);
 			await handle.writeFile(content);
 		} finally {
 			await handle.close();

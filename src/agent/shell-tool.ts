@@ -66,10 +66,20 @@ export function renderShellResult(result: ShellResult, timeoutMs: number): strin
 	return parts.join("\n");
 }
 
+/** What an unsandboxed command inherits: enough to run programs, never the agent's keys and tokens. */
+function minimalEnvironment(): Record<string, string> {
+	const env: Record<string, string> = {};
+	for (const key of ["PATH", "HOME", "LANG", "LC_ALL", "TERM", "TMPDIR", "USER"]) {
+		const value = process.env[key];
+		if (value !== undefined) env[key] = value;
+	}
+	return env;
+}
+
 /**
  * Runs a command with `sh -c` and no sandbox: the workspace as cwd, stdin closed, its own process group (killed
- * whole on timeout or cancel), output capped. `readOnly` and `network` cannot be enforced here; the agent asks
- * before every command when this is the executor.
+ * whole on timeout or cancel), output capped, and a minimal environment (no API keys). `readOnly` and `network`
+ * cannot be enforced here; the policy asks before every command when this is the executor.
  */
 export function runUnsandboxed(command: string, options: ShellOptions): Promise<ShellResult> {
 	const max = options.maxOutputBytes ?? DEFAULT_SHELL_OUTPUT_BYTES;
@@ -78,7 +88,7 @@ export function runUnsandboxed(command: string, options: ShellOptions): Promise<
 			cwd: options.workspace,
 			stdio: ["ignore", "pipe", "pipe"],
 			detached: true,
-			...(options.env ? { env: { ...options.env } } : {}),
+			env: { ...minimalEnvironment(), ...options.env },
 		});
 		const output = { stdout: [] as Buffer[], stderr: [] as Buffer[], bytes: 0, truncated: false, timedOut: false };
 		const kill = () => {

@@ -58,8 +58,9 @@ export function resolveInvocation(
 	index: SkillIndex,
 	name: string,
 ): { ok: true; name: string } | { ok: false; message: string; candidates: string[] } {
+	// An exact name goes to the session, which says why a skill that is not selected cannot be used.
 	const exact = index.get(name);
-	if (exact && exact.status === "selected") return { ok: true, name: exact.name };
+	if (exact) return { ok: true, name: exact.status === "selected" ? exact.name : exact.qualifiedName };
 	const lower = name.toLowerCase();
 	const selected = index.selected;
 	const sharing = selected.filter((s) => s.id === lower || s.name.startsWith(`${lower}@`));
