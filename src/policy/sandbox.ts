@@ -227,7 +227,7 @@ function readOnlyBinds(workspace: string, paths: readonly string[]): string[] {
 	};
 	for (const given of paths) {
 		const path = resolve(workspace, given);
-		const real = deepestReal(path);
+		const real = readablePath(path);
 		if (real.rest.length === 0 && !isInside(workspace, real.path)) binds.add(real.path);
 		if (real.rest.length > 0 && isInside(workspace, real.path)) {
 			try {
@@ -250,6 +250,15 @@ function realOrUndefined(path: string): string | undefined {
 		return realpathSync.native(path);
 	} catch {
 		return undefined;
+	}
+}
+
+// A read-only path that cannot even be looked at (a link loop, no permission) cannot be protected: refuse to run.
+function readablePath(path: string): { path: string; rest: string[] } {
+	try {
+		return deepestReal(path);
+	} catch (error) {
+		throw new SkillsetError("sandbox.unavailable", `cannot keep ${path} read-only in the sandbox`, { cause: error });
 	}
 }
 

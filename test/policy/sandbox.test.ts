@@ -17,8 +17,15 @@ describe("detectSandbox", () => {
 		else expect(availability.reason).toMatch(/\S/);
 	});
 
-	it.skipIf(availability.available)("runSandboxed throws sandbox.unavailable when there is none", async () => {
-		await expect(runSandboxed("true", { workspace: "." })).rejects.toMatchObject({ code: "sandbox.unavailable" });
+	it("without bwrap on PATH: unavailable with the reason, and runSandboxed throws sandbox.unavailable", async () => {
+		const path = process.env.PATH;
+		process.env.PATH = "/nonexistent-bin";
+		try {
+			expect(await detectSandbox()).toEqual({ available: false, reason: expect.stringMatching(/bwrap|bubblewrap/) });
+			await expect(runSandboxed("true", { workspace: "." })).rejects.toMatchObject({ code: "sandbox.unavailable" });
+		} finally {
+			process.env.PATH = path;
+		}
 	});
 });
 
@@ -172,6 +179,14 @@ withSandbox("runSandboxed (bubblewrap)", () => {
 		expect(Buffer.byteLength(result.stdout)).toBe(1000);
 		expect(result.stdout.startsWith("abcdefgh\n")).toBe(true);
 		expect(result).toMatchObject({ truncated: true, stderr: "done\n" });
+	});
+
+	it("refuses to run when a read-only path cannot be resolved (a link loop)", async () => {
+		await symlink("loop-b", join(workspace, "loop-a"));
+		await symlink("loop-a", join(workspace, "loop-b"));
+		const error = await runSandboxed("touch x", { ...options(), readOnly: ["loop-a/skills"] }).catch((e: unknown) => e);
+		expect(error).toMatchObject({ code: "sandbox.unavailable" });
+		expect(existsSync(join(workspace, "x"))).toBe(false);
 	});
 
 	it("rejects a workspace that does not exist", async () => {
