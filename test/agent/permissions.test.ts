@@ -2,9 +2,9 @@ import { existsSync } from "node:fs";
 import { readFile, symlink } from "node:fs/promises";
 import { join } from "node:path";
 import { detectSandbox } from "skillset";
-import type { AgentEvent, PermissionRequest } from "skillset/agent";
+import { type AgentEvent, type PermissionRequest, runUnsandboxed } from "skillset/agent";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ScriptedLlm, startScriptedLlm, toolResultsOf } from "../helpers/scripted-llm.ts";
+import { type ScriptedLlm, startScriptedLlm, systemOf, toolResultsOf } from "../helpers/scripted-llm.ts";
 import { skillMd, writeTree } from "../helpers/temp.ts";
 import { agentFor, defaultSkills, workspaceFixture } from "./fixture.ts";
 
@@ -138,6 +138,26 @@ describe("the permission gate", () => {
 		expect(asked[0]?.args).toEqual({ path: "a.txt", content: "a.txt" });
 		expect(existsSync(join(fixture.workspace, "a.txt"))).toBe(true);
 		expect(existsSync(join(fixture.workspace, "b.txt"))).toBe(false);
+	});
+
+	it("says when there is no sandbox and asks about every shell command", async () => {
+		const fixture = await workspaceFixture();
+		const asked: PermissionRequest[] = [];
+		const agent = await agentFor(llm.url, fixture, {
+			shell: runUnsandboxed,
+			confirm: async (request) => {
+				asked.push(request);
+				return "always";
+			},
+		});
+		expect(agent.sandboxed).toBe(false);
+		expect(agent.sandboxProblem).toBe("the host's shell executor is not a sandbox");
+		const echo = { toolCalls: [{ name: "run_shell", arguments: { command: "echo hi" } }] };
+		fresh([echo, echo, { content: "ok" }]);
+		await agent.send("say hi twice");
+		expect(asked.map((r) => r.rule)).toEqual(["no-sandbox", "no-sandbox"]);
+		expect(toolResultsOf(llm.requests[2])).toEqual(["exit code 0\nstdout:\nhi\n", "exit code 0\nstdout:\nhi\n"]);
+		expect(systemOf(llm.requests[0])).toContain("Shell commands run without the OS sandbox here");
 	});
 
 	it("applies the host ceiling before asking", async () => {
