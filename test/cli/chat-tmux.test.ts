@@ -1,4 +1,4 @@
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -116,5 +116,36 @@ describe("skillset chat in a real terminal (tmux)", () => {
 		expect(shown).toMatch(/tier 1 \(catalog\): [1-9]\d* tokens/);
 		type("/quit");
 		await waitFor("CHAT-EXITED-0");
+	});
+});
+
+describe("skillset chat without a terminal", () => {
+	it("reads lines from a pipe, denies what it would ask, and ends at the end of input", async () => {
+		const fixture = await workspaceFixture(defaultSkills());
+		llm.script([
+			{ toolCalls: [{ name: "write_file", arguments: { path: "piped.txt", content: "x" } }] },
+			{ content: "Could not write it." },
+		]);
+		const child = spawn(process.execPath, [BIN, "chat", "--base-url", llm.url, "--model", "scripted"], {
+			cwd: fixture.workspace,
+			env: { PATH: process.env.PATH ?? "", HOME: fixture.home, NO_COLOR: "1" },
+			stdio: ["pipe", "pipe", "pipe"],
+		});
+		let stdout = "";
+		child.stdout.on("data", (chunk) => {
+			stdout += chunk;
+		});
+		child.stdin.end("write a file\n/tokens\n");
+		const code = await new Promise<number | null>((resolve) => {
+			const timer = setTimeout(() => child.kill("SIGKILL"), 15_000);
+			child.on("close", (exit) => {
+				clearTimeout(timer);
+				resolve(exit);
+			});
+		});
+		expect(code).toBe(0);
+		expect(stdout).toContain("Could not write it.");
+		expect(stdout).toContain("tier 2 (skills)");
+		expect(existsSync(join(fixture.workspace, "piped.txt"))).toBe(false);
 	});
 });

@@ -35,6 +35,12 @@ describe("skillset chat -p", () => {
 		expect(systemOf(llm.requests[0])).toContain("App rule: run npm test");
 	});
 
+	it("prints the result as JSON with --json", async () => {
+		const run = await chat(["-p", "hi", "--json"], [{ content: "Hello." }]);
+		expect(run.exitCode).toBe(0);
+		expect(JSON.parse(run.stdout)).toEqual({ status: "done", text: "Hello.", toolCalls: 0 });
+	});
+
 	it("exits 1 when a call is refused (ask without a terminal is deny)", async () => {
 		const run = await chat(
 			["-p", "write a file"],
@@ -126,6 +132,7 @@ describe("skillset chat -p", () => {
 
 	it.each([
 		[["--context-window", "lots"], "--context-window must be a positive whole number"],
+		[["--mcp", "  "], "--mcp needs a command or a URL"],
 		[["--save-skills", "nowhere"], "--save-skills must be user or workspace"],
 		[["--resume", "/nonexistent/file.json"], "cannot resume from /nonexistent/file.json: ENOENT"],
 	])("rejects bad options with exit 2: %j", async (args, message) => {

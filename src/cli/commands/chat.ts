@@ -33,6 +33,7 @@ export const options: NonNullable<ParseArgsConfig["options"]> = {
 	events: { type: "string" },
 	resume: { type: "string" },
 	mcp: { type: "string", multiple: true },
+	json: { type: "boolean", default: false },
 };
 
 /** Shown with --help and after a usage error. */
@@ -65,6 +66,7 @@ Agent options:
   --save-skills WHERE        where create_skill writes: user (default, ~/.agents/skills) or workspace
   --events FILE              append every event to FILE as JSON lines
   --resume FILE              continue a conversation saved with /save
+  --json                     with -p: print {status, text, toolCalls} as JSON instead of the answer
   --mcp [NAME=]SERVER        an MCP server whose tools join as deferred tools: a command line (stdio) or an
                              http(s) URL (Streamable HTTP), e.g. --mcp 'files=npx -y some-mcp-server .' (repeatable)
 
@@ -88,6 +90,7 @@ type ChatValues = DiscoveryFlagValues & {
 	events?: string;
 	resume?: string;
 	mcp?: string[];
+	json?: boolean;
 };
 
 /** What `chat -p` returns (and `--json` would print). */
@@ -105,6 +108,7 @@ export async function run(
 	io: CliIo,
 ): Promise<CommandResult<ChatData | null>> {
 	if (positionals.length > 1) throw new UsageError("chat takes at most one DIR");
+	if (values.json && values.prompt === undefined) throw new UsageError("--json needs -p: the REPL prints as it goes");
 	const terminal = values.prompt === undefined && io.isTTY && process.stdin.isTTY === true;
 	const style = createStyle({ env: io.env, isTTY: io.isTTY });
 	// The REPL opens stdin, so it starts only once the agent is ready (a bad option must not leave stdin open).
