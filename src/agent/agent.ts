@@ -136,8 +136,6 @@ export class Agent {
 	#reminded = false;
 	#busy = false;
 	#synthetic = 0;
-	/** A skill `autoLoad` activated for this turn, delivered after the user message. */
-	#deferredActivation: Activation | undefined;
 	#toolsCache: { state: SkillState; tools: ModelTool[]; tokens: number } | undefined;
 	#systemCache: { rest: string; tokens: number } | undefined;
 
@@ -252,31 +250,26 @@ export class Agent {
 		}
 		this.#turn++;
 		this.#emit({ type: "agent.turn.started", turn: this.#turn });
-		const content = invoked ? text : await this.#withHints(text);
+		const { content, loaded } = invoked ? { content: text, loaded: invoked } : await this.#withHints(text);
 		this.#entries.push({ message: { role: "user", content }, turn: this.#turn });
-		if (invoked) this.#pushActivation(invoked);
+		if (loaded) this.#pushActivation(loaded);
 		const result = await this.#loop(options);
 		this.#emit({ type: "agent.turn.ended", turn: this.#turn, status: result.status, toolCalls: result.toolCalls });
 		return result;
 	}
 
-	/** Appends a trigger hint (or, with `autoLoad`, loads the best match). */
-	async #withHints(text: string): Promise<string> {
+	/** Appends a trigger hint to the message, or, with `autoLoad`, loads the best match instead. */
+	async #withHints(text: string): Promise<{ content: string; loaded?: Activation }> {
 		const names = this.#skillState().triggers.match(text, new Set(this.session.active));
-		if (names.length === 0) return text;
+		if (names.length === 0) return { content: text };
 		this.#emit({ type: "agent.skills.hinted", names });
-		if (!this.#options.autoLoad) return `${text}\n\n${renderHint(names)}`;
+		if (!this.#options.autoLoad) return { content: `${text}\n\n${renderHint(names)}` };
 		const loaded = await this.session.activate(names[0] as string, { reason: "matched the user's message" });
-		if (loaded.ok) this.#deferredActivation = loaded;
-		return text;
+		return loaded.ok ? { content: text, loaded } : { content: `${text}\n\n${renderHint(names)}` };
 	}
 
 	async #loop(options: TurnOptions): Promise<TurnResult> {
 		const signal = options.signal ?? new AbortController().signal;
-		if (this.#deferredActivation) {
-			this.#pushActivation(this.#deferredActivation);
-			this.#deferredActivation = undefined;
-		}
 		let toolCalls = 0;
 		let refused = false;
 		const maxCalls = this.#options.maxModelCalls ?? 50;
