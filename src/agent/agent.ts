@@ -569,13 +569,8 @@ export class Agent {
 		};
 		if (this.#options.yes) return answer("once", "yes-flag");
 		if (!this.#options.confirm) return answer("deny", "no-terminal");
-		const reply = await this.#options.confirm({
-			tool,
-			args,
-			rule: decision.rule,
-			reason: decision.reason,
-			pattern: tool,
-		});
+		const request = { tool, args, rule: decision.rule, reason: decision.reason, pattern: tool, grantable: false };
+		const reply = await this.#options.confirm(request);
 		return answer(reply === "deny" ? "deny" : "once", "user");
 	}
 

@@ -14,6 +14,11 @@ export interface PermissionRequest {
 	reason: string;
 	/** The grant an "always" answer records, e.g. `run_shell(npm test)`. */
 	pattern: string;
+	/**
+	 * Whether "always" can apply: only to calls the policy asks about for their risk. A rule that asks about
+	 * every call (no sandbox, a command it cannot account for) asks again, so "always" counts as once.
+	 */
+	grantable: boolean;
 }
 
 /** Asks the user; absent when there is no terminal. */
@@ -41,9 +46,9 @@ export interface GateResult {
 }
 
 /**
- * Decides one call before it runs: the policy's `authorize` (hard rules, ceiling, manifests, risk), then, for
- * `ask`, the user (once, always for this session, or deny), `--yes`, or deny when nobody can answer. Then the
- * host's `deny` patterns. Every decision is an event.
+ * Decides one call before it runs: the policy's `authorize` (hard rules, ceiling, manifests, risk), then the
+ * host's `deny` patterns, then, for `ask`, the user (once, always for this session, or deny), `--yes`, or deny
+ * when nobody can answer. Every decision is an event.
  */
 export async function gateCall(
 	tool: string,
@@ -65,8 +70,10 @@ export async function gateCall(
 	};
 	if (options.yes) return answered("once", "yes-flag");
 	if (!options.confirm) return answered("deny", "no-terminal");
-	const answer = await options.confirm({ tool, args, rule: decision.rule, reason: decision.reason, pattern });
-	if (answer === "always") {
+	const grantable = decision.rule === "needs-approval";
+	const request = { tool, args, rule: decision.rule, reason: decision.reason, pattern, grantable };
+	const answer = await options.confirm(request);
+	if (answer === "always" && grantable) {
 		options.policy.grant(options.session, pattern, "always");
 		options.remember(pattern);
 	}

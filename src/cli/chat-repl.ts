@@ -59,11 +59,12 @@ export class ChatRepl {
 			`\n${style.yellow("Permission needed")} ${style.dim(`(rule ${request.rule}: ${request.reason})`)}\n  ${style.bold(request.tool)} ${JSON.stringify(request.args)}\n`,
 		);
 		for (;;) {
-			io.stdout(`Allow? [o]nce, [a]lways (${request.pattern}), [d]eny: `);
+			const always = request.grantable ? `[a]lways (${request.pattern}), ` : "";
+			io.stdout(`Allow? [o]nce, ${always}[d]eny: `);
 			const answer = (await this.#nextLine())?.trim().toLowerCase();
 			if (answer === undefined || this.#running?.signal.aborted) return "deny";
 			if (answer === "o" || answer === "once" || answer === "y" || answer === "yes") return "once";
-			if (answer === "a" || answer === "always") return "always";
+			if (request.grantable && (answer === "a" || answer === "always")) return "always";
 			if (answer === "d" || answer === "deny" || answer === "n" || answer === "no") return "deny";
 		}
 	};
