@@ -123,7 +123,11 @@ export class ChatRepl {
 				return;
 			case "/load": {
 				const result = await agent.load(argument);
-				io.stdout(result.ok ? `loaded ${result.name} (${result.tokens} tokens)\n` : `${style.red(result.message)}\n`);
+				io.stdout(
+					result.ok
+						? `loaded ${result.name} (${result.tokens} tokens)\n`
+						: `${style.red(terminalSafe(result.message))}\n`,
+				);
 				return;
 			}
 			case "/unload":
@@ -174,7 +178,7 @@ export class ChatRepl {
 				signal: this.#running.signal,
 				onText: (delta) => {
 					open = true;
-					io.stdout(delta);
+					io.stdout(terminalSafe(delta));
 				},
 				onToolCall: (name, args) => {
 					io.stdout(`${open ? "\n" : ""}${style.dim(`→ ${name} ${summarise(args)}`)}\n`);
@@ -183,8 +187,10 @@ export class ChatRepl {
 			});
 			if (open) io.stdout("\n");
 			if (result.status === "cancelled") io.stdout(`${style.yellow("(cancelled)")}\n`);
-			else if (result.status === "failed") io.stdout(`${style.red(`error: ${result.error ?? "the call failed"}`)}\n`);
-			else if (result.status === "refused" && result.toolCalls === 0) io.stdout(`${style.red(result.text)}\n`);
+			else if (result.status === "failed")
+				io.stdout(`${style.red(`error: ${terminalSafe(result.error ?? "the call failed")}`)}\n`);
+			else if (result.status === "refused" && result.toolCalls === 0)
+				io.stdout(`${style.red(terminalSafe(result.text))}\n`);
 		} finally {
 			this.#running = undefined;
 		}
@@ -195,7 +201,7 @@ function renderSkills(agent: Agent, style: Style): string {
 	const lines = agent.skills().map((skill) => {
 		const mark = skill.active ? "● " : "  ";
 		const note = skill.listed ? "" : " (not in the catalog)";
-		return `${mark}${skill.name}${note} ${style.dim(`— ${skill.description}`)}`;
+		return `${mark}${terminalSafe(skill.name)}${note} ${style.dim(`— ${terminalSafe(skill.description)}`)}`;
 	});
 	return lines.length > 0 ? `${lines.join("\n")}\n` : "no skills found\n";
 }
@@ -210,6 +216,39 @@ tier 1 (catalog): ${tier1.tokens} tokens, ${tier1.bytes} bytes
 tier 2 (skills): ${tier2.count} loaded, ${tier2.tokens} tokens, ${tier2.bytes} bytes
 tier 3 (resources): ${tier3.count} read, ${tier3.tokens} tokens, ${tier3.bytes} bytes
 `;
+}
+
+/**
+ * Text from the model, a server or a skill, made safe for a terminal: escape sequences and other control
+ * characters (which could move the cursor, rewrite the screen or set the clipboard) are dropped; newlines and tabs
+ * stay.
+ */
+export function terminalSafe(text: string): string {
+	let out = "";
+	for (let i = 0; i < text.length; i++) {
+		const code = text.charCodeAt(i);
+		if (code === 0x1b) i = skipEscape(text, i);
+		else if (code === 0x0a || code === 0x09 || (code >= 0x20 && code !== 0x7f && !(code >= 0x80 && code <= 0x9f)))
+			out += text[i];
+	}
+	return out;
+}
+
+/** The index of the last character of the escape sequence that starts at `start` (CSI, OSC, or two characters). */
+function skipEscape(text: string, start: number): number {
+	const kind = text[start + 1];
+	if (kind === "[") {
+		let i = start + 2;
+		while (i < text.length && !/[@-~]/.test(text[i] as string)) i++;
+		return i;
+	}
+	if (kind === "]") {
+		let i = start + 2;
+		while (i < text.length && text.charCodeAt(i) !== 0x07 && !(text.charCodeAt(i) === 0x1b && text[i + 1] === "\\"))
+			i++;
+		return text.charCodeAt(i) === 0x1b ? i + 1 : i;
+	}
+	return start + 1;
 }
 
 function summarise(args: Record<string, unknown>): string {

@@ -62,9 +62,11 @@ afterAll(async () => {
 describe("skillset chat in a real terminal (tmux)", () => {
 	it("streams an answer to what is typed", async () => {
 		await waitFor("skillset chat");
-		llm.script([{ content: "Hello from the scripted model." }]);
+		// The model's escape sequence must not reach the terminal (NO_COLOR: skillset itself sends none).
+		llm.script([{ content: "Hello from the \u001b[7mscripted\u001b[27m model." }]);
 		type("hello there");
 		await waitFor("Hello from the scripted model.");
+		expect(tmux("capture-pane", "-p", "-e", "-t", SESSION)).not.toContain("\u001b[7m");
 		expect(llm.requests.at(-1)?.body.messages.at(-1)?.content).toBe("hello there");
 	});
 

@@ -9,7 +9,7 @@ import {
 	type McpServerSpec,
 	type SavedConversation,
 } from "../../agent/index.ts";
-import { ChatRepl } from "../chat-repl.ts";
+import { ChatRepl, terminalSafe } from "../chat-repl.ts";
 import { type DiscoveryFlagValues, discoveryFlags, discoveryUsage, settingsFor } from "../discovery-flags.ts";
 import { type CliIo, type CommandResult, createStyle, type Style, UsageError } from "../io.ts";
 import { loadIntegrity, lockPath, sessionFlags, sessionUsage } from "../session-flags.ts";
@@ -118,7 +118,9 @@ export async function run(
 	if (values.prompt === undefined)
 		repl = new ChatRepl({ io, style, input: process.stdin, output: process.stdout, terminal });
 	for (const problem of agent.mcpProblems)
-		io.stderr(`${style.yellow("warning:")} MCP server ${problem.server} is not available: ${problem.message}\n`);
+		io.stderr(
+			`${style.yellow("warning:")} MCP server ${problem.server} is not available: ${terminalSafe(problem.message)}\n`,
+		);
 	try {
 		return await runAgent(agent, repl, values.prompt, io, style);
 	} finally {
@@ -144,7 +146,7 @@ async function runAgent(
 	const result = await agent.send(prompt as string);
 	if (result.status !== "done") {
 		const why = result.error ?? (result.text || "a call was refused");
-		io.stderr(`skillset: the task ${result.status === "refused" ? "was refused" : "failed"}: ${why}\n`);
+		io.stderr(`skillset: the task ${result.status === "refused" ? "was refused" : "failed"}: ${terminalSafe(why)}\n`);
 	}
 	const data: ChatData = { status: result.status, text: result.text, toolCalls: result.toolCalls };
 	if (result.error) data.error = result.error;
