@@ -45,6 +45,9 @@ import { createShellTool, runUnsandboxed } from "./shell-tool.ts";
 import { buildSkillState, parseInvocation, resolveInvocation, type SkillState } from "./skill-state.ts";
 import { renderHint } from "./triggers.ts";
 
+/** Tool calls run from one model answer; the rest get an error result. */
+const MAX_CALLS_PER_ANSWER = 32;
+
 const COMPACT_INSTRUCTIONS =
 	"You write the summary that replaces the earlier part of a conversation between a user and an assistant that uses tools. Keep what is needed to continue: the user's goals and preferences, decisions, facts found, files changed, commands that worked or failed, and open tasks. Skill instructions are re-delivered separately; do not restate them. Be concise; use bullet points.";
 
@@ -308,9 +311,14 @@ export class Agent {
 			});
 			if (response.toolCalls.length === 0)
 				return { status: refused ? "refused" : "done", text: response.content, toolCalls };
-			for (const call of response.toolCalls) {
+			for (const [index, call] of response.toolCalls.entries()) {
 				if (signal.aborted) {
 					this.#pushResult(call, errorResult("Cancelled by the user before it ran."), call.name);
+					continue;
+				}
+				if (index >= MAX_CALLS_PER_ANSWER) {
+					const content = `Not run: at most ${MAX_CALLS_PER_ANSWER} tool calls are run per answer.`;
+					this.#pushResult(call, errorResult(content), call.name);
 					continue;
 				}
 				toolCalls++;

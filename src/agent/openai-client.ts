@@ -21,6 +21,8 @@ export interface OpenAIClientOptions {
 	/** Stream the answer (default true). */
 	stream?: boolean;
 	temperature?: number;
+	/** Largest streamed answer, in characters of the raw chunks; past it the call fails. Default 16 Mi. */
+	maxAnswerChars?: number;
 }
 
 /**
@@ -51,7 +53,7 @@ export function createOpenAIClient(options: OpenAIClientOptions): ModelClient {
 				return response;
 			}
 			const chunks = await client.chat.completions.create({ ...body, stream: true }, requestOptions);
-			return collectStream(chunks, call.onText);
+			return collectStream(chunks, call.onText, options.maxAnswerChars ?? 16 * 1024 * 1024);
 		},
 	};
 }
@@ -102,11 +104,16 @@ function fromCompletion(completion: ChatCompletion): ModelResponse {
 async function collectStream(
 	chunks: AsyncIterable<ChatCompletionChunk>,
 	onText: ((delta: string) => void) | undefined,
+	maxChars: number,
 ): Promise<ModelResponse> {
 	let content = "";
 	let finishReason: string | undefined;
 	const calls = new Map<number, ModelToolCall>();
+	let size = 0;
 	for await (const chunk of chunks) {
+		size += JSON.stringify(chunk).length;
+		// An endless or huge answer (a broken or hostile server) ends the call instead of filling memory.
+		if (size > maxChars) throw new Error(`the model's answer passed ${maxChars} characters`);
 		const choice = chunk.choices[0];
 		if (!choice) continue;
 		const text = choice.delta.content;

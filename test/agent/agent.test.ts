@@ -99,6 +99,18 @@ describe("createAgent", () => {
 		expect(llm.requests).toHaveLength(2);
 	});
 
+	it("fails a call whose streamed answer passes the size limit", async () => {
+		const fixture = await workspaceFixture();
+		const agent = await createAgent({
+			model: createOpenAIClient({ model: "m", baseURL: llm.url, apiKey: "k", maxAnswerChars: 5_000 }),
+			workspace: fixture.workspace,
+			discover: { home: fixture.home },
+		});
+		fresh([{ content: "word ".repeat(5_000) }]);
+		const result = await agent.send("talk");
+		expect(result).toMatchObject({ status: "failed", error: "the model's answer passed 5000 characters" });
+	});
+
 	it("saves skills into the workspace with saveSkills: workspace", async () => {
 		const fixture = await workspaceFixture();
 		const agent = await agentFor(llm.url, fixture, { saveSkills: "workspace" });
@@ -236,6 +248,18 @@ describe("createAgent", () => {
 		});
 		expect((await turn).status).toBe("cancelled");
 		expect(await agent.send("again")).toMatchObject({ status: "done", text: "second answer" });
+	});
+
+	it("runs at most 32 tool calls from one answer and answers the rest with an error", async () => {
+		const fixture = await workspaceFixture();
+		const agent = await agentFor(llm.url, fixture);
+		const calls = Array.from({ length: 40 }, () => ({ name: "list_dir", arguments: {} }));
+		fresh([{ toolCalls: calls }, { content: "done" }]);
+		const result = await agent.send("list a lot");
+		expect(result.toolCalls).toBe(32);
+		const results = toolResultsOf(llm.requests[1]);
+		expect(results).toHaveLength(40);
+		expect(results.slice(32).every((r) => r === "Not run: at most 32 tool calls are run per answer.")).toBe(true);
 	});
 
 	it("reminds the model once after many tool calls that it may save a skill", async () => {
