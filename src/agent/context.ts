@@ -80,8 +80,10 @@ export function renderTranscript(entries: readonly Entry[]): string {
 		.map((entry) => {
 			const message = entry.message;
 			if (message.role === "tool") {
-				if (entry.tool?.protected)
-					return `[tool ${entry.tool.name}: skill content for ${(entry.tool.skills ?? []).join(", ")}]`;
+				if (entry.tool?.protected) {
+					const what = entry.tool.skills?.length ? `for ${entry.tool.skills.join(", ")}` : `(${entry.tool.args})`;
+					return `[tool ${entry.tool.name}: skill content ${what}, not repeated here]`;
+				}
 				return `[tool ${entry.tool?.name ?? "result"}]\n${clipResult(message.content, 1_500)}`;
 			}
 			if (message.role === "assistant") {
