@@ -202,6 +202,19 @@ describe("createAgent", () => {
 		expect(agent.session.active).toEqual([]);
 	});
 
+	it("lists the copies of an ambiguous name and runs nothing", async () => {
+		const fixture = await workspaceFixture({ "notes/SKILL.md": skillMd("notes", "Workspace notes.") });
+		await writeTree(fixture.home, { ".agents/skills/notes/SKILL.md": skillMd("notes", "User notes.") });
+		const agent = await agentFor(llm.url, fixture, { discover: { home: fixture.home, policy: "keep-all" } });
+		fresh([{ content: "should not be asked" }]);
+		const result = await agent.send("$notes take a note");
+		expect(result.status).toBe("refused");
+		expect(result.text).toMatch(/^'notes' is ambiguous: notes@workspace, notes@user\. Say which one\.$/);
+		expect(llm.requests).toHaveLength(0);
+		expect((await agent.send("$notes@user take a note")).status).toBe("done");
+		expect(agent.session.active).toEqual(["notes@user"]);
+	});
+
 	it("hints at matching skills (read_when and BM25) without loading them, and loads with autoLoad", async () => {
 		const fixture = await workspaceFixture(defaultSkills());
 		const agent = await agentFor(llm.url, fixture);
