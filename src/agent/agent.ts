@@ -1,16 +1,6 @@
-import { homedir } from "node:os";
-import { join, resolve } from "node:path";
-import { loadDefaultTokenizer, type Tokenizer } from "../catalog/index.ts";
-import { createDiscovery, type DiscoverOptions, type Discovery } from "../discovery/index.ts";
-import {
-	createPolicy,
-	detectSandbox,
-	type Policy,
-	realOrResolved,
-	runSandboxed,
-	type SandboxAvailability,
-	type ToolSpec,
-} from "../policy/index.ts";
+import type { Tokenizer } from "../catalog/index.ts";
+import type { Discovery } from "../discovery/index.ts";
+import { createPolicy, type Policy, type SandboxAvailability, type ToolSpec } from "../policy/index.ts";
 import {
 	type Activation,
 	type ActivationRefusal,
@@ -38,10 +28,10 @@ import { type CallOutcome, runToolCall } from "./dispatch.ts";
 import type { AgentEvent, AgentLoopEvent } from "./events.ts";
 import { createFileTools } from "./file-tools.ts";
 import type { GateOptions } from "./gate.ts";
-import { connectMcpServers, type McpTools } from "./mcp-tools.ts";
+import type { McpTools } from "./mcp-tools.ts";
 import type { ChatMessage, ModelClient, ModelTool, ModelToolCall } from "./model.ts";
 import { BASE_INSTRUCTIONS, readAgentsMd, renderSystemPrompt } from "./prompt.ts";
-import { createShellTool, runUnsandboxed } from "./shell-tool.ts";
+import { createShellTool } from "./shell-tool.ts";
 import { buildSkillState, parseInvocation, resolveInvocation, type SkillState } from "./skill-state.ts";
 import { renderHint } from "./triggers.ts";
 
@@ -54,56 +44,8 @@ const COMPACT_INSTRUCTIONS =
 const REMINDER =
 	"\n\n[skillset: this task has taken many tool calls. When it is done, if the procedure is likely to be needed again, you may save it as a skill with create_skill.]";
 
-/**
- * Creates an agent: discovers skills, opens a session, and returns the loop. Every user turn rescans (cheaply),
- * rebuilds the system prompt (instructions, the budgeted catalog, AGENTS.md), matches triggers, and runs the model
- * with the built-in, skill and host tools behind the permission gate, under the context policy.
- */
-export async function createAgent(options: AgentOptions): Promise<Agent> {
-	const workspace = realOrResolved(options.workspace ?? process.cwd());
-	const tokenizer = options.tokenizer ?? (await loadDefaultTokenizer());
-	const saveRoot = saveRootFor(options, workspace);
-	const discover: DiscoverOptions = { ...options.discover, cwd: options.discover?.cwd ?? workspace };
-	if (options.saveSkills === "workspace") discover.roots = [...(discover.roots ?? []), saveRoot];
-	else discover.userRoots = [...(discover.userRoots ?? []), saveRoot];
-	const discovery = createDiscovery(discover);
-	const { index, report } = await discovery.scan();
-	const shell = await shellFor(options);
-	const roots = [...report.roots.map((root) => root.path), saveRoot];
-	const mcp = options.mcp?.length ? await connectMcpServers(options.mcp) : undefined;
-	const tools = [...(options.tools ?? []), ...(mcp?.tools ?? [])];
-	const parts = { workspace, tokenizer, discovery, index, saveRoot, shell, roots, mcp };
-	const agent = new Agent({ ...options, tools }, parts);
-	await agent.rescan();
-	if (options.resume) await agent.restore(options.resume);
-	return agent;
-}
-
-/** The given executor, else the OS sandbox when there is one, else plain `sh -c` with the reason why. */
-async function shellFor(options: AgentOptions): Promise<ShellChoice> {
-	if (options.shell) {
-		const sandbox: SandboxAvailability = options.sandboxed
-			? { available: true, kind: "bwrap", path: "host" }
-			: { available: false, reason: "the host's shell executor is not a sandbox" };
-		return { execute: options.shell, sandbox };
-	}
-	const sandbox = await detectSandbox();
-	return { execute: sandbox.available ? runSandboxed : runUnsandboxed, sandbox };
-}
-
-interface ShellChoice {
-	execute: ShellExecutor;
-	sandbox: SandboxAvailability;
-}
-
-function saveRootFor(options: AgentOptions, workspace: string): string {
-	const save = options.saveSkills ?? "user";
-	if (save === "workspace") return join(workspace, ".agents", "skills");
-	if (save === "user") return join(options.discover?.home ?? homedir(), ".agents", "skills");
-	return resolve(workspace, save.root);
-}
-
-interface AgentParts {
+/** What `createAgent` prepares for the agent. */
+export interface AgentParts {
 	workspace: string;
 	tokenizer: Tokenizer;
 	discovery: Discovery;
@@ -115,7 +57,13 @@ interface AgentParts {
 	mcp: McpTools | undefined;
 }
 
-/** The agent loop; create it with {@link createAgent}. One conversation per agent. */
+/** The shell executor, and whether it is the OS sandbox (with the reason when not). */
+export interface ShellChoice {
+	execute: ShellExecutor;
+	sandbox: SandboxAvailability;
+}
+
+/** The agent loop; create it with `createAgent`. One conversation per agent. */
 export class Agent {
 	readonly workspace: string;
 	readonly session: SkillSession;

@@ -1,11 +1,12 @@
 // The `agent/` stage: `createAgent`, the agent loop with skills wired in end to end, and the OpenAI-compatible
 // model client. Loaded only through the `skillset/agent` subpath, so the root import never loads the openai SDK.
 
-export { Agent, createAgent } from "./agent.ts";
+export { Agent } from "./agent.ts";
 export type { AgentOptions, SavedConversation, TokenUse, TurnOptions, TurnResult } from "./agent-options.ts";
 export type { AgentTool, ShellExecutor, ShellOptions, ShellResult, ToolContext } from "./agent-tool.ts";
 export type { Entry } from "./context.ts";
 export { clipResult, DEFAULT_KEEP_TURNS, DEFAULT_RESULT_LIMIT_CHARS, placeholderFor } from "./context.ts";
+export { createAgent } from "./create-agent.ts";
 export type { AgentEvent, AgentLoopEvent, TurnStatus } from "./events.ts";
 export type { Confirm, PermissionAnswer, PermissionRequest } from "./gate.ts";
 export type { AgentJsonSchema, JsonType } from "./json-schema.ts";
