@@ -90,6 +90,7 @@ export class Agent {
 	#toolsCache: { state: SkillState; tools: ModelTool[]; tokens: number } | undefined;
 	#systemCache: { rest: string; tokens: number } | undefined;
 
+	/** Use `createAgent`, which scans, picks the shell executor and connects MCP servers first. */
 	constructor(options: AgentOptions, parts: AgentParts) {
 		this.#options = options;
 		this.workspace = parts.workspace;
