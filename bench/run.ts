@@ -14,6 +14,7 @@ import {
 	type SkillIndex,
 } from "skillset";
 import { parse } from "yaml";
+import { benchAgent } from "./agent.ts";
 import { benchCatalog } from "./catalog.ts";
 import { generateTree } from "./generate.ts";
 import { benchOrigins } from "./origins.ts";
@@ -170,6 +171,7 @@ async function main(): Promise<void> {
 	for (const row of await benchOrigins()) rows.push({ skills: 1000, ...row });
 	rows.push(...(await benchTokens()));
 	rows.push(...(await benchCatalog()));
+	rows.push(...(await benchAgent()));
 	console.log(
 		`node ${process.version}, ${RUNS} runs per measure (median), tokenizer load ${tokenizerLoadMs} ms (once)\n`,
 	);

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { lstat, mkdir, rename, rm, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
+import { checkRelativePath } from "../runtime/index.ts";
 import {
 	checkSkillName,
 	codePointLength,
@@ -23,12 +24,14 @@ export interface CreateSkillOptions {
 	body?: string;
 	/** Set when an agent (not a person) creates the skill: adds `agent_created: true`. */
 	agentCreated?: boolean;
+	/** Bundled files by path relative to the skill folder (e.g. `scripts/run.sh`), written with SKILL.md. */
+	files?: Readonly<Record<string, string>>;
 }
 
 /** The skill that was written, or why nothing was. */
 export type CreateSkillResult =
 	| { ok: true; dir: string; file: string }
-	| { ok: false; code: "invalid-name" | "invalid-description" | "exists" | "io"; message: string };
+	| { ok: false; code: "invalid-name" | "invalid-description" | "invalid-file" | "exists" | "io"; message: string };
 
 /** The description template text: `new` refuses it and `lint` flags it (`lint.placeholder`). */
 export const PLACEHOLDER_DESCRIPTION =
@@ -59,6 +62,8 @@ export async function createSkill(options: CreateSkillOptions): Promise<CreateSk
 		const problems = check.diagnostics.filter((d) => d.severity === "error").map((d) => d.message);
 		return { ok: false, code: "invalid-description", message: problems.join("; ") };
 	}
+	const files = checkFiles(options.files ?? {});
+	if (!Array.isArray(files)) return files;
 	const dir = join(options.root, name);
 	let temporary: string | undefined;
 	try {
@@ -71,6 +76,11 @@ export async function createSkill(options: CreateSkillOptions): Promise<CreateSk
 		temporary = join(options.root, `.${name}.new-${randomBytes(6).toString("hex")}`);
 		await mkdir(temporary);
 		await writeFile(join(temporary, "SKILL.md"), text, { flag: "wx" });
+		for (const [segments, content] of files) {
+			const target = join(temporary, ...segments);
+			await mkdir(dirname(target), { recursive: true });
+			await writeFile(target, content, { flag: "wx" });
+		}
 		if (await exists(dir)) return { ok: false, code: "exists", message: `${dir} already exists; nothing was written` };
 		await rename(temporary, dir);
 		temporary = undefined;
@@ -84,6 +94,23 @@ export async function createSkill(options: CreateSkillOptions): Promise<CreateSk
 	} finally {
 		if (temporary) await rm(temporary, { recursive: true, force: true });
 	}
+}
+
+/** Bundled file paths checked like resource reads: relative, no `..`, and never SKILL.md itself. */
+function checkFiles(
+	files: Readonly<Record<string, string>>,
+): [string[], string][] | { ok: false; code: "invalid-file"; message: string } {
+	const checked: [string[], string][] = [];
+	for (const [path, content] of Object.entries(files)) {
+		const segments = checkRelativePath(path);
+		if (!Array.isArray(segments)) return { ok: false, code: "invalid-file", message: segments.message };
+		if (segments.join("/") === "SKILL.md")
+			return { ok: false, code: "invalid-file", message: "SKILL.md is written from the name, description and body" };
+		if (typeof content !== "string")
+			return { ok: false, code: "invalid-file", message: `the content of '${path}' must be text` };
+		checked.push([segments, content]);
+	}
+	return checked;
 }
 
 /** The SKILL.md text for a new skill. */

@@ -29,6 +29,8 @@ export interface SkillsetConfig {
 	includeHidden?: boolean;
 	limits?: { maxDepth?: number; maxDirs?: number; maxEntries?: number };
 	catalog?: { format?: CatalogFormat; location?: boolean } & CatalogBudget;
+	/** The ceiling for `skillset chat`: tool patterns allowed at all, and patterns always denied. */
+	permissions?: { allow?: string[]; deny?: string[] };
 }
 
 /** The config file name looked for in the working directory. */
@@ -108,6 +110,7 @@ const CONFIG_SHAPE: Check = object({
 		contextWindow: positive,
 		fraction: positive,
 	}),
+	permissions: object({ allow: list(string), deny: list(string) }),
 });
 
 /**

@@ -140,14 +140,23 @@ export async function discoverFor(
 	dir: string | undefined,
 	io: CliIo,
 ): Promise<ResolvedSettings & DiscoveryResult> {
+	const settings = await settingsFor(values, dir, io);
+	const result = await discover(settings.discover);
+	result.report.diagnostics.unshift(...settings.diagnostics);
+	return { ...settings, ...result };
+}
+
+/** The settings {@link discoverFor} scans with, without scanning (for commands that scan on their own). */
+export async function settingsFor(
+	values: DiscoveryFlagValues,
+	dir: string | undefined,
+	io: CliIo,
+): Promise<ResolvedSettings> {
 	const cwd = resolve(io.cwd, dir ?? ".");
 	if (dir !== undefined) await checkFolder(`DIR ${dir}`, cwd);
 	const settings = await resolveSettings(values, cwd, io);
 	const flagRoots = (values.root ?? []).map((root) => resolve(io.cwd, root));
 	for (const [i, root] of flagRoots.entries()) await checkFolder(`--root ${values.root?.[i]}`, root);
 	const roots = [...flagRoots, ...(settings.discover.roots ?? [])];
-	const options = { ...settings.discover, roots };
-	const result = await discover(options);
-	result.report.diagnostics.unshift(...settings.diagnostics);
-	return { ...settings, discover: options, ...result };
+	return { ...settings, discover: { ...settings.discover, roots } };
 }

@@ -50,6 +50,10 @@ const COMMANDS: Readonly<Record<string, CommandEntry>> = {
 	),
 	trust: command("trust or untrust a workspace, or list the trust store", () => import("./commands/trust.ts")),
 	new: command("create a new skill with a valid SKILL.md", () => import("./commands/new.ts")),
+	chat: command(
+		"chat with a model that uses the skills (REPL, or one task with -p)",
+		() => import("./commands/chat.ts"),
+	),
 	validate: command(
 		"check skills against the spec (strict) or a client's rules (lenient)",
 		() => import("./commands/validate.ts"),
@@ -79,7 +83,17 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
 	if (name === "--version" || name === "-V" || name === "-v") return print(io, `${readVersion()}\n`);
 	const entry = lookup(name);
 	if (!entry) return usageError(io, `unknown command '${name}'`, undefined);
-	const command = await entry.load();
+	let command: CommandModule;
+	try {
+		command = await entry.load();
+	} catch (error) {
+		const missing = missingOptionalPackage(error);
+		if (!missing) throw error;
+		io.stderr(
+			`skillset: '${name}' needs the optional package ${missing}, which is not installed: add it beside skillset (npm i ${missing}) or run npx -p skillset -p ${missing} skillset ${name}\n`,
+		);
+		return 1;
+	}
 	try {
 		const { values, positionals } = parseArgs({
 			args: [...rest],
@@ -152,4 +166,21 @@ async function help(io: CliIo, rest: readonly string[]): Promise<number> {
 function isParseArgsError(error: unknown): boolean {
 	const code = (error as { code?: unknown } | null)?.code;
 	return typeof code === "string" && code.startsWith("ERR_PARSE_ARGS");
+}
+
+/** The optional peer packages some commands load (`mcp`, `chat`, `--mcp` origins), with the versions we test. */
+const OPTIONAL_PACKAGES: Readonly<Record<string, string>> = {
+	"@modelcontextprotocol/server": "2.4.0",
+	"@modelcontextprotocol/client": "2.4.0",
+	openai: "6.30.1",
+};
+
+/** `name@version` of the optional package whose absence made a command fail to load, if that is what happened. */
+function missingOptionalPackage(error: unknown): string | undefined {
+	if ((error as NodeJS.ErrnoException | null)?.code !== "ERR_MODULE_NOT_FOUND") return undefined;
+	const message = String((error as Error).message);
+	const name = Object.keys(OPTIONAL_PACKAGES).find(
+		(pkg) => message.includes(`'${pkg}'`) || message.includes(`/${pkg}/`),
+	);
+	return name ? `${name}@${OPTIONAL_PACKAGES[name]}` : undefined;
 }

@@ -62,7 +62,7 @@ export function createSession(index: SkillIndex, options: SessionOptions = {}): 
  */
 export class SkillSession {
 	readonly id: string;
-	readonly index: SkillIndex;
+	#index: SkillIndex;
 	readonly #options: SessionOptions;
 	readonly #active = new Map<string, ActiveEntry>();
 	readonly #pending = new Map<string, Promise<Activation | ActivationRefusal>>();
@@ -81,11 +81,34 @@ export class SkillSession {
 				throw new SkillsetError("invalid-option", `${key} must be a positive integer`);
 			}
 		}
-		this.index = index;
+		this.#index = index;
 		this.#options = options;
 		this.id = options.id ?? randomUUID();
 		if (options.onEvent) this.#sinks.push(options.onEvent);
 		if (options.eventLog) this.#sinks.push(createJsonlSink(options.eventLog));
+	}
+
+	/** The index this session activates from. */
+	get index(): SkillIndex {
+		return this.#index;
+	}
+
+	/**
+	 * Moves the session to a rescanned index: active skills that are still there stay active (and delivered), the
+	 * others are dropped. Returns the names that were dropped.
+	 */
+	useIndex(index: SkillIndex): string[] {
+		const dropped: string[] = [];
+		for (const [key, entry] of [...this.#active]) {
+			const skill = index.get(key);
+			if (skill) this.#active.set(key, { ...entry, skill });
+			else {
+				this.#active.delete(key);
+				dropped.push(entry.skill.name);
+			}
+		}
+		this.#index = index;
+		return dropped;
 	}
 
 	/** The limits and what is in use. */

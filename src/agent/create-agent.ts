@@ -1,0 +1,53 @@
+import { homedir } from "node:os";
+import { join, resolve } from "node:path";
+import { loadDefaultTokenizer } from "../catalog/index.ts";
+import { createDiscovery, type DiscoverOptions } from "../discovery/index.ts";
+import { detectSandbox, realOrResolved, runSandboxed, type SandboxAvailability } from "../policy/index.ts";
+import { Agent, type ShellChoice } from "./agent.ts";
+import type { AgentOptions } from "./agent-options.ts";
+import { connectMcpServers } from "./mcp-tools.ts";
+import { runUnsandboxed } from "./shell-tool.ts";
+
+/**
+ * Creates an agent: discovers skills, opens a session, and returns the loop. Every user turn rescans (cheaply),
+ * rebuilds the system prompt (instructions, the budgeted catalog, AGENTS.md), matches triggers, and runs the model
+ * with the built-in, skill and host tools behind the permission gate, under the context policy.
+ */
+export async function createAgent(options: AgentOptions): Promise<Agent> {
+	const workspace = realOrResolved(options.workspace ?? process.cwd());
+	const tokenizer = options.tokenizer ?? (await loadDefaultTokenizer());
+	const saveRoot = saveRootFor(options, workspace);
+	const discover: DiscoverOptions = { ...options.discover, cwd: options.discover?.cwd ?? workspace };
+	if (options.saveSkills === "workspace") discover.roots = [...(discover.roots ?? []), saveRoot];
+	else discover.userRoots = [...(discover.userRoots ?? []), saveRoot];
+	const discovery = createDiscovery(discover);
+	const { index, report } = await discovery.scan();
+	const shell = await shellFor(options);
+	const roots = [...report.roots.map((root) => root.path), saveRoot];
+	const mcp = options.mcp?.length ? await connectMcpServers(options.mcp) : undefined;
+	const tools = [...(options.tools ?? []), ...(mcp?.tools ?? [])];
+	const parts = { workspace, tokenizer, discovery, index, saveRoot, shell, roots, mcp };
+	const agent = new Agent({ ...options, tools }, parts);
+	await agent.rescan();
+	if (options.resume) await agent.restore(options.resume);
+	return agent;
+}
+
+/** The given executor, else the OS sandbox when there is one, else plain `sh -c` with the reason why. */
+async function shellFor(options: AgentOptions): Promise<ShellChoice> {
+	if (options.shell) {
+		const sandbox: SandboxAvailability = options.sandboxed
+			? { available: true, kind: "bwrap", path: "host" }
+			: { available: false, reason: "the host's shell executor is not a sandbox" };
+		return { execute: options.shell, sandbox };
+	}
+	const sandbox = await detectSandbox();
+	return { execute: sandbox.available ? runSandboxed : runUnsandboxed, sandbox };
+}
+
+function saveRootFor(options: AgentOptions, workspace: string): string {
+	const save = options.saveSkills ?? "user";
+	if (save === "workspace") return join(workspace, ".agents", "skills");
+	if (save === "user") return join(options.discover?.home ?? homedir(), ".agents", "skills");
+	return resolve(workspace, save.root);
+}

@@ -1,0 +1,140 @@
+import OpenAI from "openai";
+import type {
+	ChatCompletion,
+	ChatCompletionChunk,
+	ChatCompletionMessageParam,
+	ChatCompletionTool,
+} from "openai/resources/chat/completions";
+import type { ChatMessage, ModelClient, ModelRequest, ModelResponse, ModelToolCall } from "./model.ts";
+
+/** Options for {@link createOpenAIClient}. */
+export interface OpenAIClientOptions {
+	model: string;
+	/** An OpenAI-compatible endpoint, e.g. `http://127.0.0.1:11434/v1` (Ollama). Default: OpenAI's. */
+	baseURL?: string;
+	/** Default: `OPENAI_API_KEY` as the SDK reads it; local servers accept any key. */
+	apiKey?: string;
+	/** Per-request timeout in ms. Default 120,000. */
+	timeoutMs?: number;
+	/** Retries on 408/409/429/5xx and connection errors, with exponential backoff (the SDK's). Default 3. */
+	maxRetries?: number;
+	/** Stream the answer (default true). */
+	stream?: boolean;
+	temperature?: number;
+	/** Largest streamed answer, in characters of the raw chunks; past it the call fails. Default 16 Mi. */
+	maxAnswerChars?: number;
+}
+
+/**
+ * A {@link ModelClient} for any OpenAI-compatible Chat Completions endpoint (OpenAI, Ollama, vLLM, LM Studio,
+ * llama.cpp server), streaming by default. Retries and timeouts are the `openai` SDK's.
+ */
+export function createOpenAIClient(options: OpenAIClientOptions): ModelClient {
+	const client = new OpenAI({
+		apiKey: options.apiKey ?? process.env.OPENAI_API_KEY ?? "not-needed",
+		...(options.baseURL ? { baseURL: options.baseURL } : {}),
+		timeout: options.timeoutMs ?? 120_000,
+		maxRetries: options.maxRetries ?? 3,
+	});
+	const stream = options.stream !== false;
+	return {
+		async complete(request, call = {}) {
+			const body = {
+				model: options.model,
+				messages: request.messages.map(toOpenAIMessage),
+				...(request.tools.length > 0 ? { tools: request.tools.map(toOpenAITool) } : {}),
+				...(options.temperature !== undefined ? { temperature: options.temperature } : {}),
+			};
+			const requestOptions = call.signal ? { signal: call.signal } : {};
+			if (!stream) {
+				const completion = await client.chat.completions.create({ ...body, stream: false }, requestOptions);
+				const response = fromCompletion(completion);
+				if (response.content) call.onText?.(response.content);
+				return response;
+			}
+			const chunks = await client.chat.completions.create({ ...body, stream: true }, requestOptions);
+			return collectStream(chunks, call.onText, options.maxAnswerChars ?? 16 * 1024 * 1024);
+		},
+	};
+}
+
+function toOpenAIMessage(message: ChatMessage): ChatCompletionMessageParam {
+	switch (message.role) {
+		case "tool":
+			return { role: "tool", tool_call_id: message.toolCallId, content: message.content };
+		case "assistant":
+			return message.toolCalls?.length
+				? {
+						role: "assistant",
+						content: message.content || null,
+						tool_calls: message.toolCalls.map((call) => ({
+							id: call.id,
+							type: "function",
+							function: { name: call.name, arguments: call.arguments },
+						})),
+					}
+				: { role: "assistant", content: message.content };
+		default:
+			return { role: message.role, content: message.content };
+	}
+}
+
+function toOpenAITool(tool: ModelRequest["tools"][number]): ChatCompletionTool {
+	return {
+		type: "function",
+		function: { name: tool.name, description: tool.description, parameters: { ...tool.parameters } },
+	};
+}
+
+function fromCompletion(completion: ChatCompletion): ModelResponse {
+	const choice = completion.choices[0];
+	const toolCalls: ModelToolCall[] = [];
+	for (const call of choice?.message.tool_calls ?? []) {
+		if (call.type === "function")
+			toolCalls.push({ id: call.id, name: call.function.name, arguments: call.function.arguments });
+	}
+	return {
+		content: choice?.message.content ?? "",
+		toolCalls,
+		...(choice?.finish_reason ? { finishReason: choice.finish_reason } : {}),
+	};
+}
+
+/** Joins streamed deltas: text in order, tool calls by index (id and name once, arguments in pieces). */
+async function collectStream(
+	chunks: AsyncIterable<ChatCompletionChunk>,
+	onText: ((delta: string) => void) | undefined,
+	maxChars: number,
+): Promise<ModelResponse> {
+	let content = "";
+	let finishReason: string | undefined;
+	const calls = new Map<number, ModelToolCall>();
+	let size = 0;
+	for await (const chunk of chunks) {
+		size += JSON.stringify(chunk).length;
+		// An endless or huge answer (a broken or hostile server) ends the call instead of filling memory.
+		if (size > maxChars) throw new Error(`the model's answer passed ${maxChars} characters`);
+		const choice = chunk.choices[0];
+		if (!choice) continue;
+		const text = choice.delta.content;
+		if (text) {
+			content += text;
+			onText?.(text);
+		}
+		for (const delta of choice.delta.tool_calls ?? []) {
+			const call = calls.get(delta.index) ?? { id: "", name: "", arguments: "" };
+			if (delta.id) call.id = delta.id;
+			if (delta.function?.name) call.name += delta.function.name;
+			if (delta.function?.arguments) call.arguments += delta.function.arguments;
+			calls.set(delta.index, call);
+		}
+		if (choice.finish_reason) finishReason = choice.finish_reason;
+	}
+	const toolCalls = [...calls.entries()]
+		.sort(([a], [b]) => a - b)
+		.map(([index, call]) => ({
+			...call,
+			id: call.id || `call_${index}`,
+		}));
+	return { content, toolCalls, ...(finishReason ? { finishReason } : {}) };
+}

@@ -1,0 +1,246 @@
+import { readFile } from "node:fs/promises";
+import { resolve } from "node:path";
+import type { ParseArgsConfig } from "node:util";
+import {
+	type Agent,
+	type Confirm,
+	createAgent,
+	createOpenAIClient,
+	type McpServerSpec,
+	type SavedConversation,
+} from "../../agent/index.ts";
+import { ChatRepl, terminalSafe } from "../chat-repl.ts";
+import { type DiscoveryFlagValues, discoveryFlags, discoveryUsage, settingsFor } from "../discovery-flags.ts";
+import { type CliIo, type CommandResult, createStyle, type Style, UsageError } from "../io.ts";
+import { loadIntegrity, lockPath, sessionFlags, sessionUsage } from "../session-flags.ts";
+
+/** The command's options, for `node:util` parseArgs. */
+export const options: NonNullable<ParseArgsConfig["options"]> = {
+	...discoveryFlags,
+	...sessionFlags,
+	prompt: { type: "string", short: "p" },
+	model: { type: "string" },
+	"base-url": { type: "string" },
+	"api-key-env": { type: "string", default: "OPENAI_API_KEY" },
+	"context-window": { type: "string" },
+	timeout: { type: "string" },
+	"no-stream": { type: "boolean", default: false },
+	allow: { type: "string", multiple: true },
+	deny: { type: "string", multiple: true },
+	yes: { type: "boolean", default: false },
+	"auto-load": { type: "boolean", default: false },
+	"save-skills": { type: "string", default: "user" },
+	events: { type: "string" },
+	resume: { type: "string" },
+	mcp: { type: "string", multiple: true },
+	json: { type: "boolean", default: false },
+};
+
+/** Shown with --help and after a usage error. */
+export const usage: string = `Usage: skillset chat [DIR] [options]
+
+Chat with a model that uses the skills of DIR (default: the working directory) through any OpenAI-compatible
+endpoint (OpenAI, Ollama, vLLM, LM Studio, llama.cpp server). Without -p it is a REPL with streamed output and
+slash commands: /skills /load NAME /unload NAME /tokens /compact /save FILE /quit. A message that starts with
+$name or /name loads that skill first.
+
+${discoveryUsage}
+
+Model options:
+  -p, --prompt TEXT          run one task without prompts, print the final answer, and exit
+  --model NAME               the model (default: SKILLSET_MODEL, else gpt-4o-mini)
+  --base-url URL             the endpoint, e.g. http://127.0.0.1:11434/v1 (default: OPENAI_BASE_URL, else OpenAI)
+  --api-key-env NAME         the environment variable holding the API key (default OPENAI_API_KEY)
+  --context-window N         the model's context window in tokens (default 128000): sizes the catalog and compaction
+  --timeout MS               per-request timeout (default 120000); 429 and 5xx answers are retried with backoff
+  --no-stream                ask for whole answers instead of streams
+
+Permission options:
+  --allow PATTERN            allow only these tools, e.g. read_file or 'run_shell(npm test:*)' (repeatable)
+  --deny PATTERN             always deny these, e.g. 'run_shell(git push:*)' (repeatable)
+  --yes                      answer yes to every question (never to a hard rule: skill folders stay read-only)
+${sessionUsage}
+
+Agent options:
+  --auto-load                load the best-matching skill before the model runs, instead of only hinting
+  --save-skills WHERE        where create_skill writes: user (default, ~/.agents/skills) or workspace
+  --events FILE              append every event to FILE as JSON lines
+  --resume FILE              continue a conversation saved with /save
+  --json                     with -p: print {status, text, toolCalls} as JSON instead of the answer
+  --mcp [NAME=]SERVER        an MCP server whose tools join as deferred tools: a command line (stdio) or an
+                             http(s) URL (Streamable HTTP), e.g. --mcp 'files=npx -y some-mcp-server .' (repeatable)
+
+Exit status: 0 done, 1 the task was refused or failed (-p), 2 usage error.`;
+
+type ChatValues = DiscoveryFlagValues & {
+	verify?: boolean;
+	lock?: string;
+	prompt?: string;
+	model?: string;
+	"base-url"?: string;
+	"api-key-env"?: string;
+	"context-window"?: string;
+	timeout?: string;
+	"no-stream"?: boolean;
+	allow?: string[];
+	deny?: string[];
+	yes?: boolean;
+	"auto-load"?: boolean;
+	"save-skills"?: string;
+	events?: string;
+	resume?: string;
+	mcp?: string[];
+	json?: boolean;
+};
+
+/** What `chat -p` returns (and `--json` would print). */
+export interface ChatData {
+	status: string;
+	text: string;
+	toolCalls: number;
+	error?: string;
+}
+
+/** Runs the REPL, or one task with -p. */
+export async function run(
+	values: ChatValues,
+	positionals: readonly string[],
+	io: CliIo,
+): Promise<CommandResult<ChatData | null>> {
+	if (positionals.length > 1) throw new UsageError("chat takes at most one DIR");
+	if (values.json && values.prompt === undefined) throw new UsageError("--json needs -p: the REPL prints as it goes");
+	const terminal = values.prompt === undefined && io.isTTY && process.stdin.isTTY === true;
+	const style = createStyle({ env: io.env, isTTY: io.isTTY });
+	// The REPL opens stdin, so it starts only once the agent is ready (a bad option must not leave stdin open).
+	let repl: ChatRepl | undefined;
+	const confirm: Confirm | undefined = terminal ? (request) => (repl as ChatRepl).confirm(request) : undefined;
+	const agent = await agentFor(values, positionals[0], io, confirm);
+	if (values.prompt === undefined)
+		repl = new ChatRepl({ io, style, input: process.stdin, output: process.stdout, terminal });
+	for (const problem of agent.mcpProblems)
+		io.stderr(
+			`${style.yellow("warning:")} MCP server ${problem.server} is not available: ${terminalSafe(problem.message)}\n`,
+		);
+	try {
+		return await runAgent(agent, repl, values.prompt, io, style);
+	} finally {
+		await agent.close();
+	}
+}
+
+async function runAgent(
+	agent: Agent,
+	repl: ChatRepl | undefined,
+	prompt: string | undefined,
+	io: CliIo,
+	style: Style,
+): Promise<CommandResult<ChatData | null>> {
+	if (!agent.sandboxed)
+		io.stderr(
+			`${style.yellow("warning:")} no OS sandbox (${agent.sandboxProblem}): every shell command needs approval\n`,
+		);
+	if (repl) {
+		await repl.run(agent);
+		return { exitCode: 0, data: null };
+	}
+	const result = await agent.send(prompt as string);
+	if (result.status !== "done") {
+		const why = result.error ?? (result.text || "a call was refused");
+		io.stderr(`skillset: the task ${result.status === "refused" ? "was refused" : "failed"}: ${terminalSafe(why)}\n`);
+	}
+	const data: ChatData = { status: result.status, text: result.text, toolCalls: result.toolCalls };
+	if (result.error) data.error = result.error;
+	return { exitCode: result.status === "done" ? 0 : 1, data };
+}
+
+async function agentFor(
+	values: ChatValues,
+	dir: string | undefined,
+	io: CliIo,
+	confirm: Confirm | undefined,
+): Promise<Agent> {
+	const settings = await settingsFor(values, dir, io);
+	for (const diagnostic of settings.diagnostics) io.stderr(`skillset: ${diagnostic.code}: ${diagnostic.message}\n`);
+	const workspace = resolve(io.cwd, dir ?? ".");
+	const contextWindow = positiveInteger(values["context-window"], "--context-window");
+	const timeoutMs = positiveInteger(values.timeout, "--timeout");
+	const save = values["save-skills"];
+	if (save !== "user" && save !== "workspace")
+		throw new UsageError(`--save-skills must be user or workspace, not '${save}'`);
+	const keyName = values["api-key-env"] ?? "OPENAI_API_KEY";
+	const apiKey = io.env[keyName];
+	const baseURL = values["base-url"] ?? io.env.OPENAI_BASE_URL;
+	const model = createOpenAIClient({
+		model: values.model ?? io.env.SKILLSET_MODEL ?? "gpt-4o-mini",
+		apiKey: apiKey ?? "not-needed",
+		...(baseURL ? { baseURL } : {}),
+		...(timeoutMs ? { timeoutMs } : {}),
+		stream: values["no-stream"] !== true,
+	});
+	const permissions = settings.config.permissions ?? {};
+	const allow = [...(permissions.allow ?? []), ...(values.allow ?? [])];
+	const deny = [...(permissions.deny ?? []), ...(values.deny ?? [])];
+	const integrity = values.verify ? await loadIntegrity(lockPath(values, io.cwd, workspace)) : undefined;
+	return createAgent({
+		model,
+		workspace,
+		discover: settings.discover,
+		...(integrity ? { session: { integrity } } : {}),
+		...(contextWindow ? { contextWindow } : {}),
+		...(allow.length > 0 ? { ceiling: { tools: allow } } : {}),
+		...(deny.length > 0 ? { deny } : {}),
+		...(confirm ? { confirm } : {}),
+		yes: values.yes === true,
+		autoLoad: values["auto-load"] === true,
+		saveSkills: save,
+		...(values.events ? { eventLog: resolve(io.cwd, values.events) } : {}),
+		...(values.resume ? { resume: await readSaved(resolve(io.cwd, values.resume)) } : {}),
+		...(values.mcp?.length ? { mcp: values.mcp.map((spec, i) => parseMcpSpec(spec, i, workspace)) } : {}),
+	});
+}
+
+/** `[NAME=]COMMAND ARGS...` or `[NAME=]URL`; words split on spaces, quotes keep them together (no shell). */
+export function parseMcpSpec(text: string, position: number, cwd: string): McpServerSpec {
+	const named = /^([A-Za-z0-9_-]{1,32})=(.*)$/s.exec(text.trim());
+	const name = named?.[1] ?? `mcp${position + 1}`;
+	const rest = (named?.[2] ?? text).trim();
+	if (/^https?:\/\//.test(rest)) return { name, url: rest };
+	const words = [...rest.matchAll(/"([^"]*)"|'([^']*)'|(\S+)/g)].map((m) => m[1] ?? m[2] ?? m[3] ?? "");
+	const [command, ...args] = words;
+	if (!command) throw new UsageError(`--mcp needs a command or a URL, not '${text}'`);
+	return { name, command, args, cwd };
+}
+
+async function readSaved(file: string): Promise<SavedConversation> {
+	let data: unknown;
+	try {
+		data = JSON.parse(await readFile(file, "utf8"));
+	} catch (error) {
+		throw new UsageError(
+			`cannot resume from ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+		);
+	}
+	const saved = data as Partial<SavedConversation> | null;
+	if (
+		saved?.version !== 1 ||
+		!Array.isArray(saved.entries) ||
+		!Array.isArray(saved.active) ||
+		!Array.isArray(saved.grants)
+	)
+		throw new UsageError(`${file} is not a conversation saved with /save`);
+	return saved as SavedConversation;
+}
+
+function positiveInteger(value: string | undefined, flag: string): number | undefined {
+	if (value === undefined) return undefined;
+	const number = Number(value);
+	if (!Number.isInteger(number) || number <= 0)
+		throw new UsageError(`${flag} must be a positive whole number, not '${value}'`);
+	return number;
+}
+
+/** The final answer of -p; the REPL has printed everything already. */
+export function render(data: ChatData | null, _style: Style): string {
+	if (data?.status !== "done" || !data.text) return "";
+	return data.text.endsWith("\n") ? data.text : `${data.text}\n`;
+}

@@ -1,0 +1,143 @@
+import { readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { defaultSkills, workspaceFixture } from "../agent/fixture.ts";
+import { cli } from "../helpers/cli.ts";
+import { type ScriptedLlm, startScriptedLlm, systemOf } from "../helpers/scripted-llm.ts";
+import { tempDir } from "../helpers/temp.ts";
+
+let llm: ScriptedLlm;
+beforeAll(async () => {
+	llm = await startScriptedLlm();
+});
+afterAll(() => llm.close());
+
+async function chat(args: string[], steps: Parameters<ScriptedLlm["script"]>[0]) {
+	llm.requests.length = 0;
+	llm.script(steps);
+	const fixture = await workspaceFixture(defaultSkills());
+	const run = await cli(["chat", fixture.workspace, "--base-url", llm.url, "--model", "scripted", ...args], {
+		cwd: fixture.workspace,
+		env: { HOME: fixture.home },
+	});
+	return { ...run, fixture };
+}
+
+describe("skillset chat -p", () => {
+	it("runs one task, prints the final answer and exits 0", async () => {
+		const run = await chat(
+			["-p", "$deploy ship it"],
+			[{ toolCalls: [{ name: "list_dir", arguments: {} }] }, { content: "Shipped." }],
+		);
+		expect(run).toMatchObject({ exitCode: 0, stdout: "Shipped.\n" });
+		expect(llm.requests[0]?.body.model).toBe("scripted");
+		expect(JSON.stringify(llm.requests[0]?.body.messages)).toContain('<skill_content name=\\"deploy\\">');
+		expect(systemOf(llm.requests[0])).toContain("App rule: run npm test");
+	});
+
+	it("prints the result as JSON with --json", async () => {
+		const run = await chat(["-p", "hi", "--json"], [{ content: "Hello." }]);
+		expect(run.exitCode).toBe(0);
+		expect(JSON.parse(run.stdout)).toEqual({ status: "done", text: "Hello.", toolCalls: 0 });
+	});
+
+	it("exits 1 when a call is refused (ask without a terminal is deny)", async () => {
+		const run = await chat(
+			["-p", "write a file"],
+			[
+				{ toolCalls: [{ name: "write_file", arguments: { path: "x.txt", content: "x" } }] },
+				{ content: "I could not write it." },
+			],
+		);
+		expect(run.exitCode).toBe(1);
+		expect(run.stderr).toContain("the task was refused");
+	});
+
+	it("exits 1 when the model cannot be reached, and on an unknown $name without calling the model", async () => {
+		const unknown = await chat(["-p", "$nope hi"], [{ content: "never" }]);
+		expect(unknown.exitCode).toBe(1);
+		expect(unknown.stderr).toContain("No skill is called 'nope'");
+		expect(llm.requests).toHaveLength(0);
+		const down = await chat(
+			["-p", "hi", "--timeout", "2000"],
+			[{ status: 500 }, { status: 500 }, { status: 500 }, { status: 500 }],
+		);
+		expect(down.exitCode).toBe(1);
+		expect(down.stderr).toContain("the task failed");
+	});
+
+	it("writes the event log with --events and applies --deny", async () => {
+		const dir = await tempDir();
+		const events = join(dir, "events.jsonl");
+		const run = await chat(
+			["-p", "list", "--yes", "--events", events, "--deny", "list_dir"],
+			[{ toolCalls: [{ name: "list_dir", arguments: {} }] }, { content: "ok" }],
+		);
+		expect(run.exitCode).toBe(1);
+		const types = (await readFile(events, "utf8"))
+			.trim()
+			.split("\n")
+			.map((line) => JSON.parse(line));
+		expect(types.map((e) => e.type)).toEqual(
+			expect.arrayContaining([
+				"catalog.built",
+				"agent.turn.started",
+				"agent.model.request",
+				"permission.decision",
+				"agent.turn.ended",
+			]),
+		);
+		expect(types).toContainEqual(
+			expect.objectContaining({ type: "permission.decision", tool: "list_dir", rule: "ceiling-deny" }),
+		);
+	});
+
+	it("continues a saved conversation with --resume", async () => {
+		const dir = await tempDir();
+		const file = join(dir, "saved.json");
+		const saved = {
+			version: 1,
+			turn: 1,
+			entries: [
+				{ message: { role: "user", content: "remember the number 42" }, turn: 1 },
+				{ message: { role: "assistant", content: "Noted: 42." }, turn: 1 },
+			],
+			active: ["deploy"],
+			grants: [],
+		};
+		await writeFile(file, JSON.stringify(saved));
+		const run = await chat(["-p", "what was the number?", "--resume", file], [{ content: "42" }]);
+		expect(run).toMatchObject({ exitCode: 0, stdout: "42\n" });
+		const messages = llm.requests[0]?.body.messages ?? [];
+		expect(messages.slice(1, 4).map((m) => m.content)).toEqual([
+			"remember the number 42",
+			"Noted: 42.",
+			"what was the number?",
+		]);
+		// The saved messages lack the active skill's text, so it is delivered again after the new message.
+		expect(String(messages[5]?.content)).toContain('<skill_content name="deploy">');
+	});
+
+	it("connects --mcp servers and runs their tools as deferred tools", async () => {
+		const server = join(import.meta.dirname, "..", "agent", "fixtures", "mcp-server.mjs");
+		const call = { name: "mcp__units__convert_length", arguments: { value: 10, to: "ft" } };
+		const run = await chat(
+			["-p", "convert", "--yes", "--mcp", `units=${process.execPath} ${server}`],
+			[{ toolCalls: [{ name: "call_deferred_tool", arguments: call }] }, { content: "32.81 ft" }],
+		);
+		expect(run).toMatchObject({ exitCode: 0, stdout: "32.81 ft\n" });
+		const last = llm.requests.at(-1)?.body.messages.at(-1);
+		expect(last).toMatchObject({ role: "tool", content: "32.81 ft" });
+	});
+
+	it.each([
+		[["--context-window", "lots"], "--context-window must be a positive whole number"],
+		[["--mcp", "  "], "--mcp needs a command or a URL"],
+		[["--save-skills", "nowhere"], "--save-skills must be user or workspace"],
+		[["--resume", "/nonexistent/file.json"], "cannot resume from /nonexistent/file.json: ENOENT"],
+	])("rejects bad options with exit 2: %j", async (args, message) => {
+		const run = await chat(["-p", "hi", ...args], []);
+		expect(run.exitCode).toBe(2);
+		expect(run.stderr).toContain(message);
+	});
+});
