@@ -3,7 +3,7 @@ import type { SkillSession } from "../runtime/index.ts";
 import { isValidSkillName } from "../skill/index.ts";
 import { guarded } from "./guarded.ts";
 import { listSkillsTool } from "./list-skills.ts";
-import { type JsonSchema, validateInput } from "./schema.ts";
+import type { JsonSchema } from "./schema.ts";
 
 /** What a tool call returns: text for the model, structured details for the host. */
 export interface ToolResult {

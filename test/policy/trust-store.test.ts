@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { readdir, readFile, writeFile } from "node:fs/promises";
+import { readdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { loadTrustStore } from "skillset";
 import { describe, expect, it } from "vitest";
