@@ -71,7 +71,11 @@ export {
 	watchSkills,
 } from "./discovery/index.ts";
 export type {
+	AuditConfidence,
+	AuditContext,
 	AuditFinding,
+	AuditOptions,
+	AuditRule,
 	AuditSeverity,
 	AuditTarget,
 	CallSubject,

@@ -1,0 +1,398 @@
+// Rules that follow one flow (a script, a code block, a command line) from a source to a sink: downloads that are
+// then run, credentials read and sent, secrets put into requests or DNS names, decoded data executed, endpoints
+// hidden by encoding. Each flow is read once, in order; state is a few small sets.
+
+import { isSuspiciousHost, type Report, urlsIn } from "./audit-chars.ts";
+import { commandHits, persistenceTarget } from "./audit-commands.ts";
+import { baseName, programIndex, programOf, type ShellCommand, tokenizeShell } from "./audit-shell.ts";
+import type { Unit } from "./audit-text.ts";
+
+/** What one skill's flows found that matters across flows (a credential read in one file, a send in another). */
+export interface SkillFlows {
+	sources: { unit: Unit; start: number; end: number; flowId: number; weak: boolean }[];
+	sinks: { unit: Unit; flow: number }[];
+}
+
+const FETCHERS = new Set(["curl", "wget", "iwr", "irm", "invoke-webrequest", "invoke-restmethod", "aria2c", "http"]);
+const INTERPRETERS = new Set([
+	"sh",
+	"bash",
+	"zsh",
+	"dash",
+	"ksh",
+	"fish",
+	"python",
+	"python3",
+	"python2",
+	"node",
+	"perl",
+	"ruby",
+	"php",
+	"pwsh",
+	"powershell",
+	"iex",
+	"invoke-expression",
+	"bun",
+	"deno",
+	"osascript",
+	"source",
+	".",
+	"eval",
+	"cmd",
+	"msiexec",
+	"start-process",
+	"open",
+	"installer",
+	"wine",
+	"java",
+]);
+const NETWORK = new Set([
+	...FETCHERS,
+	"nc",
+	"ncat",
+	"netcat",
+	"scp",
+	"sftp",
+	"ftp",
+	"rsync",
+	"socat",
+	"telnet",
+	"dig",
+	"nslookup",
+	"host",
+	"drill",
+	"ping",
+]);
+const DNS = new Set(["dig", "nslookup", "host", "drill", "ping"]);
+const EXTRACTORS = new Set(["unzip", "tar", "7z", "7za", "unrar", "bsdtar", "gunzip", "expand-archive", "ditto"]);
+
+const CREDENTIAL =
+	/\.ssh\/(id_|\*|\$)|\bid_(rsa|dsa|ecdsa|ed25519)\b|\.aws\/credentials|\.config\/gcloud|\.kube\/config|\.docker\/config\.json|\.netrc\b|\.npmrc\b|\.pypirc\b|\.gnupg\b|\.git-credentials|Login Data|\/Cookies\b|Keychains?\/|wallet\.dat|\/etc\/shadow|\.password-store|\.config\/gh\/hosts|\bprintenv\b|JSON\.stringify\(\s{0,3}process\.env\s{0,3}\)|Object\.(entries|keys|values)\(\s{0,3}process\.env\s{0,3}\)|dict\(\s{0,3}os\.environ\s{0,3}\)|os\.environ\.(copy|items)\(\)|json\.dumps\(\s{0,3}(dict\()?os\.environ|str\(\s{0,3}os\.environ\s{0,3}\)|Get-ChildItem\s{1,5}env:|\bfind\s[^|;&\n]{0,120}-name\s{1,5}["']?(\*\.pem|\*\.key|id_rsa|\.env|\*\.env)/i;
+const DOTENV = /(^|[\s"'`/=(])\.env(\.local|\.production)?(?![\w.-])/;
+const NET_CALL =
+	/\brequests\.(get|post|put|patch|request)\b|\bhttpx\.(get|post|put|AsyncClient|Client)\b|\burllib\.request\b|\burlopen\(|\bfetch\(|\baxios\b|\bhttps?\.request\(|\bhttps?\.get\(|\.connect\(\s{0,3}\(|\bsmtplib\b|Invoke-(WebRequest|RestMethod)|New-Object\s{1,5}(System\.)?Net\.WebClient|\bWebClient\b|\bsocket\.create_connection\b/;
+const DECODE =
+	/base64\s{1,5}(-d|--decode|-D)\b|\bb64decode\b|\batob\(|Buffer\.from\([^)]{0,300}["']base64["']|\bxxd\s{1,5}-r|\bfromhex\b|\bunhexlify\b|FromBase64String|codecs\.decode\([^)]{0,200}rot.?13/i;
+const EXEC =
+	/\|\s{0,3}(sudo\s{1,3})?(ba|z|da)?sh\b|\beval\b|\bexec\s{0,3}\(|\bFunction\(|\bsh\s{1,3}-c\b|\bpython3?\s{1,3}-c\b|\biex\b|Invoke-Expression|\bsubprocess\.|\bos\.system\b|\bchild_process\b|\bexecSync\b|\bspawn\(/i;
+const REMOTE_EXEC =
+	/\b(exec|eval)\s{0,3}\(\s{0,3}(requests\.get|urllib\.request\.urlopen|urlopen|httpx\.get|urllib2\.urlopen)\b|\biex\s{0,3}\(?\s{0,3}\(?\s{0,3}(iwr|irm|invoke-webrequest|invoke-restmethod|new-object\s{1,5}(system\.)?net\.webclient)\b|\.DownloadString\([^)]{0,300}\)\s{0,3}\|\s{0,3}(iex|invoke-expression)\b|\beval\s{0,3}\(\s{0,3}(await\s{1,3})?\(?\s{0,3}(await\s{1,3})?fetch\(|new\s{1,3}Function\(\s{0,3}(await\s{1,3})?\(?\s{0,3}(await\s{1,3})?fetch\(|-EncodedCommand\b|\s-enc\s/i;
+const REVERSE =
+	/\/dev\/(tcp|udp)\/[\w.$-]{1,100}\/\d{1,5}|\bmkfifo\b[^\n]{0,200}\b(nc|ncat|netcat)\b|socket\.socket\([^\n]{0,300}\b(dup2|pty\.spawn)\b|\bpty\.spawn\([^\n]{0,100}["']\/bin\/(ba)?sh/;
+const DESTROY =
+	/\bdd\b[^\n]{0,200}\bof=\/dev\/(sd|hd|nvme|disk|mmcblk|xvd|vd)|\bmkfs(\.\w{1,8})?\s{1,5}\/dev\/|:\(\)\s{0,3}\{\s{0,3}:\s{0,3}\|\s{0,3}:\s{0,3}&\s{0,3}\}\s{0,3};\s{0,3}:|shutil\.rmtree\(\s{0,3}(["']\/["']|["']~\/?["']|os\.path\.expanduser\(\s{0,3}["']~\/?["']\s{0,3}\)|Path\.home\(\)|os\.environ\[["']HOME["']\])\s{0,3}[,)]|Remove-Item[^\n]{0,200}-Recurse[^\n]{0,200}(\s(C:\\\\?|\$HOME|~|\$env:USERPROFILE)(\s|$))|\b(rd|rmdir|del)\s{1,5}\/s\s{1,5}\/q\s{1,5}[A-Za-z]:\\\\?(\s|$)|\bformat\s{1,5}[A-Za-z]:(\s|$)/i;
+const WRITE_API =
+	/\bopen\([^)\n]{0,300}["'](w|a|wb|ab|w\+|a\+)["']|\b(write_text|writeFileSync|appendFileSync|writeFile|appendFile|Out-File|Add-Content|Set-Content)\b/;
+const SECRET_REF =
+	/\$\{?([A-Za-z_][A-Za-z0-9_]{1,60})\}?|os\.environ\[["']([A-Za-z0-9_]{1,60})["']\]|os\.(?:environ\.get|getenv)\(\s{0,3}["']([A-Za-z0-9_]{1,60})["']|process\.env\.([A-Za-z0-9_]{1,60})|process\.env\[["']([A-Za-z0-9_]{1,60})["']\]|\$env:([A-Za-z0-9_]{1,60})/g;
+const SECRET_NAME = /TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|PRIVATE_?KEY|ACCESS_?KEY|CREDENTIAL|SESSION|COOKIE/i;
+const SERVICES: readonly [RegExp, RegExp][] = [
+	[/^(GITHUB|GH)_/i, /(^|\.)github(usercontent)?\.com$|^ghcr\.io$/],
+	[/^NPM_/i, /(^|\.)npmjs\.(org|com)$/],
+	[/^OPENAI_/i, /(^|\.)openai\.com$/],
+	[/^ANTHROPIC_/i, /(^|\.)anthropic\.com$/],
+	[/^AWS_/i, /(^|\.)amazonaws\.com$/],
+	[/^SLACK_/i, /(^|\.)slack\.com$/],
+	[/^(HF|HUGGINGFACE)_/i, /(^|\.)huggingface\.co$/],
+	[/^GITLAB_/i, /(^|\.)gitlab\.com$/],
+	[/^(PYPI|TWINE)_/i, /(^|\.)pypi\.org$/],
+	[/^STRIPE_/i, /(^|\.)stripe\.com$/],
+	[/^LINEAR_/i, /(^|\.)linear\.app$/],
+	[/^NOTION_/i, /(^|\.)notion\.(com|so)$/],
+	[/^(GOOGLE|GEMINI)_/i, /(^|\.)(googleapis|google)\.com$/],
+];
+
+interface FlowState {
+	id: number;
+	downloads: Map<string, { unit: Unit; archive: boolean }>;
+	extracted: boolean;
+	executable: Set<string>;
+	sources: SkillFlows["sources"];
+	sinks: Unit[];
+	decoded: { unit: Unit; start: number; end: number } | undefined;
+	hidden: { unit: Unit; start: number; end: number }[];
+	tainted: Map<string, string>;
+}
+
+/** Runs the code rules on the units of one flow (in order) and records what the skill-wide rules need. */
+export function flowHits(units: readonly Unit[], flow: number, skill: SkillFlows, report: Report): void {
+	const state: FlowState = {
+		id: flow,
+		downloads: new Map(),
+		extracted: false,
+		executable: new Set(),
+		sources: [],
+		sinks: [],
+		decoded: undefined,
+		hidden: [],
+		tainted: new Map(),
+	};
+	for (const unit of units) unitHits(unit, state, report);
+	for (const source of state.sources) {
+		if (state.sinks.length > 0 && !source.weak) {
+			const sink = state.sinks[0] as Unit;
+			const place = { unit: source.unit, start: source.start, end: source.end };
+			report({ ...place, rule: "credential-exfiltration", flow: true, evidence: chain(source, sink) });
+		} else skill.sources.push(source);
+	}
+	for (const hidden of state.hidden) {
+		report({ rule: "obfuscated-endpoint", ...hidden, severity: state.sinks.length > 0 ? "P0" : "P1", flow: true });
+	}
+	skill.sinks.push(...state.sinks.map((unit) => ({ unit, flow })));
+}
+
+function chain(source: { unit: Unit; start: number; end: number }, sink: Unit): string {
+	const read = source.unit.text.slice(source.start, source.end);
+	return `reads ${read} (line ${source.unit.line}), sends at line ${sink.line}: ${sink.text.trim().slice(0, 120)}`;
+}
+
+// Every literal the line-level code rules need; a unit without any of them skips those rules.
+const TRIGGER =
+	/curl|wget|exec|eval|iex|invoke|\/dev\/|mkfifo|socket|pty|\bdd\b|mkfs|:\(\)|rmtree|remove-item|\b(rd|del|rmdir|format)\b|base64|b64|atob|buffer|xxd|hex|codecs|open\(|write|append|out-file|-content|install|prepare|cmdclass|requests|httpx|urllib|urlopen|fetch|axios|http|connect|smtp|webclient|\.ssh|id_|aws|gcloud|kube|docker|netrc|npmrc|pypirc|gnupg|credential|login data|cookies|keychain|wallet|shadow|password|gh\/|printenv|environ|process\.env|env:|\.env|find|\$|=|-enc/i;
+
+function unitHits(unit: Unit, state: FlowState, report: Report): void {
+	const text = unit.text;
+	const commands = tokenizeShell(text);
+	let sink = false;
+	for (const [i, command] of commands.entries()) {
+		commandHits(unit, command, report);
+		if (downloadHits(unit, command, commands[i + 1], state, report)) sink = true;
+	}
+	if (!TRIGGER.test(text)) {
+		if (sink) state.sinks.push(unit);
+		return;
+	}
+	textHits(unit, state, report);
+	if (sink || NET_CALL.test(text)) {
+		state.sinks.push(unit);
+		secretHits(unit, commands, state, report);
+	}
+	const credential = CREDENTIAL.exec(text);
+	if (credential)
+		state.sources.push({
+			unit,
+			start: credential.index,
+			end: credential.index + credential[0].length,
+			flowId: state.id,
+			weak: false,
+		});
+	else {
+		const dotenv = DOTENV.exec(text);
+		if (dotenv && /\b(cat|open|read|load_dotenv|readFile|source|Get-Content|curl|--data)\b/.test(text))
+			state.sources.push({
+				unit,
+				start: dotenv.index,
+				end: dotenv.index + dotenv[0].length,
+				flowId: state.id,
+				weak: true,
+			});
+	}
+	taint(text, state);
+}
+
+/** Pipes into interpreters, downloads, and runs of what was downloaded. Returns true when the command is a sink. */
+function downloadHits(
+	unit: Unit,
+	command: ShellCommand,
+	next: ShellCommand | undefined,
+	state: FlowState,
+	report: Report,
+): boolean {
+	const words = command.words;
+	const at = programIndex(words);
+	const program = programOf(words);
+	const args = words.slice(at + 1);
+	const span = { start: command.start, end: Math.min(unit.text.length, command.start + 200) };
+	if (FETCHERS.has(program)) {
+		if (command.next === "|" && next && INTERPRETERS.has(programOf(next.words)))
+			report({ rule: "remote-to-interpreter", unit, ...span });
+		for (const file of downloadedFiles(program, args))
+			state.downloads.set(file, { unit, archive: /\.(zip|tar|tgz|gz|rar|7z|dmg|pkg)$/i.test(file) });
+	}
+	const substituted = words.some((w) => /^[$<]\(\s{0,3}(curl|wget|iwr|irm)\b|^`\s{0,3}(curl|wget)\b/.test(w));
+	if (substituted && (INTERPRETERS.has(program) || program === "eval" || at > 0))
+		report({ rule: "remote-to-interpreter", unit, ...span });
+	if (program === "chmod")
+		for (const a of args) if (state.downloads.has(baseName(a))) state.executable.add(baseName(a));
+	if (EXTRACTORS.has(program)) {
+		const archive = args.find((a) => state.downloads.has(baseName(a)));
+		if (archive) state.extracted = true;
+		if (args.some((a) => /^-[pP]/.test(a)) || args.includes("--password"))
+			report({ rule: "install-lure", unit, ...span, severity: archive ? "P0" : "P1" });
+	}
+	const runs = runsDownloaded(words[at] ?? "", program, args, state);
+	if (runs) report({ rule: "download-execute", unit, ...span, flow: true, evidence: runs });
+	return NETWORK.has(program);
+}
+
+function downloadedFiles(program: string, args: readonly string[]): string[] {
+	const files: string[] = [];
+	const url = args.find((a) => /^(https?|ftp):\/\//.test(a));
+	for (const [i, a] of args.entries()) {
+		const value = args[i + 1] ?? "";
+		if (program === "curl" && (a === "-o" || a === "--output")) files.push(baseName(value));
+		else if (program === "curl" && /^-[a-zA-Z]{0,8}O[a-zA-Z]{0,8}$|^--remote-name$/.test(a) && url)
+			files.push(baseName(url));
+		else if (program === "curl" && /^-[a-zA-Z]{0,8}o$/.test(a)) files.push(baseName(value));
+		else if (program === "wget" && (a === "-O" || a === "--output-document")) files.push(baseName(value));
+		else if (program === "wget" && a.startsWith("--output-document=")) files.push(baseName(a.slice(18)));
+		else if (/^-outfile$/i.test(a) || (program === "aria2c" && a === "-o")) files.push(baseName(value));
+	}
+	if (files.length === 0 && program === "wget" && url) files.push(baseName(url));
+	return files.filter((f) => f !== "" && f !== "-" && f !== "/dev/null");
+}
+
+function runsDownloaded(word: string, program: string, args: readonly string[], state: FlowState): string | undefined {
+	if (state.downloads.size === 0) return undefined;
+	const own = baseName(word);
+	if (state.downloads.has(own) && (word.includes("/") || word.includes("\\") || state.executable.has(own)))
+		return `runs the downloaded ${own}`;
+	if (INTERPRETERS.has(program)) {
+		const file = args.find((a) => state.downloads.has(baseName(a)) && !state.downloads.get(baseName(a))?.archive);
+		if (file) return `${program} runs the downloaded ${baseName(file)}`;
+	}
+	if (state.extracted && (word.startsWith("./") || (INTERPRETERS.has(program) && args.some((a) => a.includes("/")))))
+		return `runs ${word} from the downloaded archive`;
+	return undefined;
+}
+
+/** Line-level forms in any language: remote code evaluated, decode and run, reverse shells, wipes, writes. */
+function textHits(unit: Unit, state: FlowState, report: Report): void {
+	const text = unit.text;
+	const match = (pattern: RegExp, rule: string, severity?: "P0" | "P1") => {
+		const m = pattern.exec(text);
+		if (m) report({ rule, unit, start: m.index, end: m.index + m[0].length, severity });
+		return m;
+	};
+	match(REMOTE_EXEC, "remote-to-interpreter");
+	match(REVERSE, "reverse-shell");
+	match(DESTROY, "destructive-command");
+	const decode = DECODE.exec(text);
+	if (decode) {
+		const exec = EXEC.exec(text);
+		const span = { start: decode.index, end: decode.index + decode[0].length };
+		if (exec) report({ rule: "decode-execute", unit, ...span });
+		else state.decoded = { unit, ...span };
+		hiddenEndpoints(unit, state);
+	} else if (state.decoded && EXEC.test(text)) {
+		report({ rule: "decode-execute", ...state.decoded, flow: true });
+		state.decoded = undefined;
+	}
+	concatenatedEndpoints(unit, state);
+	if (WRITE_API.test(text)) {
+		for (const literal of literals(text)) {
+			const severity = persistenceTarget(literal.value.replace(/^~|^\$HOME/, "~"));
+			if (severity) {
+				report({ rule: "persistence", unit, start: literal.start, end: literal.end, severity });
+				break;
+			}
+		}
+	}
+	const hook = /"(preinstall|install|postinstall|prepare|prepublish)"\s{0,3}:\s{0,3}"([^"\n]{0,500})"/.exec(text);
+	if (hook && /(^|\/)package\.json$/.test(unit.file)) {
+		const worse = /\b(curl|wget|node\s{1,3}-e|base64|https?:\/\/|eval|bash\s{1,3}-c)\b/.test(hook[2] ?? "");
+		report({
+			rule: "install-hook",
+			unit,
+			start: hook.index,
+			end: hook.index + hook[0].length,
+			severity: worse ? "P0" : "P1",
+			flow: true,
+		});
+	}
+	if (/(^|\/)setup\.py$/.test(unit.file) && /\bcmdclass\s{0,3}=/.test(text))
+		report({ rule: "install-hook", unit, start: 0, end: Math.min(text.length, 120), severity: "P1", flow: true });
+}
+
+/** Quoted string literals of a line with their spans (no escapes inside; bounded). */
+function literals(text: string): { value: string; start: number; end: number }[] {
+	const found: { value: string; start: number; end: number }[] = [];
+	let i = 0;
+	while (i < text.length && found.length < 200) {
+		const c = text[i];
+		if (c !== '"' && c !== "'" && c !== "`") {
+			i++;
+			continue;
+		}
+		const end = text.indexOf(c, i + 1);
+		if (end === -1 || end - i > 4096) break;
+		found.push({ value: text.slice(i + 1, end), start: i, end: end + 1 });
+		i = end + 1;
+	}
+	return found;
+}
+
+/** Base64 literals that decode to a URL, in a line that decodes something. */
+function hiddenEndpoints(unit: Unit, state: FlowState): void {
+	for (const literal of literals(unit.text)) {
+		if (literal.value.length < 12 || !/^[A-Za-z0-9+/=_-]+$/.test(literal.value)) continue;
+		const decoded = Buffer.from(literal.value, "base64").toString("latin1");
+		if (/^[\x20-\x7e]{8,}$/.test(decoded) && /:\/\/|\b(curl|wget|bash|sh -c|powershell)\b/.test(decoded))
+			state.hidden.push({ unit, start: literal.start, end: literal.end });
+	}
+}
+
+/** String literals glued with `+`, `,` or nothing that spell a URL none of them holds alone. */
+function concatenatedEndpoints(unit: Unit, state: FlowState): void {
+	const parts = literals(unit.text);
+	let joined = "";
+	let first = 0;
+	for (const [i, part] of parts.entries()) {
+		const previous = parts[i - 1];
+		const glued = previous && /^[\s+,]{0,6}$/.test(unit.text.slice(previous.end, part.start));
+		if (!glued) {
+			joined = "";
+			first = i;
+		}
+		joined += part.value;
+		if (
+			i > first &&
+			/^(https?|wss?|ftp):\/\/[\w.-]{3,}/.test(joined) &&
+			!parts.slice(first, i + 1).some((p) => /(https?|wss?|ftp):\/\/[\w.-]{3}/.test(p.value))
+		) {
+			const start = parts[first]?.start ?? 0;
+			state.hidden.push({ unit, start, end: part.end });
+			joined = "";
+			first = i + 1;
+		}
+	}
+}
+
+/** `NAME = os.environ["GITHUB_TOKEN"]`: later uses of NAME carry the secret. */
+function taint(text: string, state: FlowState): void {
+	const assignment =
+		/\b([A-Za-z_]\w{0,40})\s{0,3}[:=]\s{0,3}(os\.environ|os\.getenv|process\.env|\$\{?[A-Z_]|\$env:)/.exec(text);
+	if (!assignment) return;
+	for (const ref of text.matchAll(SECRET_REF)) {
+		const name = ref.slice(1).find(Boolean) ?? "";
+		if (SECRET_NAME.test(name)) state.tainted.set(assignment[1] as string, name);
+	}
+}
+
+/** A secret variable placed in a request to a foreign host, in a DNS name, or in a URL's host. */
+function secretHits(unit: Unit, commands: readonly ShellCommand[], state: FlowState, report: Report): void {
+	const text = unit.text;
+	const secrets = new Map<string, number>();
+	for (const ref of text.matchAll(SECRET_REF)) {
+		const name = ref.slice(1).find(Boolean) ?? "";
+		if (SECRET_NAME.test(name)) secrets.set(name, ref.index);
+	}
+	for (const [variable, name] of state.tainted) {
+		const use = new RegExp(`\\b${variable}\\b`).exec(text);
+		if (use && !text.includes(`${variable} =`)) secrets.set(name, use.index);
+	}
+	if (secrets.size === 0) return;
+	const dns = commands.some((c) => DNS.has(programOf(c.words)) && c.words.some((w) => w.includes("$")));
+	const hosts = urlsIn(text).map((u) => u.host);
+	for (const [name, at] of secrets) {
+		const inHost = hosts.some((h) => h.includes(name.toLowerCase()));
+		const services = SERVICES.find(([prefix]) => prefix.test(name))?.[1];
+		const foreign = services
+			? hosts.some((h) => h !== "" && !h.includes("$") && !services.test(h))
+			: hosts.some((h) => isSuspiciousHost(h));
+		if (dns || inHost || foreign) {
+			report({ rule: "secret-exfiltration", unit, start: at, end: at + name.length + 1, flow: true });
+			return;
+		}
+	}
+}
