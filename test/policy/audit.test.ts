@@ -119,7 +119,9 @@ describe("auditSkill", () => {
 		const fixtures = join(import.meta.dirname, "..", "fixtures", "audit");
 		const tested = new Set([
 			...CASES.map(([rule]) => rule),
-			...readdirSync(fixtures).map((name) => JSON.parse(readFileSync(join(fixtures, name, "expect.json"), "utf8")).rule),
+			...readdirSync(fixtures).map(
+				(name) => JSON.parse(readFileSync(join(fixtures, name, "expect.json"), "utf8")).rule,
+			),
 		]);
 		for (const rule of AUDIT_RULES)
 			if (!declared.has(rule.id) && !packaged.has(rule.id)) expect(tested, rule.id).toContain(rule.id);
