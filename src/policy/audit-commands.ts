@@ -6,8 +6,8 @@ import { isTyposquat } from "./audit-packages.ts";
 import { programIndex, programOf, type ShellCommand } from "./audit-shell.ts";
 import type { Unit } from "./audit-text.ts";
 
-/** The span of a command's words in the unit, for evidence. */
-function spanOf(unit: Unit, command: ShellCommand): { start: number; end: number } {
+/** The span of a command in the unit (from its first word, at most 200 characters), for evidence. */
+export function spanOf(unit: Unit, command: ShellCommand): { start: number; end: number } {
 	const nl = unit.text.indexOf("\n", command.start);
 	const end = Math.min(nl === -1 ? unit.text.length : nl, command.start + 200);
 	let start = command.start;

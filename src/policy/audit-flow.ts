@@ -3,7 +3,7 @@
 // hidden by encoding. Each flow is read once, in order; state is a few small sets.
 
 import { isSuspiciousHost, type Report, urlsIn } from "./audit-chars.ts";
-import { commandHits, persistenceTarget } from "./audit-commands.ts";
+import { commandHits, persistenceTarget, spanOf } from "./audit-commands.ts";
 import { baseName, programIndex, programOf, type ShellCommand, tokenizeShell } from "./audit-shell.ts";
 import type { Unit } from "./audit-text.ts";
 
@@ -202,7 +202,7 @@ function downloadHits(
 	const at = programIndex(words);
 	const program = programOf(words);
 	const args = words.slice(at + 1);
-	const span = { start: command.start, end: Math.min(unit.text.length, command.start + 200) };
+	const span = spanOf(unit, command);
 	if (FETCHERS.has(program)) {
 		if (command.next === "|" && next && INTERPRETERS.has(programOf(next.words)))
 			report({ rule: "remote-to-interpreter", unit, ...span });
