@@ -67,7 +67,7 @@ const DNS = new Set(["dig", "nslookup", "host", "drill", "ping"]);
 const EXTRACTORS = new Set(["unzip", "tar", "7z", "7za", "unrar", "bsdtar", "gunzip", "expand-archive", "ditto"]);
 
 const CREDENTIAL =
-	/\.ssh\/(id_|\*|\$)|\bid_(rsa|dsa|ecdsa|ed25519)\b|\.aws\/credentials|\.config\/gcloud|\.kube\/config|\.docker\/config\.json|\.netrc\b|\.npmrc\b|\.pypirc\b|\.gnupg\b|\.git-credentials|Login Data|\/Cookies\b|Keychains?\/|wallet\.dat|\/etc\/shadow|\.password-store|\.config\/gh\/hosts|\bprintenv\b|JSON\.stringify\(\s{0,3}process\.env\s{0,3}\)|Object\.(entries|keys|values)\(\s{0,3}process\.env\s{0,3}\)|dict\(\s{0,3}os\.environ\s{0,3}\)|os\.environ\.(copy|items)\(\)|json\.dumps\(\s{0,3}(dict\()?os\.environ|str\(\s{0,3}os\.environ\s{0,3}\)|Get-ChildItem\s{1,5}env:|\bfind\s[^|;&\n]{0,120}-name\s{1,5}["']?(\*\.pem|\*\.key|id_rsa|\.env|\*\.env)/i;
+	/\.ssh\/(id_|\*|\$)|(~|\$HOME|\$\{HOME\})\/\.(ssh|aws|gnupg|kube|docker)\b|\bid_(rsa|dsa|ecdsa|ed25519)\b|\.aws\/credentials|\.config\/gcloud|\.kube\/config|\.docker\/config\.json|\.netrc\b|\.npmrc\b|\.pypirc\b|\.gnupg\b|\.git-credentials|Login Data|\/Cookies\b|Keychains?\/|wallet\.dat|\/etc\/shadow|\.password-store|\.config\/gh\/hosts|\bprintenv\b|JSON\.stringify\(\s{0,3}process\.env\s{0,3}\)|Object\.(entries|keys|values)\(\s{0,3}process\.env\s{0,3}\)|dict\(\s{0,3}os\.environ\s{0,3}\)|os\.environ\.(copy|items)\(\)|json\.dumps\(\s{0,3}(dict\()?os\.environ|str\(\s{0,3}os\.environ\s{0,3}\)|Get-ChildItem\s{1,5}env:|\bfind\s[^|;&\n]{0,120}-name\s{1,5}["']?(\*\.pem|\*\.key|id_rsa|\.env|\*\.env)/i;
 const DOTENV = /(^|[\s"'`/=(])\.env(\.local|\.production)?(?![\w.-])/;
 const NET_CALL =
 	/\brequests\.(get|post|put|patch|request)\b|\bhttpx\.(get|post|put|AsyncClient|Client)\b|\burllib\.request\b|\burlopen\(|\bfetch\(|\baxios\b|\bhttps?\.request\(|\bhttps?\.get\(|\.connect\(\s{0,3}\(|\bsmtplib\b|Invoke-(WebRequest|RestMethod)|New-Object\s{1,5}(System\.)?Net\.WebClient|\bWebClient\b|\bsocket\.create_connection\b/;
@@ -76,7 +76,7 @@ const DECODE =
 const EXEC =
 	/\|\s{0,3}(sudo\s{1,3})?(ba|z|da)?sh\b|\beval\b|\bexec\s{0,3}\(|\bFunction\(|\bsh\s{1,3}-c\b|\bpython3?\s{1,3}-c\b|\biex\b|Invoke-Expression|\bsubprocess\.|\bos\.system\b|\bchild_process\b|\bexecSync\b|\bspawn\(/i;
 const REMOTE_EXEC =
-	/\b(exec|eval)\s{0,3}\(\s{0,3}(requests\.get|urllib\.request\.urlopen|urlopen|httpx\.get|urllib2\.urlopen)\b|\biex\s{0,3}\(?\s{0,3}\(?\s{0,3}(iwr|irm|invoke-webrequest|invoke-restmethod|new-object\s{1,5}(system\.)?net\.webclient)\b|\.DownloadString\([^)]{0,300}\)\s{0,3}\|\s{0,3}(iex|invoke-expression)\b|\beval\s{0,3}\(\s{0,3}(await\s{1,3})?\(?\s{0,3}(await\s{1,3})?fetch\(|new\s{1,3}Function\(\s{0,3}(await\s{1,3})?\(?\s{0,3}(await\s{1,3})?fetch\(|-EncodedCommand\b|\s-enc\s/i;
+	/\b(exec|eval)\s{0,3}\(\s{0,3}(requests\.get|urllib\.request\.urlopen|urlopen|httpx\.get|urllib2\.urlopen)\b|\b(iex|invoke-expression)\s{0,3}\(?\s{0,3}\(?\s{0,3}(iwr|irm|invoke-webrequest|invoke-restmethod|new-object\s{1,5}(system\.)?net\.webclient)\b|\.DownloadString\([^)]{0,300}\)\s{0,3}\|\s{0,3}(iex|invoke-expression)\b|\beval\s{0,3}\(\s{0,3}(await\s{1,3})?\(?\s{0,3}(await\s{1,3})?fetch\(|new\s{1,3}Function\(\s{0,3}(await\s{1,3})?\(?\s{0,3}(await\s{1,3})?fetch\(|-EncodedCommand\b|\s-enc\s/i;
 const REVERSE =
 	/\/dev\/(tcp|udp)\/[\w.$-]{1,100}\/\d{1,5}|\bmkfifo\b[^\n]{0,200}\b(nc|ncat|netcat)\b|socket\.socket\([^\n]{0,300}\b(dup2|pty\.spawn)\b|\bpty\.spawn\([^\n]{0,100}["']\/bin\/(ba)?sh/;
 const DESTROY =
@@ -153,6 +153,14 @@ const TRIGGER =
 function unitHits(unit: Unit, state: FlowState, report: Report): void {
 	const text = unit.text;
 	const commands = tokenizeShell(text);
+	// Commands inside string literals: `subprocess.run("curl … | sh", shell=True)`, `bash -c "…"`.
+	if (text.includes('"') || text.includes("'")) {
+		for (const literal of literals(text)) {
+			if (literal.value.length < 6 || !literal.value.includes(" ")) continue;
+			for (const inner of tokenizeShell(literal.value))
+				commands.push({ ...inner, start: inner.start + literal.start + 1 });
+		}
+	}
 	let sink = false;
 	for (const [i, command] of commands.entries()) {
 		commandHits(unit, command, report);
@@ -167,16 +175,18 @@ function unitHits(unit: Unit, state: FlowState, report: Report): void {
 		state.sinks.push(unit);
 		secretHits(unit, commands, state, report);
 	}
+	// A credential named in prose is documentation until a send sits on the same line.
+	const prose = unit.context === "prose" || unit.context === "comment" || unit.context === "table";
 	const credential = CREDENTIAL.exec(text);
-	if (credential)
-		state.sources.push({
-			unit,
-			start: credential.index,
-			end: credential.index + credential[0].length,
-			flowId: state.id,
-			weak: false,
-		});
-	else {
+	const dump = commands.find(
+		(c) =>
+			(c.words.length === 1 && (c.words[0] === "env" || c.words[0] === "set")) || programOf(c.words) === "printenv",
+	);
+	if (credential || dump) {
+		const start = credential ? credential.index : (dump?.start ?? 0);
+		const end = credential ? credential.index + credential[0].length : start + 8;
+		state.sources.push({ unit, start, end, flowId: state.id, weak: prose });
+	} else {
 		const dotenv = DOTENV.exec(text);
 		if (dotenv && /\b(cat|open|read|load_dotenv|readFile|source|Get-Content|curl|--data)\b/.test(text))
 			state.sources.push({

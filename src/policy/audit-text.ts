@@ -102,7 +102,7 @@ function markdownUnits(
 		}
 		if (state.frontmatter) {
 			if (line.trimEnd() === "---") state.frontmatter = false;
-			else pushWindows(units, { ...base, line: number, column: 1, text: line, context: "prose", flow: 0 });
+			else pushWindows(units, { ...base, line: number, column: 1, text: line, context: "prose", flow: options.flow() });
 			return;
 		}
 		const marker = fenceMarker(line);
@@ -140,10 +140,11 @@ function proseLine(
 		return;
 	}
 	state.comment = scanComment(line, state.comment, (part, column) =>
-		pushWindows(units, { ...base, line: number, column, text: part, context: "comment", flow: 0 }),
+		pushWindows(units, { ...base, line: number, column, text: part, context: "comment", flow: options.flow() }),
 	);
+	// Commands written in prose ("paste this into a terminal: curl … | bash") are checked too, each line a flow.
 	const context: AuditContext = table ? "table" : "prose";
-	pushWindows(units, { ...base, line: number, column: 1, text: line, context, flow: 0 });
+	pushWindows(units, { ...base, line: number, column: 1, text: line, context, flow: options.flow() });
 	// The inline code of one line is one flow: "download with `curl -o x …`, then run `bash x`".
 	let flow = 0;
 	inlineCode(line, (code, column) => {

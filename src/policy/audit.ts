@@ -97,8 +97,7 @@ function textHits(units: readonly Unit[], skill: SkillFlows, report: (hit: Hit) 
 		urlHits(unit, report);
 		secretHits(unit, report);
 		blobHits(unit, report);
-		if (unit.flow === 0 || unit.context === "script" || unit.context === "data") proseHits(unit, report);
-		if (unit.flow === 0) continue;
+		if (unit.context !== "step" && unit.context !== "example") proseHits(unit, report);
 		const flow = flows.get(unit.flow);
 		if (flow) flow.push(unit);
 		else flows.set(unit.flow, [unit]);
