@@ -148,6 +148,8 @@ export function isSuspiciousHost(host: string): boolean {
 }
 
 function isPublicIp(host: string): boolean {
+	const first = host.charCodeAt(0);
+	if (!(first >= 0x30 && first <= 0x39)) return false;
 	const parts = host.split(".");
 	if (parts.length !== 4 || !parts.every((p) => /^\d{1,3}$/.test(p))) return false;
 	const [a, b] = parts.map(Number) as [number, number];

@@ -101,13 +101,33 @@ export function commandHits(unit: Unit, command: ShellCommand, report: Report): 
 			if (args.some((a) => /GUARD|SAFE|SANDBOX|APPROV/i.test(a))) hit("permission-bypass");
 			break;
 	}
-	installHits(program, args, hit);
-	persistenceWrites(program, args, command, hit);
-	if (words.some((w) => BYPASS_FLAGS.has(w) || /^--permission-mode=?bypassPermissions$/i.test(w)))
+	if (PACKAGE_PROGRAMS.has(program)) installHits(program, args, hit);
+	if (command.redirects.length > 0 || WRITERS.has(program)) persistenceWrites(program, args, command, hit);
+	if (
+		words.some((w) => w.startsWith("--") && (BYPASS_FLAGS.has(w) || /^--permission-mode=?bypassPermissions$/i.test(w)))
+	)
 		hit("permission-bypass");
 	if (program === "claude" && args.includes("--permission-mode") && args.includes("bypassPermissions"))
 		hit("permission-bypass");
 }
+
+const PACKAGE_PROGRAMS = new Set([
+	"pip",
+	"pip3",
+	"python",
+	"python3",
+	"uv",
+	"pipx",
+	"poetry",
+	"npm",
+	"pnpm",
+	"yarn",
+	"bun",
+	"npx",
+	"gem",
+	"cargo",
+]);
+const WRITERS = new Set(["tee", "cp", "mv", "ln", "install", "rsync", "scp", "sed"]);
 
 const BYPASS_FLAGS = new Set([
 	"--dangerously-skip-permissions",

@@ -13,7 +13,7 @@ export interface SkillFlows {
 	sinks: { unit: Unit; flow: number }[];
 }
 
-const FETCHERS = new Set(["curl", "wget", "iwr", "irm", "invoke-webrequest", "invoke-restmethod", "aria2c", "http"]);
+const FETCHERS = new Set(["curl", "wget", "iwr", "irm", "invoke-webrequest", "invoke-restmethod", "aria2c"]);
 const INTERPRETERS = new Set([
 	"sh",
 	"bash",
@@ -150,9 +150,13 @@ function chain(source: { unit: Unit; start: number; end: number }, sink: Unit): 
 const TRIGGER =
 	/curl|wget|exec|eval|iex|invoke|\/dev\/|mkfifo|socket|pty|\bdd\b|mkfs|:\(\)|rmtree|remove-item|\b(rd|del|rmdir|format)\b|base64|b64|atob|buffer|xxd|hex|codecs|open\(|write|append|out-file|-content|install|prepare|cmdclass|requests|httpx|urllib|urlopen|fetch|axios|http|connect|smtp|webclient|\.ssh|id_|aws|gcloud|kube|docker|netrc|npmrc|pypirc|gnupg|credential|login data|cookies|keychain|wallet|shadow|password|gh\/|printenv|environ|process\.env|env:|\.env|find|\$|=|-enc/i;
 
+// Prose with none of these characters holds no command a rule could match (a flag, a path, a pipe, a variable).
+const PROSE_HINT = /[|/$>~=(`\\]|\s-{1,2}[a-zA-Z]/;
+
 function unitHits(unit: Unit, state: FlowState, report: Report): void {
 	const text = unit.text;
-	const commands = tokenizeShell(text);
+	if ((unit.context === "prose" || unit.context === "table") && !PROSE_HINT.test(text)) return;
+	const commands = tableRow(unit) ? cells(text) : tokenizeShell(text);
 	// Commands inside string literals: `subprocess.run("curl … | sh", shell=True)`, `bash -c "…"`.
 	if (text.includes('"') || text.includes("'")) {
 		for (const literal of literals(text)) {
@@ -200,6 +204,21 @@ function unitHits(unit: Unit, state: FlowState, report: Report): void {
 	taint(text, state);
 }
 
+function tableRow(unit: Unit): boolean {
+	return unit.context === "table" && unit.before === "" && unit.text.trimStart().startsWith("|");
+}
+
+/** The commands of each cell of a table row: its `|` separate cells, not a pipeline. */
+function cells(text: string): ShellCommand[] {
+	const commands: ShellCommand[] = [];
+	let start = 0;
+	for (const cell of text.split("|")) {
+		for (const command of tokenizeShell(cell)) commands.push({ ...command, start: command.start + start });
+		start += cell.length + 1;
+	}
+	return commands;
+}
+
 /** Pipes into interpreters, downloads, and runs of what was downloaded. Returns true when the command is a sink. */
 function downloadHits(
 	unit: Unit,
@@ -219,7 +238,9 @@ function downloadHits(
 		for (const file of downloadedFiles(program, args))
 			state.downloads.set(file, { unit, archive: /\.(zip|tar|tgz|gz|rar|7z|dmg|pkg)$/i.test(file) });
 	}
-	const substituted = words.some((w) => /^[$<]\(\s{0,3}(curl|wget|iwr|irm)\b|^`\s{0,3}(curl|wget)\b/.test(w));
+	const substituted =
+		(unit.text.includes("(") || unit.text.includes("`")) &&
+		words.some((w) => /^[$<]\(\s{0,3}(curl|wget|iwr|irm)\b|^`\s{0,3}(curl|wget)\b/.test(w));
 	if (substituted && (INTERPRETERS.has(program) || program === "eval" || at > 0))
 		report({ rule: "remote-to-interpreter", unit, ...span });
 	if (program === "chmod")

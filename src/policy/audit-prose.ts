@@ -116,8 +116,11 @@ export function proseHits(unit: Unit, report: Report): void {
 }
 
 /** "Download X from a URL and run it", worse with an archive password or a drop-site host. */
+const LURE_HINT = /pass|pwd|contrase|senha|http|密码|パスワード|пароль/i;
+
 export function lureHits(unit: Unit, report: Report): void {
 	const text = unit.text;
+	if (!LURE_HINT.test(text)) return;
 	const password = PASSWORD_WORD.exec(text);
 	if (password && ARCHIVE_WORD.test(text)) {
 		const severity = DOWNLOAD_RUN.test(text) || urlsIn(text).length > 0 ? "P0" : "P1";

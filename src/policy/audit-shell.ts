@@ -149,7 +149,7 @@ export function programIndex(words: readonly string[]): number {
 	let i = 0;
 	while (i < words.length) {
 		const w = words[i] as string;
-		if (/^[A-Za-z_][A-Za-z0-9_]{0,64}=/.test(w)) i++;
+		if (w.includes("=") && /^[A-Za-z_][A-Za-z0-9_]{0,64}=/.test(w)) i++;
 		else if (WRAPPERS.has(w)) {
 			i++;
 			while (i < words.length && (words[i] as string).startsWith("-")) i++;
@@ -167,7 +167,8 @@ export function programOf(words: readonly string[]): string {
 
 /** The last path segment of a word, without quotes, a query string or a trailing slash. */
 export function baseName(word: string): string {
-	let w = word.replace(/[?#].{0,2048}$/, "");
+	const query = word.search(/[?#]/);
+	let w = query === -1 ? word : word.slice(0, query);
 	while (w.endsWith("/")) w = w.slice(0, -1);
 	const slash = Math.max(w.lastIndexOf("/"), w.lastIndexOf("\\"));
 	return slash === -1 ? w : w.slice(slash + 1);

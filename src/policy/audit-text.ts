@@ -95,6 +95,16 @@ function markdownUnits(
 ): void {
 	const state: BlockState = { context: "step", flow: 0, heading: "", lead: "", comment: false, frontmatter: false };
 	const base = { file, kind: "markdown" as const, before: "" };
+	const unit = (line: number, text: string, context: AuditContext, flow: number): Unit => ({
+		file,
+		line,
+		column: 1,
+		text,
+		context,
+		kind: "markdown",
+		flow,
+		before: "",
+	});
 	forEachLine(text, (line, number) => {
 		if (number === 1 && line.trimEnd() === "---") {
 			state.frontmatter = true;
@@ -102,7 +112,7 @@ function markdownUnits(
 		}
 		if (state.frontmatter) {
 			if (line.trimEnd() === "---") state.frontmatter = false;
-			else pushWindows(units, { ...base, line: number, column: 1, text: line, context: "prose", flow: options.flow() });
+			else pushWindows(units, unit(number, line, "prose", options.flow()));
 			return;
 		}
 		const marker = fenceMarker(line);
@@ -115,7 +125,7 @@ function markdownUnits(
 			return;
 		}
 		if (state.fence !== undefined) {
-			pushWindows(units, { ...base, line: number, column: 1, text: line, context: state.context, flow: state.flow });
+			pushWindows(units, unit(number, line, state.context, state.flow));
 			return;
 		}
 		proseLine(line, number, state, options, units, base);
@@ -150,7 +160,10 @@ function proseLine(
 	inlineCode(line, (code, column) => {
 		const before = line.slice(Math.max(0, column - 161), column - 2);
 		if (flow === 0) flow = options.flow();
-		pushWindows(units, { ...base, line: number, column, text: code, context: table ? "table" : "step", flow, before });
+		const context: AuditContext = table ? "table" : "step";
+		const unit: Unit = { file: base.file, line: number, column, text: code, context, kind: "markdown", flow, before };
+		if (code.length > WINDOW) pushWindows(units, unit);
+		else units.push(unit);
 	});
 }
 
@@ -223,12 +236,22 @@ export function forEachLine(text: string, each: (line: string, number: number) =
 
 /** Adds the unit, cut into overlapping windows when its text is longer than {@link WINDOW}. */
 function pushWindows(units: Unit[], unit: Unit): void {
-	if (unit.text.length <= WINDOW) {
+	const text = unit.text;
+	if (text.length <= WINDOW) {
 		units.push(unit);
 		return;
 	}
-	for (let at = 0; at < unit.text.length; at += WINDOW - OVERLAP) {
-		units.push({ ...unit, column: unit.column + at, text: unit.text.slice(at, at + WINDOW) });
-		if (at + WINDOW >= unit.text.length) break;
+	for (let at = 0; at < text.length; at += WINDOW - OVERLAP) {
+		units.push({
+			file: unit.file,
+			line: unit.line,
+			column: unit.column + at,
+			text: text.slice(at, at + WINDOW),
+			context: unit.context,
+			kind: unit.kind,
+			flow: unit.flow,
+			before: unit.before,
+		});
+		if (at + WINDOW >= text.length) break;
 	}
 }

@@ -229,13 +229,15 @@ function group(hits: readonly Hit[], target: AuditTarget, shown: string): AuditF
 	for (const hit of hits) {
 		const info = RULE_INFO.get(hit.rule);
 		if (!info) continue;
-		const { severity, confidence } = placed(hit);
 		const key = `${hit.rule}\u0000${hit.unit.file}`;
 		const current = groups.get(key);
 		if (current) {
 			current.count++;
-			if (RANK[severity] >= RANK[current.severity]) continue;
+			// Placement only lowers a hit's own severity: one that cannot beat the group is just counted.
+			if (RANK[hit.severity ?? info.severity] >= RANK[current.severity]) continue;
 		}
+		const { severity, confidence } = placed(hit);
+		if (current && RANK[severity] >= RANK[current.severity]) continue;
 		const unit = hit.unit;
 		groups.set(key, {
 			rule: hit.rule,
