@@ -4,6 +4,7 @@
 
 import { isSuspiciousHost, type Report, urlsIn } from "./audit-chars.ts";
 import { commandHits, persistenceTarget, spanOf } from "./audit-commands.ts";
+import { isTyposquat } from "./audit-packages.ts";
 import { baseName, programIndex, programOf, type ShellCommand, tokenizeShell } from "./audit-shell.ts";
 import type { Unit } from "./audit-text.ts";
 
@@ -67,7 +68,7 @@ const DNS = new Set(["dig", "nslookup", "host", "drill", "ping"]);
 const EXTRACTORS = new Set(["unzip", "tar", "7z", "7za", "unrar", "bsdtar", "gunzip", "expand-archive", "ditto"]);
 
 const CREDENTIAL =
-	/\.ssh\/(id_|\*|\$)|(~|\$HOME|\$\{HOME\})\/\.(ssh|aws|gnupg|kube|docker)\b|\bid_(rsa|dsa|ecdsa|ed25519)\b|\.aws\/credentials|\.config\/gcloud|\.kube\/config|\.docker\/config\.json|\.netrc\b|\.npmrc\b|\.pypirc\b|\.gnupg\b|\.git-credentials|Login Data|\/Cookies\b|Keychains?\/|wallet\.dat|\/etc\/shadow|\.password-store|\.config\/gh\/hosts|\bprintenv\b|JSON\.stringify\(\s{0,3}process\.env\s{0,3}\)|Object\.(entries|keys|values)\(\s{0,3}process\.env\s{0,3}\)|dict\(\s{0,3}os\.environ\s{0,3}\)|os\.environ\.(copy|items)\(\)|json\.dumps\(\s{0,3}(dict\()?os\.environ|str\(\s{0,3}os\.environ\s{0,3}\)|Get-ChildItem\s{1,5}env:|\bfind\s[^|;&\n]{0,120}-name\s{1,5}["']?(\*\.pem|\*\.key|id_rsa|\.env|\*\.env)/i;
+	/\.ssh\/(id_|\*|\$)|(~|\$HOME|\$\{HOME\})\/\.(ssh|aws|gnupg|kube|docker)\b|\bid_(rsa|dsa|ecdsa|ed25519)\b|\.aws\/credentials|\.config\/gcloud|\.kube\/config|\.docker\/config\.json|\.netrc\b|\.npmrc\b|\.pypirc\b|\.gnupg\b|\.git-credentials|Login Data|\/Cookies\b|Keychains?\/|wallet\.dat|Local Storage\/leveldb|\.electrum\b|\.exodus\b|(Google\/Chrome|BraveSoftware|Firefox|\.mozilla\/firefox)\/[^\n]{0,60}(Login Data|Cookies|key[34]\.db|logins\.json)|login\.keychain|security\s{1,5}(find-generic-password|find-internet-password|dump-keychain)|\/etc\/shadow|\.password-store|\.config\/gh\/hosts|\bprintenv\b|JSON\.stringify\(\s{0,3}process\.env\s{0,3}\)|Object\.(entries|keys|values)\(\s{0,3}process\.env\s{0,3}\)|dict\(\s{0,3}os\.environ\s{0,3}\)|os\.environ\.(copy|items)\(\)|json\.dumps\(\s{0,3}(dict\()?os\.environ|str\(\s{0,3}os\.environ\s{0,3}\)|Get-ChildItem\s{1,5}env:|\bfind\s[^|;&\n]{0,120}-name\s{1,5}["']?(\*\.pem|\*\.key|id_rsa|\.env|\*\.env)/i;
 const DOTENV = /(^|[\s"'`/=(])\.env(\.local|\.production)?(?![\w.-])/;
 const NET_CALL =
 	/\brequests\.(get|post|put|patch|request)\b|\bhttpx\.(get|post|put|AsyncClient|Client)\b|\burllib\.request\b|\burlopen\(|\bfetch\(|\baxios\b|\bhttps?\.request\(|\bhttps?\.get\(|\.connect\(\s{0,3}\(|\bsmtplib\b|Invoke-(WebRequest|RestMethod)|New-Object\s{1,5}(System\.)?Net\.WebClient|\bWebClient\b|\bsocket\.create_connection\b/;
@@ -148,7 +149,7 @@ function chain(source: { unit: Unit; start: number; end: number }, sink: Unit): 
 
 // Every literal the line-level code rules need; a unit without any of them skips those rules.
 const TRIGGER =
-	/curl|wget|exec|eval|iex|invoke|\/dev\/|mkfifo|socket|pty|\bdd\b|mkfs|:\(\)|rmtree|remove-item|\b(rd|del|rmdir|format)\b|base64|b64|atob|buffer|xxd|hex|codecs|open\(|write|append|out-file|-content|install|prepare|cmdclass|requests|httpx|urllib|urlopen|fetch|axios|http|connect|smtp|webclient|\.ssh|id_|aws|gcloud|kube|docker|netrc|npmrc|pypirc|gnupg|credential|login data|cookies|keychain|wallet|shadow|password|gh\/|printenv|environ|process\.env|env:|\.env|find|\$|=|-enc/i;
+	/curl|wget|exec|eval|iex|invoke|~\/|electrum|exodus|leveldb|chrome|brave|firefox|mozilla|find-generic|dump-keychain|\/dev\/|mkfifo|socket|pty|\bdd\b|mkfs|:\(\)|rmtree|remove-item|\b(rd|del|rmdir|format)\b|base64|b64|atob|buffer|xxd|hex|codecs|open\(|write|append|out-file|-content|install|prepare|cmdclass|requests|httpx|urllib|urlopen|fetch|axios|http|connect|smtp|webclient|\.ssh|id_|aws|gcloud|kube|docker|netrc|npmrc|pypirc|gnupg|credential|login data|cookies|keychain|wallet|shadow|password|gh\/|printenv|environ|process\.env|env:|\.env|find|\$|=|-enc/i;
 
 // Prose with none of these characters holds no command a rule could match (a flag, a path, a pipe, a variable).
 const PROSE_HINT = /[|/$>~=(`\\]|\s-{1,2}[a-zA-Z]/;
@@ -156,6 +157,7 @@ const PROSE_HINT = /[|/$>~=(`\\]|\s-{1,2}[a-zA-Z]/;
 function unitHits(unit: Unit, state: FlowState, report: Report): void {
 	const text = unit.text;
 	if ((unit.context === "prose" || unit.context === "table") && !PROSE_HINT.test(text)) return;
+	if (unit.kind === "data") dependencyHits(unit, report);
 	const commands = tableRow(unit) ? cells(text) : tokenizeShell(text);
 	// Commands inside string literals: `subprocess.run("curl … | sh", shell=True)`, `bash -c "…"`.
 	if (text.includes('"') || text.includes("'")) {
@@ -179,8 +181,10 @@ function unitHits(unit: Unit, state: FlowState, report: Report): void {
 		state.sinks.push(unit);
 		secretHits(unit, commands, state, report);
 	}
-	// A credential named in prose is documentation until a send sits on the same line.
-	const prose = unit.context === "prose" || unit.context === "comment" || unit.context === "table";
+	// A credential named in prose is documentation, unless the sentence tells the agent to read or pass it on.
+	const prose =
+		(unit.context === "prose" || unit.context === "comment" || unit.context === "table") &&
+		!/\b(read|cat|open|load|include|print|copy|send|upload|output|display|paste|attach|exfiltrate)\b/i.test(text);
 	const credential = CREDENTIAL.exec(text);
 	const dump = commands.find(
 		(c) =>
@@ -425,5 +429,32 @@ function secretHits(unit: Unit, commands: readonly ShellCommand[], state: FlowSt
 			report({ rule: "secret-exfiltration", unit, start: at, end: at + name.length + 1, flow: true });
 			return;
 		}
+	}
+}
+
+/** Dependency manifests: look-alike names and custom indexes in requirements files and package.json. */
+function dependencyHits(unit: Unit, report: Report): void {
+	const text = unit.text.trim();
+	const at = Math.max(0, unit.text.indexOf(text));
+	const span = { start: at, end: at + Math.min(text.length, 200) };
+	if (/(^|\/)requirements[\w.-]{0,40}\.(txt|in)$/.test(unit.file)) {
+		if (
+			/^(-i|--index-url|--extra-index-url)\b/.test(text) &&
+			!/pypi\.org|pythonhosted\.org|download\.pytorch\.org/.test(text)
+		)
+			report({ rule: "untrusted-package-source", unit, ...span, flow: true });
+		const name = /^([A-Za-z0-9][\w.-]{0,100})/.exec(text)?.[1];
+		if (name && isTyposquat(name.toLowerCase(), "pypi"))
+			report({ rule: "typosquat-package", unit, ...span, severity: text.includes("==") ? "P2" : "P1", flow: true });
+	} else if (/(^|\/)package\.json$/.test(unit.file)) {
+		const dependency = /^"(@?[\w./-]{1,100})"\s{0,3}:\s{0,3}"([^"]{0,200})"/.exec(text);
+		if (!dependency || !isTyposquat((dependency[1] ?? "").toLowerCase(), "npm")) return;
+		report({
+			rule: "typosquat-package",
+			unit,
+			...span,
+			severity: /^\d/.test(dependency[2] ?? "") ? "P2" : "P1",
+			flow: true,
+		});
 	}
 }

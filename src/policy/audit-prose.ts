@@ -62,6 +62,10 @@ const EXFIL: readonly RegExp[] = [
 		`\\b(send|post|upload|forward|transmit|submit|copy|leak|share|exfiltrate|email|append)\\b[^.!?\\n]{0,50}\\b${EXFIL_OBJECT}\\b[^.!?\\n]{0,80}\\b(to|into|via|at)\\s+(https?:\\/\\/|the\\s+(url|endpoint|server|webhook|address)|a\\s+(webhook|server|url)|webhook|[\\w.+-]{1,64}@[\\w-]{1,64}\\.)`,
 		"i",
 	),
+	new RegExp(
+		`\\b${EXFIL_OBJECT}\\b[^.!?\\n]{0,80}\\b(send|post|upload|forward|transmit|submit|email)\\b[^.!?\\n]{0,40}\\b(to|into|via)\\s+(https?:\\/\\/|the\\s+(url|endpoint|server|webhook)|a\\s+(webhook|server)|webhook)`,
+		"i",
+	),
 	/!\[[^\]\n]{0,100}\]\(https?:\/\/[^)\s]{1,200}[?&][\w-]{1,40}=(\{|\$|<|%7B|\[)/i,
 	/\b(envía|envia|manda)\s+(toda\s+)?(la|el)\s+(conversación|historial|prompt del sistema)\s+a\b/i,
 	/\benvoie[zr]?\s+(toute\s+)?(la|l')\s?(conversation|historique|prompt système)\s+(à|vers)\b/i,
@@ -96,6 +100,7 @@ function combine(patterns: readonly RegExp[]): RegExp {
 const BYPASS: readonly RegExp[] = [
 	/\b(disable|turn off|skip|bypass|switch off|auto-?approve)\s+(the\s+|all\s+|any\s+|your\s+){0,2}(permission|approval|confirmation|safety)\s+(prompts?|checks?|requests?|dialogs?|settings|mode)\b/i,
 	/\bbypassPermissions\b|--dangerously-skip-permissions|approval_policy\s{0,3}=\s{0,3}["']?never|danger-full-access/i,
+	/\b(do not|don't|never|without)\s+(ask|asking|prompt|prompting|request|requesting|wait|waiting)\s+(the\s+user\s+)?(for\s+)?(permission|confirmation|approval|consent)\b/i,
 ];
 const RULES: readonly [string, RegExp][] = [
 	["instruction-override", combine(OVERRIDE)],

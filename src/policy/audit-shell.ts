@@ -53,7 +53,8 @@ export function tokenizeShell(text: string): ShellCommand[] {
 			i = stop + 1;
 			continue;
 		}
-		if (c === "\\" && i + 1 < text.length) {
+		// A backslash escapes shell syntax; before a letter it is a Windows path separator (`$env:TEMP\a.ps1`).
+		if (c === "\\" && i + 1 < text.length && !/[A-Za-z0-9]/.test(text[i + 1] as string)) {
 			push(text[i + 1] as string);
 			i += 2;
 			continue;

@@ -42,6 +42,7 @@ export function fileKind(rel: string, text: string, executable: boolean): FileKi
 	const name = rel.slice(rel.lastIndexOf("/") + 1);
 	if (LICENCE.test(name)) return "licence";
 	if (text.startsWith("#!")) return "script";
+	if (/^requirements[\w.-]{0,40}\.(txt|in)$/.test(name)) return "data";
 	if (MARKDOWN_EXT.test(name)) return "markdown";
 	if (SCRIPT_EXT.test(name) || SCRIPT_NAMES.has(name.toLowerCase())) return "script";
 	// Extensionless files in scripts/ or with the executable bit are scripts; other extensionless text is data.
