@@ -4,7 +4,7 @@
 
 import { type Dirent, lstatSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { gunzipSync } from "node:zlib";
+import { gunzipSync, inflateRawSync } from "node:zlib";
 import { readContained } from "../runtime/index.ts";
 import { executableKind } from "./audit-rules.ts";
 
@@ -32,10 +32,11 @@ export type PackageFile =
 	| { rel: string; text: string; executable: boolean }
 	| { rel: string; skipped: string; binary?: string; entries?: ArchiveEntry[] };
 
-/** One entry of an archive listing. */
+/** One entry of an archive listing; `via` names the archives it is nested in ("inner.zip → "). */
 export interface ArchiveEntry {
 	name: string;
 	kind: "file" | "dir" | "link" | "other";
+	via: string;
 }
 
 /** Walks the skill folder breadth-first in name order and returns every file with its text or why it was skipped. */
@@ -124,25 +125,45 @@ function archiveKind(rel: string, bytes: Uint8Array): "zip" | "tar" | "gzip" | "
 }
 
 const MAX_ENTRIES = 10_000;
+const MAX_NESTING = 3;
+const MAX_UNPACKED = 64 << 20;
 
-function listArchive(kind: string, bytes: Uint8Array): ArchiveEntry[] {
-	try {
-		if (kind === "zip") return listZip(bytes);
-		if (kind === "tar") return listTar(bytes);
-		if (kind === "gzip") {
-			const inner = gunzipSync(bytes, { maxOutputLength: 256 << 20 });
-			return inner.length >= 262 && new TextDecoder().decode(inner.subarray(257, 262)) === "ustar"
-				? listTar(inner)
-				: [];
-		}
-	} catch {
-		// A damaged or oversized archive has no listing; it is still reported as not inspected.
-		return [];
-	}
-	return [];
+/** Bounds shared by one archive's listing and the archives nested in it. */
+interface Listing {
+	entries: ArchiveEntry[];
+	unpacked: number;
 }
 
-function listZip(bytes: Uint8Array): ArchiveEntry[] {
+function listArchive(kind: string, bytes: Uint8Array): ArchiveEntry[] {
+	const listing: Listing = { entries: [], unpacked: 0 };
+	list(kind, bytes, "", 0, listing);
+	return listing.entries;
+}
+
+/** Lists one archive into `listing`; archives inside it are listed too (nesting and unpacked bytes bounded). */
+function list(kind: string, bytes: Uint8Array, via: string, depth: number, listing: Listing): void {
+	try {
+		if (kind === "zip") listZip(bytes, via, depth, listing);
+		else if (kind === "tar") listTar(bytes, via, depth, listing);
+		else if (kind === "gzip") {
+			const inner = gunzipSync(bytes, { maxOutputLength: MAX_UNPACKED - listing.unpacked });
+			listing.unpacked += inner.length;
+			if (archiveKind("", inner) === "tar") listTar(inner, via, depth, listing);
+		}
+	} catch {
+		// A damaged or oversized archive lists what was read so far; it is still reported as not inspected.
+	}
+}
+
+function add(listing: Listing, entry: ArchiveEntry, content: () => Uint8Array | undefined, depth: number): void {
+	listing.entries.push(entry);
+	if (entry.kind !== "file" || depth >= MAX_NESTING || !/\.(zip|jar|tar|tgz|gz)$/i.test(entry.name)) return;
+	const bytes = content();
+	const kind = bytes && archiveKind(entry.name, bytes);
+	if (bytes && kind && kind !== "other") list(kind, bytes, `${entry.via}${entry.name} → `, depth + 1, listing);
+}
+
+function listZip(bytes: Uint8Array, via: string, depth: number, listing: Listing): void {
 	const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 	let end = -1;
 	for (let i = bytes.length - 22; i >= Math.max(0, bytes.length - 65_557); i--) {
@@ -151,29 +172,48 @@ function listZip(bytes: Uint8Array): ArchiveEntry[] {
 			break;
 		}
 	}
-	if (end === -1) return [];
+	if (end === -1) return;
 	const count = view.getUint16(end + 10, true);
 	let at = view.getUint32(end + 16, true);
-	const entries: ArchiveEntry[] = [];
-	for (let i = 0; i < count && i < MAX_ENTRIES && at + 46 <= bytes.length; i++) {
+	for (let i = 0; i < count && listing.entries.length < MAX_ENTRIES && at + 46 <= bytes.length; i++) {
 		if (view.getUint32(at, true) !== 0x02014b50) break;
+		const method = view.getUint16(at + 10, true);
+		const compressed = view.getUint32(at + 20, true);
 		const nameLength = view.getUint16(at + 28, true);
 		const extra = view.getUint16(at + 30, true);
 		const comment = view.getUint16(at + 32, true);
 		const attributes = view.getUint32(at + 38, true) >>> 16;
+		const local = view.getUint32(at + 42, true);
 		const name = new TextDecoder().decode(bytes.subarray(at + 46, at + 46 + nameLength));
 		const link = (attributes & 0o170000) === 0o120000;
-		entries.push({ name, kind: link ? "link" : name.endsWith("/") ? "dir" : "file" });
+		const kind = link ? "link" : name.endsWith("/") ? "dir" : "file";
+		add(listing, { name, kind, via }, () => zipContent(bytes, view, local, method, compressed, listing), depth);
 		at += 46 + nameLength + extra + comment;
 	}
-	return entries;
 }
 
-function listTar(bytes: Uint8Array): ArchiveEntry[] {
-	const entries: ArchiveEntry[] = [];
+function zipContent(
+	bytes: Uint8Array,
+	view: DataView,
+	local: number,
+	method: number,
+	compressed: number,
+	listing: Listing,
+): Uint8Array | undefined {
+	if (local + 30 > bytes.length || view.getUint32(local, true) !== 0x04034b50) return undefined;
+	const start = local + 30 + view.getUint16(local + 26, true) + view.getUint16(local + 28, true);
+	const data = bytes.subarray(start, Math.min(bytes.length, start + compressed));
+	if (method === 0) return data;
+	if (method !== 8) return undefined;
+	const inflated = inflateRawSync(data, { maxOutputLength: Math.max(1, MAX_UNPACKED - listing.unpacked) });
+	listing.unpacked += inflated.length;
+	return inflated;
+}
+
+function listTar(bytes: Uint8Array, via: string, depth: number, listing: Listing): void {
 	const text = new TextDecoder();
 	let at = 0;
-	while (at + 512 <= bytes.length && entries.length < MAX_ENTRIES) {
+	while (at + 512 <= bytes.length && listing.entries.length < MAX_ENTRIES) {
 		const header = bytes.subarray(at, at + 512);
 		if (header[0] === 0) break;
 		const field = (from: number, length: number) => {
@@ -193,8 +233,8 @@ function listTar(bytes: Uint8Array): ArchiveEntry[] {
 					: type === "1" || type === "2"
 						? "link"
 						: "other";
-		if (type !== "x" && type !== "g" && type !== "L") entries.push({ name, kind });
+		const content = () => bytes.subarray(at + 512, at + 512 + size);
+		if (type !== "x" && type !== "g" && type !== "L") add(listing, { name, kind, via }, content, depth);
 		at += 512 + Math.ceil(size / 512) * 512;
 	}
-	return entries;
 }

@@ -174,8 +174,9 @@ function packageHits(file: Extract<PackageFile, { skipped: string }>, report: (h
 	const entries = file.entries ?? [];
 	for (const entry of entries) archiveEntryHit(file.rel, entry, unit, report);
 	const nested = entries.filter((e) => NESTED_ARCHIVE.test(e.name)).length;
+	const inside = entries.filter((e) => e.via !== "").length;
 	const listing = file.entries
-		? `: ${entries.length} entries listed${nested ? `, ${nested} nested archives` : ""}, contents not inspected`
+		? `: ${entries.length} entries listed${nested ? `, ${nested} nested archives` : ""}${inside ? ` (${inside} entries inside them)` : ""}, contents not inspected`
 		: "";
 	const text = `${file.rel}: ${file.skipped}${listing}`;
 	report({ rule: "not-inspected", unit: unit(text), start: 0, end: text.length });
@@ -184,7 +185,7 @@ function packageHits(file: Extract<PackageFile, { skipped: string }>, report: (h
 function archiveEntryHit(rel: string, entry: ArchiveEntry, unit: (text: string) => Unit, report: (hit: Hit) => void) {
 	const name = entry.name;
 	const escapes = name.startsWith("/") || /^[A-Za-z]:/.test(name) || name.split(/[\\/]/).includes("..");
-	const text = `${rel} → ${name}`;
+	const text = `${rel} → ${entry.via}${name}`;
 	if (escapes) report({ rule: "archive-entry", unit: unit(text), start: 0, end: text.length, severity: "P0" });
 	else if (entry.kind === "link" || (entry.kind === "file" && ARCHIVE_EXECUTABLE.test(name)))
 		report({ rule: "archive-entry", unit: unit(text), start: 0, end: text.length, severity: "P1" });

@@ -76,6 +76,20 @@ describe("auditSkill: what it did not inspect (issue 9, issue 11)", () => {
 		);
 	});
 
+	it("lists archives nested in archives", async () => {
+		const work = await tempDir();
+		await writeTree(work, { "payload/run.exe": "MZ" });
+		execFileSync("tar", ["czf", join(work, "inner.tgz"), "-C", work, "payload"]);
+		execFileSync("tar", ["cf", join(work, "outer.tar"), "-C", work, "inner.tgz"]);
+		const dir = await skill({});
+		execFileSync("cp", [join(work, "outer.tar"), join(dir, "outer.tar")]);
+		const findings = auditSkill({ name: "probe", dir });
+		expect(findings.find((f) => f.rule === "archive-entry")?.snippet).toBe("outer.tar → inner.tgz → payload/run.exe");
+		expect(findings.find((f) => f.rule === "not-inspected")?.snippet).toBe(
+			"outer.tar: tar archive: 3 entries listed, 1 nested archives (2 entries inside them), contents not inspected",
+		);
+	});
+
 	it("reports binaries, links and files over the cap instead of skipping them silently", async () => {
 		const dir = await skill({
 			"assets/logo.png": new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 0]),
