@@ -74,6 +74,7 @@ export type {
 	AuditConfidence,
 	AuditContext,
 	AuditFinding,
+	AuditLimits,
 	AuditOptions,
 	AuditRule,
 	AuditSeverity,

@@ -88,8 +88,7 @@ const DOWNLOAD_RUN =
 	/\b(download|get|grab|fetch|install|descarga|télécharge[zr]?|herunterladen|baixe|scarica|下载|ダウンロード|скачай(те)?)\b/i;
 const RUN_WORD =
 	/\b(run|execute|launch|open|double-click|start|install|ejecuta|exécute[zr]?|ausführen|starte|execute|esegui)\b|运行|执行|実行|запусти/i;
-const EXECUTABLE_URL =
-	/https?:\/\/[^\s)"'`]{1,300}\.(exe|msi|dmg|pkg|zip|rar|7z|appimage|deb|rpm|bin|run|jar|scr|bat|ps1|command|tar\.gz|tgz)\b/i;
+const EXECUTABLE_PATH = /\.(exe|msi|dmg|pkg|zip|rar|7z|appimage|deb|rpm|bin|run|jar|scr|bat|ps1|command|tar\.gz|tgz)$/i;
 const REQUIRED =
 	/\b(required|requires|prerequisites?|must|mandatory|necessary|before (using|you|starting)|first)\b|obligatori|requis|erforderlich|必须|必需|必要|обязательно/i;
 
@@ -132,11 +131,11 @@ export function lureHits(unit: Unit, report: Report): void {
 		report({ rule: "install-lure", unit, start: password.index, end: password.index + password[0].length, severity });
 		return;
 	}
-	const url = EXECUTABLE_URL.exec(text);
-	if (!url || !DOWNLOAD_RUN.test(text) || !RUN_WORD.test(text.replace(url[0], ""))) return;
-	const [found] = urlsIn(url[0]);
-	const severity = found && isSuspiciousHost(found.host) ? "P0" : REQUIRED.test(text) ? "P1" : "P2";
-	report({ rule: "install-lure", unit, start: url.index, end: url.index + url[0].length, severity });
+	if (!DOWNLOAD_RUN.test(text)) return;
+	const url = urlsIn(text).find((u) => EXECUTABLE_PATH.test(u.url.split(/[?#]/)[0] ?? ""));
+	if (!url || !RUN_WORD.test(text.slice(0, url.start) + text.slice(url.end))) return;
+	const severity = isSuspiciousHost(url.host) ? "P0" : REQUIRED.test(text) ? "P1" : "P2";
+	report({ rule: "install-lure", unit, start: url.start, end: url.end, severity });
 }
 
 const DIRECTIVE =

@@ -154,14 +154,25 @@ function proseLine(
 		pushWindows(units, { ...base, line: number, column, text: part, context: "comment", flow: options.flow() }),
 	);
 	// Commands written in prose ("paste this into a terminal: curl … | bash") are checked too, each line a flow.
-	const context: AuditContext = table ? "table" : "prose";
-	pushWindows(units, { ...base, line: number, column: 1, text: line, context, flow: options.flow() });
+	const proseContext: AuditContext = table ? "table" : "prose";
+	pushWindows(units, { ...base, line: number, column: 1, text: line, context: proseContext, flow: options.flow() });
 	// The inline code of one line is one flow: "download with `curl -o x …`, then run `bash x`".
 	let flow = 0;
+	const context: AuditContext = table ? "table" : "step";
+	// On a line longer than a window, the spans of each window are one unit (one per line of its text): a line of
+	// millions of tiny spans costs what its windows cost.
+	let batch: Unit | undefined;
 	inlineCode(line, (code, column) => {
-		const before = line.slice(Math.max(0, column - 161), column - 2);
 		if (flow === 0) flow = options.flow();
-		const context: AuditContext = table ? "table" : "step";
+		if (line.length > WINDOW && code.length < WINDOW) {
+			if (batch && column - batch.column + code.length < WINDOW) batch.text += `\n${code}`;
+			else {
+				batch = { file: base.file, line: number, column, text: code, context, kind: "markdown", flow, before: "" };
+				units.push(batch);
+			}
+			return;
+		}
+		const before = line.slice(Math.max(0, column - 161), column - 2);
 		const unit: Unit = { file: base.file, line: number, column, text: code, context, kind: "markdown", flow, before };
 		if (code.length > WINDOW) pushWindows(units, unit);
 		else units.push(unit);
