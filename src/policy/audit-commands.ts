@@ -3,7 +3,7 @@
 
 import type { Report } from "./audit-chars.ts";
 import { isTyposquat } from "./audit-packages.ts";
-import { programIndex, programOf, type ShellCommand } from "./audit-shell.ts";
+import { commandProgram, programIndex, type ShellCommand } from "./audit-shell.ts";
 import type { Unit } from "./audit-text.ts";
 
 /** The span of a command in the unit (from its first word, at most 200 characters), for evidence. */
@@ -33,7 +33,7 @@ const hasFlag = (args: readonly string[], short: string, long: string) =>
 export function commandHits(unit: Unit, command: ShellCommand, report: Report): void {
 	const words = command.words;
 	const at = programIndex(words);
-	const program = programOf(words);
+	const program = commandProgram(command);
 	const args = words.slice(at + 1);
 	const hit = (rule: string, severity?: "P0" | "P1" | "P2"): void =>
 		report({ rule, unit, ...spanOf(unit, command), severity });

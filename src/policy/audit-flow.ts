@@ -5,7 +5,7 @@
 import { isSuspiciousHost, type Report, urlsIn } from "./audit-chars.ts";
 import { commandHits, spanOf } from "./audit-commands.ts";
 import { dependencyHits, type LineState, literals, textHits } from "./audit-lines.ts";
-import { baseName, programIndex, programOf, type ShellCommand, tokenizeShell } from "./audit-shell.ts";
+import { baseName, commandProgram, programIndex, type ShellCommand, tokenizeShell } from "./audit-shell.ts";
 import type { Unit } from "./audit-text.ts";
 
 /** What one skill's flows found that matters across flows (a credential read in one file, a send in another). */
@@ -173,8 +173,7 @@ function unitHits(unit: Unit, state: FlowState, report: Report): void {
 		!/\b(read|cat|open|load|include|print|copy|send|upload|output|display|paste|attach|exfiltrate)\b/i.test(text);
 	const credential = CREDENTIAL.exec(text);
 	const dump = commands.find(
-		(c) =>
-			(c.words.length === 1 && (c.words[0] === "env" || c.words[0] === "set")) || programOf(c.words) === "printenv",
+		(c) => (c.words.length === 1 && (c.words[0] === "env" || c.words[0] === "set")) || commandProgram(c) === "printenv",
 	);
 	if (credential || dump) {
 		const start = credential ? credential.index : (dump?.start ?? 0);
@@ -219,11 +218,11 @@ function downloadHits(
 ): boolean {
 	const words = command.words;
 	const at = programIndex(words);
-	const program = programOf(words);
+	const program = commandProgram(command);
 	const args = words.slice(at + 1);
 	const span = spanOf(unit, command);
 	if (FETCHERS.has(program)) {
-		if (command.next === "|" && next && INTERPRETERS.has(programOf(next.words)))
+		if (command.next === "|" && next && INTERPRETERS.has(commandProgram(next)))
 			report({ rule: "remote-to-interpreter", unit, ...span });
 		for (const file of downloadedFiles(program, args))
 			state.downloads.set(file, { unit, archive: /\.(zip|tar|tgz|gz|rar|7z|dmg|pkg)$/i.test(file) });
@@ -301,7 +300,7 @@ function secretHits(unit: Unit, commands: readonly ShellCommand[], state: FlowSt
 		if (use && !text.includes(`${variable} =`)) secrets.set(name, use.index);
 	}
 	if (secrets.size === 0) return;
-	const dns = commands.some((c) => DNS.has(programOf(c.words)) && c.words.some((w) => w.includes("$")));
+	const dns = commands.some((c) => DNS.has(commandProgram(c)) && c.words.some((w) => w.includes("$")));
 	const hosts = urlsIn(text).map((u) => u.host);
 	for (const [name, at] of secrets) {
 		const inHost = hosts.some((h) => h.includes(name.toLowerCase()));

@@ -9,9 +9,18 @@ export interface ShellCommand {
 	redirects: { op: string; target: string }[];
 	/** Offset of the command's first character in the text. */
 	start: number;
+	/** The program, once computed by {@link commandProgram}. */
+	program?: string;
+}
+
+/** The program a command runs ({@link programOf}), computed once per command. */
+export function commandProgram(command: ShellCommand): string {
+	if (command.program === undefined) command.program = programOf(command.words);
+	return command.program;
 }
 
 const MAX_WORDS = 256;
+const SPECIAL = new Set(["'", '"', "\\", "$", "<", ">", "`", " ", "\t", "\r", "\n", "#", ";", "|", "&"]);
 const MAX_WORD = 2048;
 
 /**
@@ -110,8 +119,11 @@ export function tokenizeShell(text: string): ShellCommand[] {
 			});
 			continue;
 		}
-		push(c);
-		i++;
+		// A run of ordinary characters joins the word in one slice.
+		let j = i + 1;
+		while (j < text.length && !SPECIAL.has(text[j] as string)) j++;
+		push(text.slice(i, j));
+		i = j;
 	}
 	endCommand("", text.length);
 	return commands;
