@@ -206,7 +206,11 @@ const PYPI_HOSTS = /^(pypi\.org|files\.pythonhosted\.org|download\.pytorch\.org|
 const NPM_HOSTS = /^(registry\.npmjs\.org|registry\.yarnpkg\.com|registry\.npmmirror\.com)$/;
 
 /** Package installs: custom indexes and URLs, look-alike names, global installs. */
-function installHits(program: string, args: readonly string[], hit: (rule: string, severity?: "P1" | "P2") => void) {
+function installHits(
+	program: string,
+	args: readonly string[],
+	hit: (rule: string, severity?: "P1" | "P2") => void,
+): void {
 	let rest = args;
 	let ecosystem: "pypi" | "npm" | undefined;
 	if (program === "python" || program === "python3") {
@@ -221,9 +225,9 @@ function installHits(program: string, args: readonly string[], hit: (rule: strin
 		return;
 	}
 	if (program === "pip" && rest[0] === "config" && rest.some((a) => /index-url/.test(a)))
-		return hit("untrusted-package-source");
-	if (program === "gem" && rest.includes("--source")) return hit("untrusted-package-source");
-	if (program === "cargo" && rest[0] === "install" && rest.includes("--git")) return hit("untrusted-package-source");
+		hit("untrusted-package-source");
+	if (program === "gem" && rest.includes("--source")) hit("untrusted-package-source");
+	if (program === "cargo" && rest[0] === "install" && rest.includes("--git")) hit("untrusted-package-source");
 	if (!ecosystem || !["install", "i", "add"].includes(rest[0] ?? "")) return;
 	const packages: string[] = [];
 	for (let i = 1; i < rest.length; i++) {
@@ -243,7 +247,9 @@ function installHits(program: string, args: readonly string[], hit: (rule: strin
 			/^(git\+|https?:\/\/|git:|github:|ssh:\/\/|[\w.-]{1,40}\/[\w.-]{1,100}#)/.test(spec) ||
 			/\.(tgz|tar\.gz|whl|zip)$/.test(spec)
 		) {
-			if (!spec.startsWith(".") && !spec.startsWith("/")) hit("untrusted-package-source");
+			// A package straight from a GitHub repository is visible source: worth knowing, not a custom index.
+			const github = /^(git\+)?https:\/\/github\.com\/|^github:/.test(spec);
+			if (!spec.startsWith(".") && !spec.startsWith("/")) hit("untrusted-package-source", github ? "P2" : undefined);
 			continue;
 		}
 		const pinned = ecosystem === "pypi" ? /==/.test(spec) : /.@\d/.test(spec);

@@ -61,14 +61,9 @@ export function textHits(unit: Unit, state: LineState, report: Report): void {
 	const hook = /"(preinstall|install|postinstall|prepare|prepublish)"\s{0,3}:\s{0,3}"([^"\n]{0,500})"/.exec(text);
 	if (hook && /(^|\/)package\.json$/.test(unit.file)) {
 		const worse = /\b(curl|wget|node\s{1,3}-e|base64|https?:\/\/|eval|bash\s{1,3}-c)\b/.test(hook[2] ?? "");
-		report({
-			rule: "install-hook",
-			unit,
-			start: hook.index,
-			end: hook.index + hook[0].length,
-			severity: worse ? "P0" : "P1",
-			flow: true,
-		});
+		// `prepare` and `prepublish` run for the package's own developers (builds, git hooks), not on every install.
+		const severity = worse ? "P0" : hook[1]?.startsWith("prep") ? "P2" : "P1";
+		report({ rule: "install-hook", unit, start: hook.index, end: hook.index + hook[0].length, severity, flow: true });
 	}
 	if (/(^|\/)setup\.py$/.test(unit.file) && /\bcmdclass\s{0,3}=/.test(text))
 		report({ rule: "install-hook", unit, start: 0, end: Math.min(text.length, 120), severity: "P1", flow: true });

@@ -76,8 +76,10 @@ const EXFIL: readonly RegExp[] = [
 ];
 
 const REMOTE_INSTRUCTIONS: readonly RegExp[] = [
-	/\b(fetch|download|read|load|follow|get|retrieve|pull)\b[^.\n]{0,60}\b(instructions|rules|steps|prompt|skill|commands)\b[^.\n]{0,40}https?:\/\//i,
-	/\bfollow\s+(the\s+)?(instructions|steps|commands)\s+(at|from|in)\s+https?:\/\//i,
+	// Fetched at run time and obeyed: "fetch the latest rules from https://… and follow them".
+	/\b(fetch|download|load|retrieve|pull|read)\b[^.\n]{0,60}\b(instructions|rules|prompt|skill|commands)\b[^.\n]{0,40}https?:\/\/[^.\n]{0,200}\b(and|then)\s+(follow|obey|execute|apply|run)\s+(them|it|those|these|what)\b/i,
+	/\b(fetch|download|load|retrieve|pull)\s+(the\s+)?(latest|current|newest|remote|up-to-date)\s+(instructions|rules|prompt|commands)\b[^.\n]{0,40}https?:\/\//i,
+	/\b(always|every time|each time|before (each|every) (task|reply|answer|response))\b[^.\n]{0,60}\b(fetch|download|load|retrieve)\b[^.\n]{0,60}https?:\/\/[^.\n]{0,200}\b(instructions|rules|prompt|commands)\b/i,
 ];
 
 const ARCHIVE_WORD =

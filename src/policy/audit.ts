@@ -57,6 +57,7 @@ export interface AuditOptions {
 const RULE_INFO = new Map<string, AuditRule>(AUDIT_RULES.map((rule) => [rule.id, rule]));
 const RANK: Readonly<Record<AuditSeverity, number>> = { P0: 0, P1: 1, P2: 2 };
 const LOWER: Readonly<Record<AuditSeverity, AuditSeverity>> = { P0: "P1", P1: "P2", P2: "P2" };
+const CODE_ONLY = new Set(["suspicious-url", "encoded-blob"]);
 const HINT_RULES = new Set(["plain-http", "encoded-blob", "network-use", "typosquat-package", "hidden-html-directive"]);
 const EDUCATIONAL =
 	/\b(penetration|pentest\w{0,3}|exploit\w{0,5}|red[- ]team\w{0,3}|ctf|offensive security|malware analysis|security (research|education|training|testing|audit\w{0,3})|vulnerabilit(y|ies)|payloads?|ethical hacking|bug bount(y|ies)|threat (hunting|detection)|incident response)\b/i;
@@ -198,6 +199,9 @@ function placed(hit: Hit): { severity: AuditSeverity; confidence: AuditConfidenc
 	const cap = (confidence: AuditConfidence): AuditConfidence =>
 		HINT_RULES.has(hit.rule) && confidence === "high" ? "medium" : confidence;
 	if (context === "example" || context === "table" || negated(hit)) return { severity: "P2", confidence: "low" };
+	// A URL or a blob only matters where something uses it: in prose, comments and data it is information.
+	if (CODE_ONLY.has(hit.rule) && context !== "script" && context !== "step")
+		return { severity: "P2", confidence: "low" };
 	if (context === "data" && !hit.flow) return { severity: LOWER[base], confidence: "medium" };
 	if (context === "prose" || context === "comment" || context === "data")
 		return { severity: base, confidence: cap("medium") };
