@@ -217,7 +217,7 @@ function isPlaceholder(token: string): boolean {
 /** Key formats and connection strings with a literal password (not `$PASSWORD`, `<password>`, `{pw}`). */
 export function secretHits(unit: Unit, report: Report): void {
 	const text = unit.text;
-	if (!/AKIA|gh[pousr]_|github_pat_|sk_live_|AIza|xox|sk-|glpat-|npm_|PRIVATE KEY|:\/\//.test(text)) return;
+	if (!/AKIA|gh[pousr]_|github_pat_|sk_live_|AIza|xox|sk-|glpat-|npm_|PRIVATE KEY|postgres|mysql|mongodb|redis|amqp|mssql/.test(text)) return;
 	for (const match of text.matchAll(SECRET_TOKENS)) {
 		if (isPlaceholder(match[0])) continue;
 		report({ rule: "hardcoded-secret", unit, start: match.index, end: match.index + match[0].length });
