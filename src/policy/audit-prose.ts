@@ -101,6 +101,7 @@ function combine(patterns: readonly RegExp[]): RegExp {
 const BYPASS: readonly RegExp[] = [
 	/\b(disable|turn off|skip|bypass|switch off|auto-?approve)\s+(the\s+|all\s+|any\s+|your\s+){0,2}(permission|approval|confirmation|safety)\s+(prompts?|checks?|requests?|dialogs?|settings|mode)\b/i,
 	/\bbypassPermissions\b|--dangerously-skip-permissions|approval_policy\s{0,3}=\s{0,3}["']?never|danger-full-access/i,
+	/\b(edit|modify|update|change|add|write|append|set)\b[^.\n]{0,80}(\.claude\/settings[\w.-]{0,20}\.json|\.codex\/config\.toml|\.gemini\/settings\.json|\.cursor\/mcp\.json|permissions\.allow\b|Bash\(\*\))/i,
 	/\b(do not|don't|never|without)\s+(ask|asking|prompt|prompting|request|requesting|wait|waiting)\s+(the\s+user\s+)?(for\s+)?(permission|confirmation|approval|consent)\b/i,
 ];
 const RULES: readonly [string, RegExp][] = [
