@@ -207,6 +207,9 @@ const CONNECTION = /\b(postgres(ql)?|mysql|mongodb(\+srv)?|redis|amqp|mssql):\/\
 const PLACEHOLDER =
 	/^(\$|%|<|\{|\[|\*|x+$|\.\.\.|password$|pass$|passwd$|pwd$|secret$|changeme$|your|my_?pass|example|test|dummy|placeholder|redacted)/i;
 
+const SECRET_HINT =
+	/AKIA|gh[pousr]_|github_pat_|sk_live_|AIza|xox|sk-|glpat-|npm_|PRIVATE KEY|postgres|mysql|mongodb|redis|amqp|mssql/;
+
 /** Documented fake keys: AWS's `…EXAMPLE`, `sk-proj-xxxxxxxx…`, `ghp_your_token…`, runs of one character. */
 function isPlaceholder(token: string): boolean {
 	if (token.startsWith("-----")) return false;
@@ -217,7 +220,7 @@ function isPlaceholder(token: string): boolean {
 /** Key formats and connection strings with a literal password (not `$PASSWORD`, `<password>`, `{pw}`). */
 export function secretHits(unit: Unit, report: Report): void {
 	const text = unit.text;
-	if (!/AKIA|gh[pousr]_|github_pat_|sk_live_|AIza|xox|sk-|glpat-|npm_|PRIVATE KEY|postgres|mysql|mongodb|redis|amqp|mssql/.test(text)) return;
+	if (!SECRET_HINT.test(text)) return;
 	for (const match of text.matchAll(SECRET_TOKENS)) {
 		if (isPlaceholder(match[0])) continue;
 		report({ rule: "hardcoded-secret", unit, start: match.index, end: match.index + match[0].length });
