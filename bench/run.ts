@@ -15,6 +15,7 @@ import {
 } from "skillset";
 import { parse } from "yaml";
 import { benchAgent } from "./agent.ts";
+import { benchAudit } from "./audit.ts";
 import { benchCatalog } from "./catalog.ts";
 import { generateTree } from "./generate.ts";
 import { benchOrigins } from "./origins.ts";
@@ -172,6 +173,7 @@ async function main(): Promise<void> {
 	rows.push(...(await benchTokens()));
 	rows.push(...(await benchCatalog()));
 	rows.push(...(await benchAgent()));
+	rows.push(...(await benchAudit()));
 	console.log(
 		`node ${process.version}, ${RUNS} runs per measure (median), tokenizer load ${tokenizerLoadMs} ms (once)\n`,
 	);

@@ -76,7 +76,12 @@ export {
 	watchSkills,
 } from "./discovery/index.ts";
 export type {
+	AuditConfidence,
+	AuditContext,
 	AuditFinding,
+	AuditLimits,
+	AuditOptions,
+	AuditRule,
 	AuditSeverity,
 	AuditTarget,
 	CallSubject,

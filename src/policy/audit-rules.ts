@@ -1,183 +1,241 @@
 /** P0 forbid, P1 needs approval, P2 information (shared/research/security-notes.md §2.5). */
 export type AuditSeverity = "P0" | "P1" | "P2";
 
-/** Where a line sits: code (fenced blocks, scripts, command lines), prose, or an HTML comment. */
-export type LineContext = "code" | "prose" | "comment";
+/** How sure the audit is that a finding is what its rule says: a literal payload, a likely one, or a hint. */
+export type AuditConfidence = "high" | "medium" | "low";
 
-/** A line rule: a pattern checked on lines of the given contexts. */
-export interface LineRule {
+/**
+ * Where the text of a finding sits, which sets its severity: a script in the package, a command the agent is told
+ * to run (code in a Markdown file), a data file, a documented example, a table row, prose, an HTML comment, or the
+ * package itself (files, declarations).
+ */
+export type AuditContext = "script" | "step" | "data" | "example" | "table" | "prose" | "comment" | "package";
+
+/** One rule of the catalogue: its id, its most severe level, a title and why it matters. */
+export interface AuditRule {
 	id: string;
 	severity: AuditSeverity;
 	title: string;
 	why: string;
-	contexts: readonly LineContext[];
-	pattern: RegExp;
 }
 
-const CODE: readonly LineContext[] = ["code"];
-const PROSE: readonly LineContext[] = ["prose", "comment"];
-const ANY: readonly LineContext[] = ["code", "prose", "comment"];
+const rule = (id: string, severity: AuditSeverity, title: string, why: string): AuditRule => ({
+	id,
+	severity,
+	title,
+	why,
+});
 
-/** The rules that look at one line at a time. Commands are matched in code, phrases in prose. */
-export const LINE_RULES: readonly LineRule[] = [
-	{
-		id: "unicode-tag-chars",
-		severity: "P0",
-		title: "Hidden Unicode tag characters",
-		why: "Tag characters (U+E0000-U+E007F) are invisible and smuggle text to the model.",
-		contexts: ANY,
-		pattern: /[\u{E0000}-\u{E007F}]/u,
-	},
-	{
-		id: "bidi-override",
-		severity: "P0",
-		title: "Bidirectional override in code",
-		why: "Bidi controls make code read differently from how it runs (Trojan Source).",
-		contexts: CODE,
-		pattern: /[\u202A-\u202E\u2066-\u2069]/u,
-	},
-	{
-		id: "hidden-html-directive",
-		severity: "P0",
-		title: "Hidden instruction in an HTML comment",
-		why: "An HTML comment is invisible when the Markdown is rendered, but the model reads it.",
-		contexts: ["comment"],
-		pattern: /\b(ignore|always|never|must|do not|don't|execute|run|send|upload|read|delete|you are|instead)\b/i,
-	},
-	{
-		id: "remote-to-interpreter",
-		severity: "P0",
-		title: "Remote content run by an interpreter",
-		why: "Downloaded code runs unreviewed: whoever controls the URL controls the machine.",
-		contexts: CODE,
-		pattern:
-			/\b(curl|wget|iwr|irm|Invoke-WebRequest|Invoke-RestMethod)\b[^\n|]*\|\s*(sudo\s+)?(ba|z|da)?sh\b|\b(curl|wget|iwr|irm|Invoke-WebRequest|Invoke-RestMethod)\b[^\n|]*\|\s*(sudo\s+)?(python3?|node|perl|ruby|pwsh|powershell|iex)\b|\b(ba)?sh\s+(-c\s+)?["']?\$\(\s*(curl|wget)|\b(ba)?sh\s+<\(\s*(curl|wget)|\biex\s*\(?\s*(iwr|irm|\(?New-Object\s+Net\.WebClient\)?\.DownloadString)|\b(curl|wget)\b[^\n]*&&\s*chmod\s+\+x[^\n]*&&\s*\.\//i,
-	},
-	{
-		id: "decode-execute",
-		severity: "P0",
-		title: "Decoded data executed",
-		why: "Decoding then executing hides what runs from any reviewer.",
-		contexts: CODE,
-		pattern:
-			/(base64\s+(-d|--decode)|b64decode|atob\(|Buffer\.from\([^)]*["']base64["']|xxd\s+-r|bytes\.fromhex|unhexlify)[^\n]*(\|\s*(ba)?sh\b|\beval\b|\bexec\b|Function\(|\bsh\s+-c|python3?\s+-c)|(\beval\b|\bexec\b|Function\()[^\n]*(b64decode|atob\(|base64|fromhex|unhexlify)/i,
-	},
-	{
-		id: "reverse-shell",
-		severity: "P0",
-		title: "Reverse shell",
-		why: "It hands a shell on this machine to a remote host.",
-		contexts: CODE,
-		pattern:
-			/\/dev\/(tcp|udp)\/|\b(nc|ncat|netcat)\b[^\n]*\s-[a-z]*[ec]\b|\bmkfifo\b[^\n]*\b(nc|ncat|netcat)\b|socket\.socket\([^\n]*\bdup2\b|\bdup2\b[^\n]*\bsubprocess\b/i,
-	},
-	{
-		id: "concealment",
-		severity: "P0",
-		title: "Instruction to hide actions from the user",
-		why: "A skill that asks the agent to keep things from its user is working against that user.",
-		contexts: PROSE,
-		pattern:
-			/\b(do not|don't|never)\s+(tell|mention|inform|notify|alert|show|reveal|disclose)\b[^.\n]*\buser\b|\bwithout\s+(telling|informing|notifying|alerting|asking)\s+the\s+user\b|\bhide\s+(this|these|it)\b[^.\n]*\b(from the user|step|action)s?\b|\bsilently\s+(send|upload|post|transmit|exfiltrate|delete|install|run|execute|copy)\b|\bkeep\s+(this|it)\s+(secret|hidden)\s+from\b/i,
-	},
-	{
-		id: "instruction-override",
-		severity: "P0",
-		title: "Instruction-override phrase",
-		why: "Jailbreak phrasing tries to switch off the agent's own rules.",
-		contexts: PROSE,
-		pattern:
-			/\b(ignore|disregard|forget)\s+(all\s+|any\s+)?(your\s+)?(previous|prior|earlier|above|system|safety)\s+(instructions|rules|prompts|guidelines)\b|\b(you are now|enter|enable|activate)\s+(in\s+)?(developer|god|DAN|jailbreak)\s+mode\b|\bdisable\s+(your\s+|all\s+)?(safety|guardrails|content\s+filters?)\b/i,
-	},
-	{
-		id: "destructive-command",
-		severity: "P0",
-		title: "Destructive command",
-		why: "It can wipe a home folder, a disk or the whole system.",
-		contexts: CODE,
-		pattern:
-			/\brm\s+(-[a-zA-Z]*\s+)*-[a-zA-Z]*[rR][a-zA-Z]*\s+(-[a-zA-Z]+\s+)*(--no-preserve-root\s+)?(\/|\/\*|~|~\/|\$HOME|\$\{HOME\})(\s|$|["';])|\bdd\b[^\n]*\bof=\/dev\/(sd|hd|nvme|disk|mmcblk)|\bmkfs(\.\w+)?\s+\/dev\/|:\(\)\s*\{\s*:\s*\|\s*:\s*&\s*\}\s*;\s*:/i,
-	},
-	{
-		id: "persistence",
-		severity: "P0",
-		title: "Persistence on the machine",
-		why: "It makes something run again later (cron, services, shell start-up, git hooks) or weakens SSH.",
-		contexts: CODE,
-		pattern:
-			/\bcrontab\s+(-e|-|[^-\s])|\/etc\/cron|\blaunchctl\s+(load|bootstrap)|Library\/LaunchAgents|\bsystemctl\s+(--user\s+)?enable\b|\/etc\/systemd\/system|>>?\s*["']?(~|\$HOME)\/\.(bashrc|zshrc|profile|bash_profile|zprofile)|\.git\/hooks\/|core\.hooksPath|authorized_keys|StrictHostKeyChecking\s*=?\s*no|>>?\s*["']?[^\s]*\b(CLAUDE|AGENTS|MEMORY|SOUL)\.md\b|\.claude\/settings/i,
-	},
-	{
-		id: "remote-instructions",
-		severity: "P1",
-		title: "Instructions fetched from the web at run time",
-		why: "What the skill tells the agent then depends on a URL, not on the reviewed skill.",
-		contexts: PROSE,
-		pattern:
-			/\b(fetch|download|read|load|follow|get|retrieve)\b[^.\n]{0,60}\b(instructions|rules|steps|prompt|skill|commands)\b[^.\n]{0,40}https?:\/\/|\bfollow\s+(the\s+)?(instructions|steps)\s+(at|from|in)\s+https?:\/\//i,
-	},
-	{
-		id: "suspicious-url",
-		severity: "P1",
-		title: "Suspicious URL",
-		why: "URL shorteners, paste sites, tunnels, raw IP addresses and plain http hide or weaken where data goes.",
-		contexts: ANY,
-		pattern:
-			/https?:\/\/(bit\.ly|tinyurl\.com|t\.co|goo\.gl|is\.gd|pastebin\.com|paste\.ee|hastebin\.com|ghostbin\.|[\w-]+\.ngrok(-free)?\.(io|app)|[\w-]+\.trycloudflare\.com|serveo\.net)\b|https?:\/\/(\d{1,3}\.){3}\d{1,3}\b|\bhttp:\/\/(?!localhost|127\.0\.0\.1|0\.0\.0\.0|\[::1\]|example\.(com|org))[a-z0-9]/i,
-	},
-	{
-		id: "hardcoded-secret",
-		severity: "P1",
-		title: "Hard-coded secret",
-		why: "A key in a skill leaks to everyone who installs it, and may be used against its owner.",
-		contexts: ANY,
-		pattern:
-			/\bAKIA[0-9A-Z]{16}\b|\bgh[pousr]_[A-Za-z0-9]{36,}\b|\bsk_live_[0-9a-zA-Z]{24,}\b|\bAIza[0-9A-Za-z_-]{35}\b|-----BEGIN (RSA |EC |OPENSSH |DSA )?PRIVATE KEY-----|\b(postgres(ql)?|mysql|mongodb(\+srv)?|redis):\/\/[^\s:/@]+:[^\s@]+@/,
-	},
-	{
-		id: "encoded-blob",
-		severity: "P1",
-		title: "Large encoded blob",
-		why: "A long base64 or hex string can hide code or instructions from review.",
-		contexts: ANY,
-		pattern: /[A-Za-z0-9+/]{200,}={0,2}|\b[0-9a-fA-F]{200,}\b/,
-	},
-	{
-		id: "invisible-characters",
-		severity: "P1",
-		title: "Zero-width or invisible characters",
-		why: "Invisible characters can split keywords or hide text from a reader.",
-		contexts: ANY,
-		// biome-ignore lint/suspicious/noMisleadingCharacterClass: the class is meant to match lone invisible marks.
-		pattern: /[\u200B-\u200D\u2060\u00AD\u{E0100}-\u{E01EF}]|.\uFEFF/u,
-	},
-	{
-		id: "system-changes",
-		severity: "P1",
-		title: "Privileged or system-wide change",
-		why: "sudo, setuid, firewall changes and global installs change the machine beyond the task.",
-		contexts: CODE,
-		pattern:
-			/(^|[\s;&|(])sudo\s|\bsu\s+-|\bchmod\s+(-R\s+)?(777|[ugoa]*\+s|[0-7]?4[0-7]{3})\b|\b(iptables|ufw|firewall-cmd)\b|\b(apt(-get)?|yum|dnf|pacman|apk)\s+(install|add)\b|\bnpm\s+(i|install)\s+(-g|--global)\b|\bpip3?\s+install\s+[^\n]*git\+/i,
-	},
-	{
-		id: "permission-bypass",
-		severity: "P1",
-		title: "Agent safety switched off",
-		why: "It asks the agent to skip its permission prompts or guard rails.",
-		contexts: ANY,
-		pattern:
-			/--dangerously-skip-permissions|--yolo\b|--dangerously-bypass|\bunset\s+[A-Z_]*(GUARD|SAFE|SANDBOX)[A-Z_]*/,
-	},
+/**
+ * Every rule with its most severe level. A finding's own severity can be lower: commands in examples, tables and
+ * negations ("never run …") drop to P2, data files one level, and a source without a sink in the same flow to P1.
+ */
+export const AUDIT_RULES: readonly AuditRule[] = [
+	rule(
+		"unicode-tag-chars",
+		"P0",
+		"Hidden Unicode tag characters",
+		"Tag characters (U+E0000-U+E007F) are invisible and smuggle text to the model.",
+	),
+	rule(
+		"bidi-override",
+		"P0",
+		"Bidirectional control characters",
+		"Bidi controls make text and code read differently from how they run (Trojan Source); P1 in prose.",
+	),
+	rule(
+		"invisible-characters",
+		"P1",
+		"Zero-width or invisible characters",
+		"Invisible characters inside words or in runs split keywords or hide text from a reader.",
+	),
+	rule(
+		"hidden-html-directive",
+		"P0",
+		"Hidden instruction in an HTML comment",
+		"An HTML comment is invisible when the Markdown is rendered, but the model reads it.",
+	),
+	rule(
+		"instruction-override",
+		"P0",
+		"Goal hijack: ignore the user or the system",
+		"Text that tells the agent to ignore its instructions or its user works against that user (any language).",
+	),
+	rule(
+		"concealment",
+		"P0",
+		"Instruction to hide actions from the user",
+		"A skill that asks the agent to keep things from its user is working against that user (any language).",
+	),
+	rule(
+		"conversation-exfiltration",
+		"P0",
+		"Conversation or system prompt sent out",
+		"Sending the conversation, the system prompt or the user's files to a URL leaks everything the agent saw.",
+	),
+	rule(
+		"install-lure",
+		"P0",
+		"Lure to download and run a tool",
+		"A 'required' tool fetched from a URL and run (often from a password-protected archive) is how malware ships.",
+	),
+	rule(
+		"remote-instructions",
+		"P1",
+		"Instructions fetched from the web at run time",
+		"What the skill tells the agent then depends on a URL, not on the reviewed skill.",
+	),
+	rule(
+		"remote-to-interpreter",
+		"P0",
+		"Remote content run by an interpreter",
+		"Downloaded code runs unreviewed: whoever controls the URL controls the machine.",
+	),
+	rule(
+		"download-execute",
+		"P0",
+		"Downloaded file executed",
+		"A file fetched from the network and then run (across lines, `&&` or `;`) is remote code execution.",
+	),
+	rule("decode-execute", "P0", "Decoded data executed", "Decoding then executing hides what runs from any reviewer."),
+	rule(
+		"obfuscated-endpoint",
+		"P0",
+		"Endpoint hidden by encoding or concatenation",
+		"A URL hidden in base64 or split strings and then called hides where data goes; P1 without a network call.",
+	),
+	rule("reverse-shell", "P0", "Reverse shell", "It hands a shell on this machine to a remote host."),
+	rule(
+		"credential-exfiltration",
+		"P0",
+		"Credentials read and sent out",
+		"Key files, credential stores or the whole environment read and sent over the network in one flow.",
+	),
+	rule(
+		"secret-exfiltration",
+		"P0",
+		"Secret variable sent to a foreign host",
+		"A token from the environment placed in a request, header, query or DNS name leaves with the request.",
+	),
+	rule(
+		"sensitive-read",
+		"P1",
+		"Credentials or environment read",
+		"Reading key files, credential stores or the whole environment needs a reason and the user's approval.",
+	),
+	rule(
+		"destructive-command",
+		"P0",
+		"Destructive command",
+		"It can wipe the project, a home folder, a disk or the whole system.",
+	),
+	rule(
+		"wide-permissions",
+		"P0",
+		"Permissions opened on broad paths",
+		"chmod 777 or chown over a home, the project or the system lets anyone change anything.",
+	),
+	rule(
+		"host-exposure",
+		"P0",
+		"Host exposed to a container",
+		"Mounting / into a container hands it the host; the Docker socket or --privileged nearly so (P1).",
+	),
+	rule(
+		"persistence",
+		"P0",
+		"Persistence on the machine",
+		"It writes shell profiles, cron, services, git hooks, SSH keys or agent settings, so something runs later.",
+	),
+	rule(
+		"permission-bypass",
+		"P1",
+		"Agent safety switched off",
+		"It asks the agent to skip its permission prompts, approvals or sandbox.",
+	),
+	rule(
+		"system-changes",
+		"P1",
+		"Privileged or system-wide change",
+		"setuid bits and firewall changes alter the machine beyond the task (P1); sudo and system packages are P2.",
+	),
+	rule(
+		"untrusted-package-source",
+		"P1",
+		"Install from a custom index or URL",
+		"Packages from a custom index, registry, git URL or tarball bypass the registry everyone reviews.",
+	),
+	rule(
+		"typosquat-package",
+		"P1",
+		"Package name one edit from a popular one",
+		"An unpinned install of a look-alike name (`reqeusts`) is the classic typosquat.",
+	),
+	rule(
+		"install-hook",
+		"P1",
+		"Install-time hook",
+		"A postinstall-style hook runs code on install, before anyone looks; P0 when it fetches or decodes code.",
+	),
+	rule(
+		"suspicious-url",
+		"P1",
+		"Suspicious URL",
+		"URL shorteners, paste sites, tunnels, request catchers and public raw IP addresses hide where data goes.",
+	),
+	rule(
+		"hardcoded-secret",
+		"P1",
+		"Hard-coded secret",
+		"A key in a skill leaks to everyone who installs it, and may be used against its owner.",
+	),
+	rule(
+		"encoded-blob",
+		"P1",
+		"Large encoded blob",
+		"A long base64 or hex string can hide code or instructions from review.",
+	),
+	rule(
+		"binary-executable",
+		"P0",
+		"Executable file in the package",
+		"A compiled program cannot be reviewed like a script.",
+	),
+	rule(
+		"archive-entry",
+		"P0",
+		"Dangerous archive entry",
+		"An archive entry that leaves the folder (`../`, absolute) is P0; an executable inside an archive is P1.",
+	),
+	rule(
+		"skill-unreadable",
+		"P1",
+		"SKILL.md not audited",
+		"The skill's SKILL.md could not be read, so the skill cannot be called clean.",
+	),
+	rule(
+		"undeclared-network",
+		"P1",
+		"Network use beyond the declared permissions",
+		"The scripts reach the network although the manifest says they do not.",
+	),
+	rule("broad-allowed-tools", "P1", "Over-broad allowed-tools", "A bare Bash or a wildcard pre-approves any command."),
+	rule(
+		"not-inspected",
+		"P2",
+		"File not inspected",
+		"Archives, binaries, links, unreadable files and files over the size cap were not read; review them by hand.",
+	),
+	rule(
+		"plain-http",
+		"P2",
+		"Plain-http URL",
+		"Plain http can be read and changed on the way; alone it is information, never a reason to block.",
+	),
+	rule("network-use", "P2", "Network use", "The scripts use the network; declare it in permissions.network."),
+	rule("missing-license", "P2", "No licence", "Users cannot tell under which terms they may use the skill."),
+	rule("long-description", "P2", "Over-long description", "Descriptions over 1,024 characters are cut in catalogs."),
 ];
-
-/** Credential stores and bulk environment dumps (for the read-and-send chain). */
-export const CREDENTIAL_PATTERN: RegExp =
-	/~?\/?\.ssh\/id_|\.aws\/credentials|\.config\/gcloud|\.kube\/config|\.docker\/config\.json|~\/\.netrc|\.npmrc|\.pypirc|\.gnupg|\bprintenv\b|(^\s*|[;&|]\s*|\$\(\s*)env\s*($|\||>)|JSON\.stringify\(\s*process\.env\s*\)|dict\(\s*os\.environ\s*\)|os\.environ\.copy\(\)|\bcat\s+[^\n]*\.env\b|Login Data|Keychains?\/|wallet\.dat/i;
-
-/** Outbound network sends. */
-export const NETWORK_PATTERN: RegExp =
-	/\b(curl|wget|nc|ncat|scp|rsync)\b|\bfetch\(|\brequests\.(get|post|put|patch)\b|\burllib\.request\b|\bhttpx?\.(get|post|put)\b|\bhttps?\.request\(|\baxios\b|Invoke-(WebRequest|RestMethod)/i;
 
 /** Executable file formats (by magic number). */
 export function executableKind(bytes: Uint8Array): string | undefined {

@@ -1,246 +1,283 @@
-import { extname, join } from "node:path";
-import { allResources, listResources, readContained } from "../runtime/index.ts";
+import { join } from "node:path";
 import type { SkillProperties } from "../skill/index.ts";
+import { blobHits, type Hit, secretHits, unicodeHits, urlHits } from "./audit-chars.ts";
 import {
+	type ArchiveEntry,
+	type AuditLimits,
+	DEFAULT_AUDIT_LIMITS,
+	type PackageFile,
+	readPackage,
+} from "./audit-files.ts";
+import { flowHits, type SkillFlows } from "./audit-flow.ts";
+import { proseHits } from "./audit-prose.ts";
+import {
+	AUDIT_RULES,
+	type AuditConfidence,
+	type AuditContext,
+	type AuditRule,
 	type AuditSeverity,
-	CREDENTIAL_PATTERN,
-	executableKind,
-	LINE_RULES,
-	type LineContext,
-	NETWORK_PATTERN,
 } from "./audit-rules.ts";
+import { fileKind, type Unit, unitsOf } from "./audit-text.ts";
 
-/** One finding: which rule, how severe, where (file, line, column), the offending text and why it matters. */
+/**
+ * One finding, grouped per rule and file: the most severe occurrence's place and evidence (the matched text with a
+ * little context, hidden characters made visible), how many occurrences there were, and how sure the rule is.
+ */
 export interface AuditFinding {
 	rule: string;
 	severity: AuditSeverity;
+	confidence: AuditConfidence;
 	title: string;
 	skill: string;
 	file: string;
 	line?: number;
 	column?: number;
 	snippet: string;
+	/** Occurrences of this rule in this file (the finding shows the most severe one). */
+	count: number;
+	/** Where the shown occurrence sits, which set its severity. */
+	context: AuditContext;
 	why: string;
 }
 
-/** A skill to audit: its name, folder, and (when it parsed) what it declares. */
+/** A skill to audit: its name, folder, what it declares (when it parsed), and the folder as the user named it. */
 export interface AuditTarget {
 	name: string;
 	dir: string;
 	properties?: SkillProperties | null;
+	/** The folder as shown in findings (default `dir`): paths are reported the way they were given. */
+	display?: string;
 }
 
-/** Every rule id with its severity, title and reason, for reports and SARIF. */
-export const AUDIT_RULES: readonly { id: string; severity: AuditSeverity; title: string; why: string }[] = [
-	...LINE_RULES.map(({ id, severity, title, why }) => ({ id, severity, title, why })),
-	{
-		id: "credential-exfiltration",
-		severity: "P0",
-		title: "Credentials read and sent out",
-		why: "The skill reads credentials or the environment and also sends data over the network.",
-	},
-	{
-		id: "binary-executable",
-		severity: "P0",
-		title: "Executable file in the package",
-		why: "A compiled program cannot be reviewed like a script.",
-	},
-	{
-		id: "sensitive-read",
-		severity: "P1",
-		title: "Credentials or environment read",
-		why: "Reading secrets needs a reason and the user's approval.",
-	},
-	{
-		id: "undeclared-network",
-		severity: "P1",
-		title: "Network use beyond the declared permissions",
-		why: "The scripts reach the network although the manifest says they do not.",
-	},
-	{
-		id: "broad-allowed-tools",
-		severity: "P1",
-		title: "Over-broad allowed-tools",
-		why: "A bare Bash or a wildcard pre-approves any command.",
-	},
-	{
-		id: "network-use",
-		severity: "P2",
-		title: "Network use",
-		why: "The scripts use the network; declare it in permissions.network.",
-	},
-	{
-		id: "missing-license",
-		severity: "P2",
-		title: "No licence",
-		why: "Users cannot tell under which terms they may use the skill.",
-	},
-	{
-		id: "long-description",
-		severity: "P2",
-		title: "Over-long description",
-		why: "Descriptions over 1,024 characters are cut in catalogs.",
-	},
-];
-
-const RULE_INFO = new Map(AUDIT_RULES.map((rule) => [rule.id, rule]));
-const SCRIPT = /\.(sh|bash|zsh|py|js|mjs|cjs|ts|ps1|psm1|rb|pl|bat|cmd|php|lua)$/i;
-const MARKDOWN = /\.(md|markdown|txt)$/i;
-
-interface Unit {
-	file: string;
-	line: number;
-	column: number;
-	text: string;
-	context: LineContext;
+/** Options of {@link auditSkill}. */
+export interface AuditOptions {
+	limits?: Partial<AuditLimits>;
 }
+
+const RULE_INFO = new Map<string, AuditRule>(AUDIT_RULES.map((rule) => [rule.id, rule]));
+const RANK: Readonly<Record<AuditSeverity, number>> = { P0: 0, P1: 1, P2: 2 };
+const LOWER: Readonly<Record<AuditSeverity, AuditSeverity>> = { P0: "P1", P1: "P2", P2: "P2" };
+const CODE_ONLY = new Set(["suspicious-url", "encoded-blob"]);
+const HINT_RULES = new Set(["plain-http", "encoded-blob", "network-use", "typosquat-package", "hidden-html-directive"]);
+const EDUCATIONAL =
+	/\b(penetration|pentest\w{0,3}|exploit\w{0,5}|red[- ]team\w{0,3}|ctf|offensive security|malware analysis|security (research|education|training|testing|audit\w{0,3})|vulnerabilit(y|ies)|payloads?|ethical hacking|bug bount(y|ies)|threat (hunting|detection)|incident response)\b/i;
+const NEGATION =
+	/\b(never|don'?t|do not|must not|mustn'?t|should not|shouldn'?t|cannot|can'?t|avoid\w{0,3}|forbid\w{0,4}|prohibit\w{0,4}|not allowed|refuse\w{0,2}|reject\w{0,2}|block\w{0,3}|den(y|ies|ied)|instead of|unsafe|dangerous|malicious|attack\w{0,3}|injection|phishing|warning|careful|e\.g\.|such as|for example|example|nunca|jamais|niemals|nie)\b|не |不要|禁止|绝不|しない/i;
 
 /**
- * Audits one skill's files (SKILL.md, references, scripts, assets) with the rule catalogue: commands are matched
- * in code (fenced blocks, inline code, scripts), phrases in prose and HTML comments. Triage, not a boundary.
+ * Audits one skill's package: every text file (SKILL.md in any case, references, scripts with or without an
+ * extension, data files), archive listings, and what was not read. Severity follows where the text sits and whether
+ * a source meets a sink in one flow. Triage, not a boundary.
  */
-export function auditSkill(target: AuditTarget): AuditFinding[] {
-	const findings: AuditFinding[] = [];
-	const add = (rule: string, unit: Pick<Unit, "file" | "line" | "column" | "text">) => {
-		const info = RULE_INFO.get(rule);
-		if (!info) return;
-		findings.push({
-			rule,
-			severity: info.severity,
-			title: info.title,
-			skill: target.name,
-			...place(unit),
-			snippet: snippet(unit.text),
-			why: info.why,
-		});
-	};
-	const units: Unit[] = [];
-	for (const rel of ["SKILL.md", ...allResources(listResources(target.dir, { maxFiles: 1000 }))]) {
-		const read = readContained(target.dir, rel, { maxBytes: 4 << 20, allowHardLinks: true });
-		if (!read.ok) continue;
-		const file = join(target.dir, rel);
-		const kind = executableKind(read.bytes);
-		if (kind) add("binary-executable", { file, line: 0, column: 0, text: `${rel}: ${kind}` });
-		if (kind || read.bytes.subarray(0, 8192).includes(0)) continue;
-		units.push(...unitsOf(file, new TextDecoder().decode(read.bytes)));
-	}
-	for (const unit of units) {
-		for (const rule of LINE_RULES) {
-			if (!rule.contexts.includes(unit.context)) continue;
-			const match = rule.pattern.exec(unit.text);
-			if (match) add(rule.id, { ...unit, column: unit.column + match.index });
+export function auditSkill(target: AuditTarget, options: AuditOptions = {}): AuditFinding[] {
+	const limits = { ...DEFAULT_AUDIT_LIMITS, ...options.limits };
+	const shown = target.display ?? target.dir;
+	const hits: Hit[] = [];
+	const report = (hit: Hit) => hits.push(hit);
+	const files = readPackage(target.dir, limits);
+	const educational = EDUCATIONAL.test(`${target.name} ${target.properties?.description ?? ""}`);
+	let flowId = 0;
+	const skill: SkillFlows = { sources: [], sinks: [] };
+	for (const file of files) {
+		if (!("text" in file)) {
+			packageHits(file, report);
+			continue;
 		}
+		const kind = fileKind(file.rel, file.text, file.executable);
+		const units = unitsOf(file.rel, file.text, kind, { flow: () => ++flowId, educational });
+		textHits(units, skill, report);
 	}
-	chainFindings(units, target, add);
-	declarationFindings(target, add);
-	return dedupe(findings);
+	skillHits(files, target, skill, report);
+	return group(hits, target, shown);
 }
 
-/** Credentials plus a network send in one skill is exfiltration (P0); credentials alone need approval (P1). */
-function chainFindings(units: Unit[], target: AuditTarget, add: (rule: string, unit: Unit) => void): void {
-	const code = units.filter((u) => u.context === "code");
-	const sends = code.filter((u) => NETWORK_PATTERN.test(u.text));
-	for (const unit of code.filter((u) => CREDENTIAL_PATTERN.test(u.text))) {
-		add(sends.length > 0 ? "credential-exfiltration" : "sensitive-read", unit);
+function textHits(units: readonly Unit[], skill: SkillFlows, report: (hit: Hit) => void): void {
+	const flows = new Map<number, Unit[]>();
+	for (const unit of units) {
+		unicodeHits(unit, report);
+		urlHits(unit, report);
+		secretHits(unit, report);
+		blobHits(unit, report);
+		if (unit.context !== "step" && unit.context !== "example") proseHits(unit, report);
+		const flow = flows.get(unit.flow);
+		if (flow) flow.push(unit);
+		else flows.set(unit.flow, [unit]);
 	}
-	const scriptSends = sends.filter((u) => SCRIPT.test(u.file));
-	const network = target.properties?.manifest?.network;
-	const first = scriptSends[0];
-	if (first) add(network === false ? "undeclared-network" : "network-use", first);
+	for (const [id, flow] of flows) flowHits(flow, id, skill, report);
 }
 
-function declarationFindings(target: AuditTarget, add: (rule: string, unit: Unit) => void): void {
+/** Findings about the package as a whole: files not read, archive entries, SKILL.md, cross-flow chains, declarations. */
+function skillHits(files: readonly PackageFile[], target: AuditTarget, skill: SkillFlows, report: (hit: Hit) => void) {
+	const at = (rel: string, text: string, context: AuditContext = "package"): Unit => ({
+		file: rel,
+		line: 0,
+		column: 0,
+		text,
+		context,
+		kind: "data",
+		flow: 0,
+		before: "",
+	});
+	const whole = (rule: string, rel: string, text: string, severity?: AuditSeverity) =>
+		report({ rule, unit: at(rel, text), start: 0, end: text.length, severity });
+	const entry = files.find((f) => f.rel.toLowerCase() === "skill.md" && "text" in f);
+	if (!entry) {
+		const skipped = files.find((f) => f.rel.toLowerCase() === "skill.md");
+		const why = skipped && "skipped" in skipped ? skipped.skipped : "no SKILL.md in the folder";
+		whole("skill-unreadable", skipped?.rel ?? "SKILL.md", `SKILL.md: ${why}`);
+	}
+	for (const source of skill.sources) {
+		const sink = skill.sinks.find((s) => s.flow !== source.flowId);
+		const read = source.unit.text.slice(source.start, source.end);
+		const place = { unit: source.unit, start: source.start, end: source.end };
+		if (source.weak) report({ ...place, rule: "sensitive-read", severity: "P2" });
+		else if (sink) {
+			const evidence = `reads ${read} here; ${sink.unit.file}:${sink.unit.line} sends: ${sink.unit.text.trim().slice(0, 100)}`;
+			report({ ...place, rule: "credential-exfiltration", severity: "P1", evidence });
+		} else report({ ...place, rule: "sensitive-read" });
+	}
+	const scriptSink = skill.sinks.find((s) => s.unit.context === "script");
+	if (scriptSink) {
+		const network = target.properties?.manifest?.network;
+		const unit = scriptSink.unit;
+		report({ rule: network === false ? "undeclared-network" : "network-use", unit, start: 0, end: unit.text.length });
+	}
 	const properties = target.properties;
 	if (!properties) return;
-	const file = join(target.dir, "SKILL.md");
-	const at = { file, line: 0, column: 0, context: "prose" as const };
+	const skillMd = entry?.rel ?? "SKILL.md";
 	const broad = properties.allowedTools?.filter(
-		(tool) => tool === "*" || tool === "Bash" || /^Bash\(\s*\*?\s*\)$/.test(tool),
+		(tool) => tool === "*" || tool === "Bash" || /^Bash\(\s{0,3}\*?\s{0,3}\)$/.test(tool),
 	);
-	if (broad?.length) add("broad-allowed-tools", { ...at, text: `allowed-tools: ${broad.join(" ")}` });
-	if (!properties.license) add("missing-license", { ...at, text: "no license field" });
-	if ([...properties.description].length > 1024)
-		add("long-description", { ...at, text: `${[...properties.description].length} characters` });
+	if (broad?.length) whole("broad-allowed-tools", skillMd, `allowed-tools: ${broad.join(" ")}`);
+	if (!properties.license) whole("missing-license", skillMd, "no license field");
+	const length = [...properties.description].length;
+	if (length > 1024) whole("long-description", skillMd, `description of ${length} characters`);
 }
 
-/** Splits a file into lines with their context; inline code in prose is also checked as code. */
-function unitsOf(file: string, text: string): Unit[] {
-	const lines = text.split(/\r?\n/);
-	// Scripts, data files and anything with a shebang are code throughout; Markdown and plain text are mixed.
-	if ((!MARKDOWN.test(file) && extname(file) !== "") || text.startsWith("#!")) {
-		return lines.map((line, i) => ({ file, line: i + 1, column: 1, text: line, context: "code" }));
-	}
-	const units: Unit[] = [];
-	let fence: string | undefined;
-	let comment = false;
-	for (const [index, line] of lines.entries()) {
-		const number = index + 1;
-		const marker = /^\s*(```+|~~~+)/.exec(line)?.[1];
-		if (marker && (fence === undefined || marker.startsWith(fence))) {
-			fence = fence === undefined ? marker : undefined;
-			continue;
-		}
-		if (fence !== undefined || /^\s*\$\s/.test(line)) {
-			units.push({ file, line: number, column: 1, text: line, context: "code" });
-			continue;
-		}
-		comment = scanComment(line, comment, (text, column) =>
-			units.push({ file, line: number, column, text, context: "comment" }),
-		);
-		units.push({ file, line: number, column: 1, text: line.replace(/<!--.*?-->/g, ""), context: "prose" });
-		for (const match of line.matchAll(/`([^`]+)`/g)) {
-			units.push({ file, line: number, column: (match.index ?? 0) + 2, text: match[1] ?? "", context: "code" });
-		}
-	}
-	return units;
-}
+const ARCHIVE_EXECUTABLE = /\.(exe|dll|so|dylib|scr|bat|cmd|ps1|msi|com|vbs|jar|bin|sh|command|app\/?)$/i;
+const NESTED_ARCHIVE = /\.(zip|tar|tgz|gz|7z|rar|jar|xz|bz2)$/i;
 
-/** Reports the comment parts of a line; returns whether a comment is still open at its end. */
-function scanComment(line: string, open: boolean, report: (text: string, column: number) => void): boolean {
-	let inside = open;
-	let position = 0;
-	while (position < line.length) {
-		if (inside) {
-			const end = line.indexOf("-->", position);
-			report(line.slice(position, end === -1 ? undefined : end), position + 1);
-			if (end === -1) return true;
-			inside = false;
-			position = end + 3;
-		} else {
-			const start = line.indexOf("<!--", position);
-			if (start === -1) return false;
-			inside = true;
-			position = start + 4;
-		}
-	}
-	return inside;
-}
-
-function place(unit: Pick<Unit, "file" | "line" | "column">): { file: string; line?: number; column?: number } {
-	return unit.line > 0 ? { file: unit.file, line: unit.line, column: unit.column } : { file: unit.file };
-}
-
-/** The line as evidence: trimmed, invisible characters shown, hidden tag text decoded, at most 160 characters. */
-function snippet(text: string): string {
-	const shown = text
-		.trim()
-		.replace(
-			/[\u{E0000}-\u{E007F}]+/gu,
-			(tags) => `[hidden: ${[...tags].map((c) => String.fromCodePoint((c.codePointAt(0) ?? 0) - 0xe0000)).join("")}]`,
-		)
-		.replace(
-			/[\u200B-\u200D\u2060\u00AD\uFEFF\u202A-\u202E\u2066-\u2069]/gu,
-			(c) => `<U+${(c.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, "0")}>`,
-		);
-	return shown.length > 160 ? `${shown.slice(0, 157)}...` : shown;
-}
-
-function dedupe(findings: AuditFinding[]): AuditFinding[] {
-	const seen = new Set<string>();
-	return findings.filter((f) => {
-		const key = `${f.rule}\u0000${f.file}\u0000${f.line}`;
-		if (seen.has(key)) return false;
-		seen.add(key);
-		return true;
+function packageHits(file: Extract<PackageFile, { skipped: string }>, report: (hit: Hit) => void): void {
+	const unit = (text: string): Unit => ({
+		file: file.rel,
+		line: 0,
+		column: 0,
+		text,
+		context: "package",
+		kind: "data",
+		flow: 0,
+		before: "",
 	});
+	if (file.binary) {
+		const text = `${file.rel}: ${file.binary}`;
+		report({ rule: "binary-executable", unit: unit(text), start: 0, end: text.length });
+	}
+	const entries = file.entries ?? [];
+	for (const entry of entries) archiveEntryHit(file.rel, entry, unit, report);
+	const nested = entries.filter((e) => NESTED_ARCHIVE.test(e.name)).length;
+	const inside = entries.filter((e) => e.via !== "").length;
+	const listing = file.entries
+		? `: ${entries.length} entries listed${nested ? `, ${nested} nested archives` : ""}${inside ? ` (${inside} entries inside them)` : ""}, contents not inspected`
+		: "";
+	const text = `${file.rel}: ${file.skipped}${listing}`;
+	report({ rule: "not-inspected", unit: unit(text), start: 0, end: text.length });
+}
+
+function archiveEntryHit(rel: string, entry: ArchiveEntry, unit: (text: string) => Unit, report: (hit: Hit) => void) {
+	const name = entry.name;
+	const escapes = name.startsWith("/") || /^[A-Za-z]:/.test(name) || name.split(/[\\/]/).includes("..");
+	const text = `${rel} → ${entry.via}${name}`;
+	if (escapes) report({ rule: "archive-entry", unit: unit(text), start: 0, end: text.length, severity: "P0" });
+	else if (entry.kind === "link" || (entry.kind === "file" && ARCHIVE_EXECUTABLE.test(name)))
+		report({ rule: "archive-entry", unit: unit(text), start: 0, end: text.length, severity: "P1" });
+}
+
+/** Severity and confidence of a hit from where it sits. */
+function placed(hit: Hit): { severity: AuditSeverity; confidence: AuditConfidence } {
+	const base = hit.severity ?? RULE_INFO.get(hit.rule)?.severity ?? "P2";
+	const context = hit.unit.context;
+	const cap = (confidence: AuditConfidence): AuditConfidence =>
+		HINT_RULES.has(hit.rule) && confidence === "high" ? "medium" : confidence;
+	if (context === "example" || context === "table" || negated(hit)) return { severity: "P2", confidence: "low" };
+	// A URL or a blob only matters where something uses it: in prose, comments and data it is information.
+	if (CODE_ONLY.has(hit.rule) && context !== "script" && context !== "step")
+		return { severity: "P2", confidence: "low" };
+	if (context === "data" && !hit.flow) return { severity: LOWER[base], confidence: "medium" };
+	if (context === "prose" || context === "comment" || context === "data")
+		return { severity: base, confidence: cap("medium") };
+	return { severity: base, confidence: cap("high") };
+}
+
+/** A negation or a documenting phrase just before the match in the same sentence ("never run `…`"). */
+function negated(hit: Hit): boolean {
+	const unit = hit.unit;
+	if (unit.context !== "prose" && unit.context !== "comment" && unit.before === "") return false;
+	const before = `${unit.before} ${unit.text.slice(Math.max(0, hit.start - 160), hit.start)}`;
+	const sentence = before.slice(
+		Math.max(before.lastIndexOf(". "), before.lastIndexOf("! "), before.lastIndexOf("? ")) + 1,
+	);
+	return NEGATION.test(sentence) || quoted(sentence);
+}
+
+/** Text inside quotation marks is quoted, not instructed: "attackers write 'ignore previous instructions'". */
+function quoted(before: string): boolean {
+	const last = before.trimEnd().slice(-1);
+	if (last !== "" && `"'“‘«「»`.includes(last)) return true;
+	let doubles = 0;
+	for (const c of before) if (c === '"') doubles++;
+	return doubles % 2 === 1 || before.lastIndexOf("“") > before.lastIndexOf("”");
+}
+
+/** Groups hits per rule and file: the most severe occurrence is shown, the others counted. */
+function group(hits: readonly Hit[], target: AuditTarget, shown: string): AuditFinding[] {
+	const groups = new Map<string, AuditFinding>();
+	for (const hit of hits) {
+		const info = RULE_INFO.get(hit.rule);
+		if (!info) continue;
+		const key = `${hit.rule}\u0000${hit.unit.file}`;
+		const current = groups.get(key);
+		if (current) {
+			current.count++;
+			// Placement only lowers a hit's own severity: one that cannot beat the group is just counted.
+			if (RANK[hit.severity ?? info.severity] >= RANK[current.severity]) continue;
+		}
+		const { severity, confidence } = placed(hit);
+		if (current && RANK[severity] >= RANK[current.severity]) continue;
+		const unit = hit.unit;
+		groups.set(key, {
+			rule: hit.rule,
+			severity,
+			confidence,
+			title: info.title,
+			skill: target.name,
+			file: join(shown, unit.file),
+			...(unit.line > 0 ? { line: unit.line, column: unit.column + hit.start } : {}),
+			snippet: snippet(hit),
+			count: current?.count ?? 1,
+			context: unit.context,
+			why: info.why,
+		});
+	}
+	return [...groups.values()];
+}
+
+const CONTEXT = 40;
+
+/** The matched text with a little context on each side, invisible characters shown as code points. */
+function snippet(hit: Hit): string {
+	const text = hit.unit.text;
+	if (hit.unit.context === "package") return visible(hit.evidence ?? text);
+	const from = Math.max(0, hit.start - CONTEXT);
+	const to = Math.min(text.length, hit.end + CONTEXT);
+	const matched = hit.evidence ?? text.slice(hit.start, Math.min(hit.end, hit.start + 200));
+	const before = text.slice(from, hit.start).trimStart();
+	const after = text.slice(hit.end, to).trimEnd();
+	return `${from > 0 ? "…" : ""}${visible(before)}${visible(matched)}${visible(after)}${to < text.length ? "…" : ""}`.trim();
+}
+
+function visible(text: string): string {
+	return text.replace(
+		/[\u200B\u200C\u2060\u00AD\uFEFF\u202A-\u202E\u2066-\u2069\u180E]|\u200D|[\u{E0000}-\u{E007F}]|[\u{E0100}-\u{E01EF}]/gu,
+		(c) => `<U+${(c.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, "0")}>`,
+	);
 }

@@ -1,10 +1,11 @@
 // The `policy/` stage: the permission ceiling and manifests, authorize(), permission diffs, the trust store and the
 // static audit. Later stages import only from this file.
 
-export type { AuditFinding, AuditTarget } from "./audit.ts";
-export { AUDIT_RULES, auditSkill } from "./audit.ts";
-export type { AuditSeverity, LineContext, LineRule } from "./audit-rules.ts";
-export { LINE_RULES } from "./audit-rules.ts";
+export type { AuditFinding, AuditOptions, AuditTarget } from "./audit.ts";
+export { auditSkill } from "./audit.ts";
+export type { AuditLimits } from "./audit-files.ts";
+export type { AuditConfidence, AuditContext, AuditRule, AuditSeverity } from "./audit-rules.ts";
+export { AUDIT_RULES } from "./audit-rules.ts";
 export type {
 	Decision,
 	GrantScope,

@@ -1,12 +1,17 @@
-import { relative, sep } from "node:path";
-import { AUDIT_RULES, type AuditFinding } from "./audit.ts";
-import type { AuditSeverity } from "./audit-rules.ts";
+import { relative, resolve, sep } from "node:path";
+import type { AuditFinding } from "./audit.ts";
+import { AUDIT_RULES, type AuditConfidence, type AuditSeverity } from "./audit-rules.ts";
 
 const LEVEL: Readonly<Record<AuditSeverity, "error" | "warning" | "note">> = { P0: "error", P1: "warning", P2: "note" };
 // GitHub code scanning ranks security results by this property (0-10).
 const SECURITY_SEVERITY: Readonly<Record<AuditSeverity, string>> = { P0: "9.0", P1: "5.0", P2: "1.0" };
+// SARIF's `rank` (0-100): how sure the tool is that the result is real.
+const RANK: Readonly<Record<AuditConfidence, number>> = { high: 90, medium: 60, low: 30 };
 
-/** A SARIF 2.1.0 log of audit findings, with paths relative to `base` as code scanning tools expect. */
+/**
+ * A SARIF 2.1.0 log of audit findings, with paths relative to `base` as code scanning tools expect. Files the audit
+ * did not inspect are results too (`not-inspected`), so nothing unread passes silently.
+ */
 export function renderSarif(findings: readonly AuditFinding[], options: { base: string; version: string }): string {
 	const rules = AUDIT_RULES.map((rule) => ({
 		id: rule.id,
@@ -21,11 +26,14 @@ export function renderSarif(findings: readonly AuditFinding[], options: { base: 
 		ruleId: finding.rule,
 		ruleIndex: index.get(finding.rule) ?? 0,
 		level: LEVEL[finding.severity],
-		message: { text: `${finding.title} in skill '${finding.skill}': ${finding.why}` },
+		rank: RANK[finding.confidence],
+		message: {
+			text: `${finding.title} in skill '${finding.skill}'${finding.count > 1 ? ` (${finding.count} occurrences)` : ""}: ${finding.snippet}`,
+		},
 		locations: [
 			{
 				physicalLocation: {
-					artifactLocation: { uri: relative(options.base, finding.file).split(sep).join("/") },
+					artifactLocation: { uri: relative(options.base, resolve(options.base, finding.file)).split(sep).join("/") },
 					region: {
 						startLine: finding.line ?? 1,
 						...(finding.column ? { startColumn: finding.column } : {}),
@@ -34,7 +42,14 @@ export function renderSarif(findings: readonly AuditFinding[], options: { base: 
 				},
 			},
 		],
-		properties: { priority: finding.severity, skill: finding.skill },
+		properties: {
+			priority: finding.severity,
+			"security-severity": SECURITY_SEVERITY[finding.severity],
+			confidence: finding.confidence,
+			count: finding.count,
+			context: finding.context,
+			skill: finding.skill,
+		},
 	}));
 	const log = {
 		$schema: "https://json.schemastore.org/sarif-2.1.0.json",

@@ -58,7 +58,7 @@ describe("a PATH that names no skill", () => {
 	it.each([
 		["validate", (data: { skill: { name: string } }[]) => data.map((r) => r.skill.name)],
 		["lint", (data: { name: string }[]) => data.map((r) => r.name)],
-		["audit", (data: { skills: number }) => data.skills],
+		["audit", (data: { skills: { name: string }[] }) => data.skills.map((s) => s.name)],
 		["lock", (data: { skills: { name: string }[] }) => data.skills.map((s) => s.name)],
 		["read", (data: { name: string; content: string }) => [data.name, data.content]],
 	] as const)("%s: a SKILL.md path means its folder", async (name, checked) => {
@@ -68,7 +68,7 @@ describe("a PATH that names no skill", () => {
 		const expected = {
 			validate: ["tables"],
 			lint: ["tables"],
-			audit: 1,
+			audit: ["tables"],
 			lock: ["tables"],
 			read: ["tables", "line one\nline two"],
 		};
@@ -89,11 +89,13 @@ describe("a PATH that names no skill", () => {
 	it.each([
 		["validate", ["validate"], (out: string) => JSON.parse(out).map((r: { path: string }) => r.path)],
 		["lint", ["lint"], (out: string) => JSON.parse(out).map((r: { path: string }) => r.path)],
-		["audit", ["audit"], (out: string) => JSON.parse(out).skills],
+		["audit", ["audit"], (out: string) => JSON.parse(out).skills.map((s: { name: string }) => s.name)],
 	])("%s --include-hidden finds the hidden collection", async (_name, command, found) => {
 		const run = await cli([...command, join(root, "collection"), "--include-hidden", "--json"], { env });
 		expect(run.exitCode).toBe(0);
-		expect(found(run.stdout)).toEqual(_name === "audit" ? 1 : [join(root, "collection/skills/.curated/hidden-one")]);
+		expect(found(run.stdout)).toEqual(
+			_name === "audit" ? ["hidden-one"] : [join(root, "collection/skills/.curated/hidden-one")],
+		);
 	});
 });
 

@@ -157,8 +157,8 @@ describe("skillset add from git", () => {
 
 	it("asks for P1 findings and refuses without --yes", async () => {
 		const source = await repo({
-			"SKILL.md": skill("sudoer"),
-			"scripts/setup.sh": "#!/bin/sh\nsudo apt-get install -y jq\n",
+			"SKILL.md": skill("mirrored"),
+			"scripts/setup.sh": "#!/bin/sh\nnpm install --registry https://npm.fast-mirror.net/ left-pad\n",
 		});
 		const ws = await workspace();
 		const refused = await ws.run("add", `file://${source}`);
@@ -166,7 +166,7 @@ describe("skillset add from git", () => {
 		expect(refused.stdout).toMatch(/needs approval \(P1: .*\)/);
 		expect(ws.installed()).toEqual([]);
 		expect((await ws.run("add", `file://${source}`, "--yes")).exitCode).toBe(0);
-		expect(ws.installed()).toEqual(["sudoer"]);
+		expect(ws.installed()).toEqual(["mirrored"]);
 	});
 
 	it("never overwrites a different skill of the same name without --force", async () => {

@@ -1,0 +1,316 @@
+// Rules that follow one flow (a script, a code block, a command line) from a source to a sink: downloads that are
+// then run, credentials read and sent, secrets put into requests or DNS names, decoded data executed, endpoints
+// hidden by encoding. Each flow is read once, in order; state is a few small sets.
+
+import { isSuspiciousHost, type Report, urlsIn } from "./audit-chars.ts";
+import { commandHits, spanOf } from "./audit-commands.ts";
+import { dependencyHits, type LineState, literals, textHits } from "./audit-lines.ts";
+import { baseName, commandProgram, programIndex, type ShellCommand, tokenizeShell } from "./audit-shell.ts";
+import type { Unit } from "./audit-text.ts";
+
+/** What one skill's flows found that matters across flows (a credential read in one file, a send in another). */
+export interface SkillFlows {
+	sources: { unit: Unit; start: number; end: number; flowId: number; weak: boolean }[];
+	sinks: { unit: Unit; flow: number }[];
+}
+
+const FETCHERS = new Set(["curl", "wget", "iwr", "irm", "invoke-webrequest", "invoke-restmethod", "aria2c"]);
+const INTERPRETERS = new Set([
+	"sh",
+	"bash",
+	"zsh",
+	"dash",
+	"ksh",
+	"fish",
+	"python",
+	"python3",
+	"python2",
+	"node",
+	"perl",
+	"ruby",
+	"php",
+	"pwsh",
+	"powershell",
+	"iex",
+	"invoke-expression",
+	"bun",
+	"deno",
+	"osascript",
+	"source",
+	".",
+	"eval",
+	"cmd",
+	"msiexec",
+	"start-process",
+	"open",
+	"installer",
+	"wine",
+	"java",
+]);
+const NETWORK = new Set([
+	...FETCHERS,
+	"nc",
+	"ncat",
+	"netcat",
+	"scp",
+	"sftp",
+	"ftp",
+	"rsync",
+	"socat",
+	"telnet",
+	"dig",
+	"nslookup",
+	"host",
+	"drill",
+	"ping",
+]);
+const DNS = new Set(["dig", "nslookup", "host", "drill", "ping"]);
+const EXTRACTORS = new Set(["unzip", "tar", "7z", "7za", "unrar", "bsdtar", "gunzip", "expand-archive", "ditto"]);
+
+const CREDENTIAL =
+	/\.ssh\/(id_|\*|\$)|(~|\$HOME|\$\{HOME\})\/\.(ssh|aws|gnupg|kube|docker)\b|\bid_(rsa|dsa|ecdsa|ed25519)\b|\.aws\/credentials|\.config\/gcloud|\.kube\/config|\.docker\/config\.json|\.netrc\b|\.npmrc\b|\.pypirc\b|\.gnupg\b|\.git-credentials|Login Data|\/Cookies\b|Keychains?\/|wallet\.dat|Local Storage\/leveldb|\.electrum\b|\.exodus\b|(Google\/Chrome|BraveSoftware|Firefox|\.mozilla\/firefox)\/[^\n]{0,60}(Login Data|Cookies|key[34]\.db|logins\.json)|login\.keychain|security\s{1,5}(find-generic-password|find-internet-password|dump-keychain)|\/etc\/shadow|\.password-store|\.config\/gh\/hosts|\bprintenv\b|JSON\.stringify\(\s{0,3}process\.env\s{0,3}\)|Object\.(entries|keys|values)\(\s{0,3}process\.env\s{0,3}\)|dict\(\s{0,3}os\.environ\s{0,3}\)|os\.environ\.(copy|items)\(\)|json\.dumps\(\s{0,3}(dict\()?os\.environ|str\(\s{0,3}os\.environ\s{0,3}\)|Get-ChildItem\s{1,5}env:|\bfind\s[^|;&\n]{0,120}-name\s{1,5}["']?(\*\.pem|\*\.key|id_rsa|\.env|\*\.env)/i;
+const DOTENV = /(^|[\s"'`/=(])\.env(\.local|\.production)?(?![\w.-])/;
+const NET_CALL =
+	/\brequests\.(get|post|put|patch|request)\b|\bhttpx\.(get|post|put|AsyncClient|Client)\b|\burllib\.request\b|\burlopen\(|\bfetch\(|\baxios\b|\bhttps?\.request\(|\bhttps?\.get\(|\.connect\(\s{0,3}\(|\bsmtplib\b|Invoke-(WebRequest|RestMethod)|New-Object\s{1,5}(System\.)?Net\.WebClient|\bWebClient\b|\bsocket\.create_connection\b/;
+const SECRET_REF =
+	/\$\{?([A-Za-z_][A-Za-z0-9_]{1,60})\}?|os\.environ\[["']([A-Za-z0-9_]{1,60})["']\]|os\.(?:environ\.get|getenv)\(\s{0,3}["']([A-Za-z0-9_]{1,60})["']|process\.env\.([A-Za-z0-9_]{1,60})|process\.env\[["']([A-Za-z0-9_]{1,60})["']\]|\$env:([A-Za-z0-9_]{1,60})/g;
+const SECRET_NAME = /TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|PRIVATE_?KEY|ACCESS_?KEY|CREDENTIAL|SESSION|COOKIE/i;
+const SERVICES: readonly [RegExp, RegExp][] = [
+	[/^(GITHUB|GH)_/i, /(^|\.)github(usercontent)?\.com$|^ghcr\.io$/],
+	[/^NPM_/i, /(^|\.)npmjs\.(org|com)$/],
+	[/^OPENAI_/i, /(^|\.)openai\.com$/],
+	[/^ANTHROPIC_/i, /(^|\.)anthropic\.com$/],
+	[/^AWS_/i, /(^|\.)amazonaws\.com$/],
+	[/^SLACK_/i, /(^|\.)slack\.com$/],
+	[/^(HF|HUGGINGFACE)_/i, /(^|\.)huggingface\.co$/],
+	[/^GITLAB_/i, /(^|\.)gitlab\.com$/],
+	[/^(PYPI|TWINE)_/i, /(^|\.)pypi\.org$/],
+	[/^STRIPE_/i, /(^|\.)stripe\.com$/],
+	[/^LINEAR_/i, /(^|\.)linear\.app$/],
+	[/^NOTION_/i, /(^|\.)notion\.(com|so)$/],
+	[/^(GOOGLE|GEMINI)_/i, /(^|\.)(googleapis|google)\.com$/],
+];
+
+interface FlowState extends LineState {
+	id: number;
+	downloads: Map<string, { unit: Unit; archive: boolean }>;
+	extracted: boolean;
+	executable: Set<string>;
+	sources: SkillFlows["sources"];
+	sinks: Unit[];
+	tainted: Map<string, string>;
+}
+
+/** Runs the code rules on the units of one flow (in order) and records what the skill-wide rules need. */
+export function flowHits(units: readonly Unit[], flow: number, skill: SkillFlows, report: Report): void {
+	const state: FlowState = {
+		id: flow,
+		downloads: new Map(),
+		extracted: false,
+		executable: new Set(),
+		sources: [],
+		sinks: [],
+		decoded: undefined,
+		hidden: [],
+		tainted: new Map(),
+	};
+	for (const unit of units) unitHits(unit, state, report);
+	for (const source of state.sources) {
+		if (state.sinks.length > 0 && !source.weak) {
+			const sink = state.sinks[0] as Unit;
+			const place = { unit: source.unit, start: source.start, end: source.end };
+			report({ ...place, rule: "credential-exfiltration", flow: true, evidence: chain(source, sink) });
+		} else skill.sources.push(source);
+	}
+	for (const hidden of state.hidden) {
+		report({ rule: "obfuscated-endpoint", ...hidden, severity: state.sinks.length > 0 ? "P0" : "P1", flow: true });
+	}
+	skill.sinks.push(...state.sinks.map((unit) => ({ unit, flow })));
+}
+
+function chain(source: { unit: Unit; start: number; end: number }, sink: Unit): string {
+	const read = source.unit.text.slice(source.start, source.end);
+	return `reads ${read} (line ${source.unit.line}), sends at line ${sink.line}: ${sink.text.trim().slice(0, 120)}`;
+}
+
+// Every literal the line-level code rules need; a unit without any of them skips those rules.
+const TRIGGER =
+	/curl|wget|exec|eval|iex|invoke|~\/|electrum|exodus|leveldb|chrome|brave|firefox|mozilla|find-generic|dump-keychain|\/dev\/|mkfifo|socket|pty|\bdd\b|mkfs|:\(\)|rmtree|remove-item|\b(rd|del|rmdir|format)\b|base64|b64|atob|buffer|xxd|hex|codecs|open\(|write|append|out-file|-content|install|prepare|cmdclass|requests|httpx|urllib|urlopen|fetch|axios|http|connect|smtp|webclient|\.ssh|id_|aws|gcloud|kube|docker|netrc|npmrc|pypirc|gnupg|credential|login data|cookies|keychain|wallet|shadow|password|gh\/|printenv|environ|process\.env|env:|\.env|find|\$|=|-enc/i;
+
+// Prose with none of these characters holds no command a rule could match (a flag, a path, a pipe, a variable).
+const PROSE_HINT = /[|/$>~=(`\\]|\s-{1,2}[a-zA-Z]/;
+
+function unitHits(unit: Unit, state: FlowState, report: Report): void {
+	const text = unit.text;
+	if ((unit.context === "prose" || unit.context === "table") && !PROSE_HINT.test(text)) return;
+	if (unit.kind === "data") dependencyHits(unit, report);
+	const commands = tableRow(unit) ? cells(text) : tokenizeShell(text);
+	// Commands inside string literals: `subprocess.run("curl … | sh", shell=True)`, `bash -c "…"`.
+	if (text.includes('"') || text.includes("'")) {
+		for (const literal of literals(text)) {
+			if (literal.value.length < 6 || !literal.value.includes(" ")) continue;
+			for (const inner of tokenizeShell(literal.value))
+				commands.push({ ...inner, start: inner.start + literal.start + 1 });
+		}
+	}
+	let sink = false;
+	for (const [i, command] of commands.entries()) {
+		commandHits(unit, command, report);
+		if (downloadHits(unit, command, commands[i + 1], state, report)) sink = true;
+	}
+	if (!TRIGGER.test(text)) {
+		if (sink) state.sinks.push(unit);
+		return;
+	}
+	textHits(unit, state, report);
+	if (sink || NET_CALL.test(text)) {
+		state.sinks.push(unit);
+		secretHits(unit, commands, state, report);
+	}
+	// A credential named in prose is documentation, unless the sentence tells the agent to read or pass it on.
+	const prose =
+		(unit.context === "prose" || unit.context === "comment" || unit.context === "table") &&
+		!/\b(read|cat|open|load|include|print|copy|send|upload|output|display|paste|attach|exfiltrate)\b/i.test(text);
+	const credential = CREDENTIAL.exec(text);
+	const dump = commands.find(
+		(c) => (c.words.length === 1 && (c.words[0] === "env" || c.words[0] === "set")) || commandProgram(c) === "printenv",
+	);
+	if (credential || dump) {
+		const start = credential ? credential.index : (dump?.start ?? 0);
+		const end = credential ? credential.index + credential[0].length : start + 8;
+		state.sources.push({ unit, start, end, flowId: state.id, weak: prose });
+	} else {
+		const dotenv = DOTENV.exec(text);
+		if (dotenv && /\b(cat|open|read|load_dotenv|readFile|source|Get-Content|curl|--data)\b/.test(text))
+			state.sources.push({
+				unit,
+				start: dotenv.index,
+				end: dotenv.index + dotenv[0].length,
+				flowId: state.id,
+				weak: true,
+			});
+	}
+	taint(text, state);
+}
+
+function tableRow(unit: Unit): boolean {
+	return unit.context === "table" && unit.before === "" && unit.text.trimStart().startsWith("|");
+}
+
+/** The commands of each cell of a table row: its `|` separate cells, not a pipeline. */
+function cells(text: string): ShellCommand[] {
+	const commands: ShellCommand[] = [];
+	let start = 0;
+	for (const cell of text.split("|")) {
+		for (const command of tokenizeShell(cell)) commands.push({ ...command, start: command.start + start });
+		start += cell.length + 1;
+	}
+	return commands;
+}
+
+/** Pipes into interpreters, downloads, and runs of what was downloaded. Returns true when the command is a sink. */
+function downloadHits(
+	unit: Unit,
+	command: ShellCommand,
+	next: ShellCommand | undefined,
+	state: FlowState,
+	report: Report,
+): boolean {
+	const words = command.words;
+	const at = programIndex(words);
+	const program = commandProgram(command);
+	const args = words.slice(at + 1);
+	const span = spanOf(unit, command);
+	if (FETCHERS.has(program)) {
+		if (command.next === "|" && next && INTERPRETERS.has(commandProgram(next)))
+			report({ rule: "remote-to-interpreter", unit, ...span });
+		for (const file of downloadedFiles(program, args))
+			state.downloads.set(file, { unit, archive: /\.(zip|tar|tgz|gz|rar|7z|dmg|pkg)$/i.test(file) });
+	}
+	const substituted =
+		(unit.text.includes("(") || unit.text.includes("`")) &&
+		words.some((w) => /^[$<]\(\s{0,3}(curl|wget|iwr|irm)\b|^`\s{0,3}(curl|wget)\b/.test(w));
+	if (substituted && (INTERPRETERS.has(program) || program === "eval" || at > 0))
+		report({ rule: "remote-to-interpreter", unit, ...span });
+	if (program === "chmod")
+		for (const a of args) if (state.downloads.has(baseName(a))) state.executable.add(baseName(a));
+	if (EXTRACTORS.has(program)) {
+		const archive = args.find((a) => state.downloads.has(baseName(a)));
+		if (archive) state.extracted = true;
+		if (args.some((a) => /^-[pP]/.test(a)) || args.includes("--password"))
+			report({ rule: "install-lure", unit, ...span, severity: archive ? "P0" : "P1" });
+	}
+	const runs = runsDownloaded(words[at] ?? "", program, args, state);
+	if (runs) report({ rule: "download-execute", unit, ...span, flow: true, evidence: runs });
+	return NETWORK.has(program);
+}
+
+function downloadedFiles(program: string, args: readonly string[]): string[] {
+	const files: string[] = [];
+	const url = args.find((a) => /^(https?|ftp):\/\//.test(a));
+	for (const [i, a] of args.entries()) {
+		const value = args[i + 1] ?? "";
+		if (program === "curl" && (a === "-o" || a === "--output")) files.push(baseName(value));
+		else if (program === "curl" && /^-[a-zA-Z]{0,8}O[a-zA-Z]{0,8}$|^--remote-name$/.test(a) && url)
+			files.push(baseName(url));
+		else if (program === "curl" && /^-[a-zA-Z]{0,8}o$/.test(a)) files.push(baseName(value));
+		else if (program === "wget" && (a === "-O" || a === "--output-document")) files.push(baseName(value));
+		else if (program === "wget" && a.startsWith("--output-document=")) files.push(baseName(a.slice(18)));
+		else if (/^-outfile$/i.test(a) || (program === "aria2c" && a === "-o")) files.push(baseName(value));
+	}
+	if (files.length === 0 && program === "wget" && url) files.push(baseName(url));
+	return files.filter((f) => f !== "" && f !== "-" && f !== "/dev/null");
+}
+
+function runsDownloaded(word: string, program: string, args: readonly string[], state: FlowState): string | undefined {
+	if (state.downloads.size === 0) return undefined;
+	const own = baseName(word);
+	if (state.downloads.has(own) && (word.includes("/") || word.includes("\\") || state.executable.has(own)))
+		return `runs the downloaded ${own}`;
+	if (INTERPRETERS.has(program)) {
+		const file = args.find((a) => state.downloads.has(baseName(a)) && !state.downloads.get(baseName(a))?.archive);
+		if (file) return `${program} runs the downloaded ${baseName(file)}`;
+	}
+	if (state.extracted && (word.startsWith("./") || (INTERPRETERS.has(program) && args.some((a) => a.includes("/")))))
+		return `runs ${word} from the downloaded archive`;
+	return undefined;
+}
+
+/** `NAME = os.environ["GITHUB_TOKEN"]`: later uses of NAME carry the secret. */
+function taint(text: string, state: FlowState): void {
+	const assignment =
+		/\b([A-Za-z_]\w{0,40})\s{0,3}[:=]\s{0,3}(os\.environ|os\.getenv|process\.env|\$\{?[A-Z_]|\$env:)/.exec(text);
+	if (!assignment) return;
+	for (const ref of text.matchAll(SECRET_REF)) {
+		const name = ref.slice(1).find(Boolean) ?? "";
+		if (SECRET_NAME.test(name)) state.tainted.set(assignment[1] as string, name);
+	}
+}
+
+/** A secret variable placed in a request to a foreign host, in a DNS name, or in a URL's host. */
+function secretHits(unit: Unit, commands: readonly ShellCommand[], state: FlowState, report: Report): void {
+	const text = unit.text;
+	const secrets = new Map<string, number>();
+	for (const ref of text.matchAll(SECRET_REF)) {
+		const name = ref.slice(1).find(Boolean) ?? "";
+		if (SECRET_NAME.test(name)) secrets.set(name, ref.index);
+	}
+	for (const [variable, name] of state.tainted) {
+		const use = new RegExp(`\\b${variable}\\b`).exec(text);
+		if (use && !text.includes(`${variable} =`)) secrets.set(name, use.index);
+	}
+	if (secrets.size === 0) return;
+	const dns = commands.some((c) => DNS.has(commandProgram(c)) && c.words.some((w) => w.includes("$")));
+	const hosts = urlsIn(text).map((u) => u.host);
+	for (const [name, at] of secrets) {
+		const inHost = hosts.some((h) => h.includes(name.toLowerCase()));
+		const services = SERVICES.find(([prefix]) => prefix.test(name))?.[1];
+		const foreign = services
+			? hosts.some((h) => h !== "" && !h.includes("$") && !services.test(h))
+			: hosts.some((h) => isSuspiciousHost(h));
+		if (dns || inHost || foreign) {
+			report({ rule: "secret-exfiltration", unit, start: at, end: at + name.length + 1, flow: true });
+			return;
+		}
+	}
+}

@@ -1,0 +1,269 @@
+// Splits a text file into units the rules look at, each with the context that sets a finding's severity. Long
+// lines are cut into overlapping windows so that every rule works on a bounded string (linear time overall).
+
+import type { AuditContext } from "./audit-rules.ts";
+
+/** How a file is read: Markdown (prose and code), a script, a data file, or a licence (URLs are expected). */
+export type FileKind = "markdown" | "script" | "data" | "licence";
+
+/** A piece of text with where it sits. `flow` groups the units of one script, code block or command line. */
+export interface Unit {
+	file: string;
+	line: number;
+	column: number;
+	text: string;
+	context: AuditContext;
+	kind: FileKind;
+	flow: number;
+	/** Prose just before inline code on the same line (for negations such as "never run `…`"). */
+	before: string;
+}
+
+/** Longest string a rule sees; longer lines are windows of this size that overlap by {@link OVERLAP}. */
+export const WINDOW = 4096;
+const OVERLAP = 512;
+
+const SCRIPT_EXT =
+	/\.(sh|bash|zsh|fish|ksh|py|pyw|js|mjs|cjs|ts|mts|cts|jsx|tsx|ps1|psm1|psd1|rb|pl|pm|bat|cmd|php|lua|go|rs|java|kt|swift|r|applescript|scpt|vbs|command|tool)$/i;
+const MARKDOWN_EXT = /\.(md|markdown|mdx|txt|rst)$/i;
+const SCRIPT_NAMES = new Set([
+	"makefile",
+	"dockerfile",
+	"justfile",
+	"rakefile",
+	"procfile",
+	"gnumakefile",
+	"vagrantfile",
+]);
+const LICENCE = /^(licen[cs]e|copying|notice)([._-].{0,40})?$/i;
+
+/** What kind of file `rel` is, from its name, its place in the package, its first bytes and its mode. */
+export function fileKind(rel: string, text: string, executable: boolean): FileKind {
+	const name = rel.slice(rel.lastIndexOf("/") + 1);
+	if (LICENCE.test(name)) return "licence";
+	if (text.startsWith("#!")) return "script";
+	if (/^requirements[\w.-]{0,40}\.(txt|in)$/.test(name)) return "data";
+	if (MARKDOWN_EXT.test(name)) return "markdown";
+	if (SCRIPT_EXT.test(name) || SCRIPT_NAMES.has(name.toLowerCase())) return "script";
+	// Extensionless files in scripts/ or with the executable bit are scripts; other extensionless text is data.
+	if (!name.includes(".") && (executable || rel.startsWith("scripts/") || rel.includes("/bin/"))) return "script";
+	if (executable) return "script";
+	return "data";
+}
+
+/** Words in a heading or lead-in line that make the code below an example of an attack or of what not to do. */
+const EXAMPLE_CUE =
+	/\b(payloads?|exploits?|attacks?|malicious|malware|vulnerable|insecure|anti-?patterns?|bad|wrong|detect(s|ion|ing)?|signatures?|indicators?|iocs?|never|don'?t|do not|avoid|dangerous|unsafe|what not to|red[- ]team|pentest(ing)?|penetration|ctf|proof of concept|poc|phishing|injection|obfuscat\w{0,6})\b/i;
+/** A lead-in that tells the agent to run the block, which keeps it a step even in a security-education skill. */
+const DIRECTIVE_CUE =
+	/\b(run|execute|install|first|setup|set up|prerequisites?|required|requirements|before (you|using|starting)|to (start|begin|use))\b/i;
+
+/** Splits one file into units. `educational` marks a skill that documents attacks (its code blocks are examples). */
+export function unitsOf(
+	file: string,
+	text: string,
+	kind: FileKind,
+	options: { flow: () => number; educational: boolean },
+): Unit[] {
+	const units: Unit[] = [];
+	if (kind !== "markdown") {
+		const flow = options.flow();
+		const context: AuditContext = kind === "script" ? "script" : "data";
+		forEachLine(text, (line, number) => {
+			pushWindows(units, { file, line: number, column: 1, text: line, context, kind, flow, before: "" });
+		});
+		return units;
+	}
+	markdownUnits(file, text, options, units);
+	return units;
+}
+
+interface BlockState {
+	fence?: string;
+	context: AuditContext;
+	flow: number;
+	heading: string;
+	lead: string;
+	comment: boolean;
+	frontmatter: boolean;
+}
+
+function markdownUnits(
+	file: string,
+	text: string,
+	options: { flow: () => number; educational: boolean },
+	units: Unit[],
+): void {
+	const state: BlockState = { context: "step", flow: 0, heading: "", lead: "", comment: false, frontmatter: false };
+	const base = { file, kind: "markdown" as const, before: "" };
+	const unit = (line: number, text: string, context: AuditContext, flow: number): Unit => ({
+		file,
+		line,
+		column: 1,
+		text,
+		context,
+		kind: "markdown",
+		flow,
+		before: "",
+	});
+	forEachLine(text, (line, number) => {
+		if (number === 1 && line.trimEnd() === "---") {
+			state.frontmatter = true;
+			return;
+		}
+		if (state.frontmatter) {
+			if (line.trimEnd() === "---") state.frontmatter = false;
+			else pushWindows(units, unit(number, line, "prose", options.flow()));
+			return;
+		}
+		const marker = fenceMarker(line);
+		if (marker && (state.fence === undefined || marker.startsWith(state.fence))) {
+			if (state.fence === undefined) {
+				state.fence = marker;
+				state.flow = options.flow();
+				state.context = blockContext(state, options.educational);
+			} else state.fence = undefined;
+			return;
+		}
+		if (state.fence !== undefined) {
+			pushWindows(units, unit(number, line, state.context, state.flow));
+			return;
+		}
+		proseLine(line, number, state, options, units, base);
+	});
+}
+
+function proseLine(
+	line: string,
+	number: number,
+	state: BlockState,
+	options: { flow: () => number },
+	units: Unit[],
+	base: { file: string; kind: "markdown"; before: string },
+): void {
+	const trimmed = line.trimStart();
+	if (trimmed.startsWith("#")) state.heading = trimmed.slice(0, 200);
+	if (trimmed !== "") state.lead = trimmed.slice(-200);
+	const table = trimmed.startsWith("|");
+	if (trimmed.startsWith("$ ") || trimmed.startsWith("> $ ")) {
+		const flow = options.flow();
+		pushWindows(units, { ...base, line: number, column: 1, text: line, context: table ? "table" : "step", flow });
+		return;
+	}
+	state.comment = scanComment(line, state.comment, (part, column) =>
+		pushWindows(units, { ...base, line: number, column, text: part, context: "comment", flow: options.flow() }),
+	);
+	// Commands written in prose ("paste this into a terminal: curl … | bash") are checked too, each line a flow.
+	const proseContext: AuditContext = table ? "table" : "prose";
+	pushWindows(units, { ...base, line: number, column: 1, text: line, context: proseContext, flow: options.flow() });
+	// The inline code of one line is one flow: "download with `curl -o x …`, then run `bash x`".
+	let flow = 0;
+	const context: AuditContext = table ? "table" : "step";
+	// On a line longer than a window, the spans of each window are one unit (one per line of its text): a line of
+	// millions of tiny spans costs what its windows cost.
+	let batch: Unit | undefined;
+	inlineCode(line, (code, column) => {
+		if (flow === 0) flow = options.flow();
+		if (line.length > WINDOW && code.length < WINDOW) {
+			if (batch && column - batch.column + code.length < WINDOW) batch.text += `\n${code}`;
+			else {
+				batch = { file: base.file, line: number, column, text: code, context, kind: "markdown", flow, before: "" };
+				units.push(batch);
+			}
+			return;
+		}
+		const before = line.slice(Math.max(0, column - 161), column - 2);
+		const unit: Unit = { file: base.file, line: number, column, text: code, context, kind: "markdown", flow, before };
+		if (code.length > WINDOW) pushWindows(units, unit);
+		else units.push(unit);
+	});
+}
+
+function blockContext(state: BlockState, educational: boolean): AuditContext {
+	const lead = state.lead.startsWith("#") ? "" : state.lead;
+	if (EXAMPLE_CUE.test(lead) || EXAMPLE_CUE.test(state.heading)) return "example";
+	if (educational && !DIRECTIVE_CUE.test(lead)) return "example";
+	return "step";
+}
+
+/** "```" or "~~~" (three or more) at the start of a line, after at most three spaces. */
+function fenceMarker(line: string): string | undefined {
+	let i = 0;
+	while (i < 3 && line[i] === " ") i++;
+	const c = line[i];
+	if (c !== "`" && c !== "~") return undefined;
+	let j = i;
+	while (line[j] === c) j++;
+	return j - i >= 3 ? line.slice(i, j) : undefined;
+}
+
+/** Calls `report` for each inline code span (single backticks) with its 1-based column. */
+function inlineCode(line: string, report: (code: string, column: number) => void): void {
+	let i = line.indexOf("`");
+	while (i !== -1) {
+		let ticks = 1;
+		while (line[i + ticks] === "`") ticks++;
+		const fence = "`".repeat(ticks);
+		const end = line.indexOf(fence, i + ticks);
+		if (end === -1) return;
+		if (end > i + ticks) report(line.slice(i + ticks, end), i + ticks + 1);
+		i = line.indexOf("`", end + ticks);
+	}
+}
+
+/** Reports the comment parts of a line; returns whether a comment is still open at its end. */
+function scanComment(line: string, open: boolean, report: (text: string, column: number) => void): boolean {
+	let inside = open;
+	let position = 0;
+	while (position < line.length) {
+		if (inside) {
+			const end = line.indexOf("-->", position);
+			report(line.slice(position, end === -1 ? undefined : end), position + 1);
+			if (end === -1) return true;
+			inside = false;
+			position = end + 3;
+		} else {
+			const start = line.indexOf("<!--", position);
+			if (start === -1) return false;
+			inside = true;
+			position = start + 4;
+		}
+	}
+	return inside;
+}
+
+/** Calls `each` for every line (LF or CRLF) with its 1-based number, without building one big array. */
+export function forEachLine(text: string, each: (line: string, number: number) => void): void {
+	let start = 0;
+	let number = 1;
+	while (start <= text.length) {
+		let end = text.indexOf("\n", start);
+		if (end === -1) end = text.length;
+		const line = text.slice(start, end > start && text[end - 1] === "\r" ? end - 1 : end);
+		each(line, number++);
+		if (end === text.length) break;
+		start = end + 1;
+	}
+}
+
+/** Adds the unit, cut into overlapping windows when its text is longer than {@link WINDOW}. */
+function pushWindows(units: Unit[], unit: Unit): void {
+	const text = unit.text;
+	if (text.length <= WINDOW) {
+		units.push(unit);
+		return;
+	}
+	for (let at = 0; at < text.length; at += WINDOW - OVERLAP) {
+		units.push({
+			file: unit.file,
+			line: unit.line,
+			column: unit.column + at,
+			text: text.slice(at, at + WINDOW),
+			context: unit.context,
+			kind: unit.kind,
+			flow: unit.flow,
+			before: unit.before,
+		});
+		if (at + WINDOW >= text.length) break;
+	}
+}
