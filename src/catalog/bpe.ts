@@ -7,7 +7,6 @@ export type BpeRanks = ReadonlyMap<string, number>;
 // Pieces up to this many bytes use the plain quadratic merge, which is fastest for the short pieces of real text;
 // longer pieces use a heap so that one huge run without spaces stays O(n log n).
 const SHORT_PIECE_BYTES = 64;
-const encoder = new TextEncoder();
 
 // A piece longer than this (no word of real text is) is counted in chunks of this size, so a megabyte without a
 // space costs what a megabyte of prose costs; each cut can move the count by about one token.
@@ -60,10 +59,7 @@ export function countPieceTokens(bytes: string, ranks: BpeRanks): number {
 export function toByteString(text: string): string {
 	let ascii = true;
 	for (let i = 0; i < text.length && ascii; i++) ascii = text.charCodeAt(i) < 0x80;
-	if (ascii) return text;
-	let out = "";
-	for (const byte of encoder.encode(text)) out += String.fromCharCode(byte);
-	return out;
+	return ascii ? text : Buffer.from(text, "utf8").toString("latin1");
 }
 
 function rankOf(bytes: string, start: number, end: number, ranks: BpeRanks): number {
