@@ -43,6 +43,7 @@ export type {
 	DiscoveryResult,
 	DiscoveryRoot,
 	IndexChanges,
+	FilePin,
 	IndexedSkill,
 	OriginLoad,
 	OriginProvider,

@@ -278,10 +278,12 @@ export class SkillSession {
 			maxFiles: this.#options.maxResourceFiles,
 		});
 		if ("code" in loaded) return { ...loaded, name: skill.name };
-		const text = renderActivation({ name: skill.name, cached: false, ...loaded });
+		const origin = skill.origin ? { origin: skill.origin } : {};
+		const text = renderActivation({ name: skill.name, cached: false, ...loaded, ...origin });
 		return {
 			name: skill.name,
 			qualifiedName: skill.qualifiedName,
+			...origin,
 			cached: false,
 			...loaded,
 			tokens: tokenizer.count(text),
@@ -315,7 +317,8 @@ export class SkillSession {
 function cachedDelivery(skill: IndexedSkill, tokens: number): ActivatedSkill {
 	const resources = { scripts: [], references: [], assets: [], other: [], truncated: false, links: [] };
 	const base = { name: skill.name, cached: true, body: null, dir: dirname(skill.realFile), resources };
-	return { ...base, qualifiedName: skill.qualifiedName, tokens, text: renderActivation(base) };
+	const origin = skill.origin ? { origin: skill.origin } : {};
+	return { ...base, ...origin, qualifiedName: skill.qualifiedName, tokens, text: renderActivation({ ...base, ...origin }) };
 }
 
 /** The answer for a call that joined an activation already under way: the same skill, not delivered twice. */
