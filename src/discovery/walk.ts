@@ -2,8 +2,8 @@ import { type Dirent, readdirSync, realpathSync, type Stats, statSync } from "no
 import { join, relative, sep } from "node:path";
 import { pickSkillFileName, SKILL_FILE_NAME } from "../skill/index.ts";
 import { type DiscoveryDiagnostic, discoveryDiagnostic } from "./codes.ts";
-import { mapInBatches } from "./pool.ts";
 import type { FilePin } from "./origins.ts";
+import { mapInBatches } from "./pool.ts";
 import type { DiscoveryRoot } from "./roots.ts";
 
 /** Bounds of one root's walk. Hitting one is a diagnostic, never a failure. */

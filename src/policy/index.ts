@@ -1,6 +1,8 @@
 // The `policy/` stage: the permission ceiling and manifests, authorize(), permission diffs, the trust store and the
 // static audit. Later stages import only from this file.
 
+export type { EffectivePermissions, RemoteApproval, ResourceChanges } from "./approval.ts";
+export { effectivePermissions, resolveApproval } from "./approval.ts";
 export type { AuditFinding, AuditTarget } from "./audit.ts";
 export { AUDIT_RULES, auditSkill } from "./audit.ts";
 export type { AuditSeverity, LineContext, LineRule } from "./audit-rules.ts";
@@ -26,5 +28,5 @@ export { detectSandbox, runSandboxed } from "./sandbox.ts";
 export { renderSarif } from "./sarif.ts";
 export type { ShellAnalysis } from "./shell.ts";
 export { analyzeShell, shellWriteTargets } from "./shell.ts";
-export type { TrustFile, TrustStore } from "./trust.ts";
+export type { ApprovalSubject, SkillApproval, SkillApprovals, TrustFile, TrustStore } from "./trust.ts";
 export { defaultTrustFile, loadTrustStore } from "./trust.ts";

@@ -118,7 +118,9 @@ export function comparePackage(current: PackageHash, locked: Pick<LockedSkill, "
 	const now = current.files;
 	const pinned = locked.files;
 	return {
-		changed: Object.keys(now).filter((path) => Object.hasOwn(pinned, path) && pinned[path]?.sha256 !== now[path]?.sha256),
+		changed: Object.keys(now).filter(
+			(path) => Object.hasOwn(pinned, path) && pinned[path]?.sha256 !== now[path]?.sha256,
+		),
 		extra: [...Object.keys(now).filter((path) => !Object.hasOwn(pinned, path)), ...current.problems],
 		missing: Object.keys(pinned).filter((path) => !now[path]),
 	};

@@ -113,7 +113,13 @@ function comparePins(
 function onlyPinned(resources: SkillResources, pins: Readonly<Record<string, LockedFile>>): SkillResources {
 	const keep = (paths: string[]) => paths.filter((path) => Object.hasOwn(pins, path));
 	const { scripts, references, assets, other } = resources;
-	return { ...resources, scripts: keep(scripts), references: keep(references), assets: keep(assets), other: keep(other) };
+	return {
+		...resources,
+		scripts: keep(scripts),
+		references: keep(references),
+		assets: keep(assets),
+		other: keep(other),
+	};
 }
 
 function realPath(path: string): string {

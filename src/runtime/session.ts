@@ -318,7 +318,13 @@ function cachedDelivery(skill: IndexedSkill, tokens: number): ActivatedSkill {
 	const resources = { scripts: [], references: [], assets: [], other: [], truncated: false, links: [] };
 	const base = { name: skill.name, cached: true, body: null, dir: dirname(skill.realFile), resources };
 	const origin = skill.origin ? { origin: skill.origin } : {};
-	return { ...base, ...origin, qualifiedName: skill.qualifiedName, tokens, text: renderActivation({ ...base, ...origin }) };
+	return {
+		...base,
+		...origin,
+		qualifiedName: skill.qualifiedName,
+		tokens,
+		text: renderActivation({ ...base, ...origin }),
+	};
 }
 
 /** The answer for a call that joined an activation already under way: the same skill, not delivered twice. */
