@@ -2,12 +2,14 @@ import { resolve } from "node:path";
 import type { ParseArgsConfig } from "node:util";
 import { defaultTrustFile, loadTrustStore } from "../../policy/index.ts";
 import { type CliIo, type CommandResult, type Style, UsageError } from "../io.ts";
+import { renderSkillTrust, type SkillTrustChange, trustSkill } from "../trust-skill.ts";
 
 /** The command's options, for `node:util` parseArgs. */
 export const options: NonNullable<ParseArgsConfig["options"]> = {
 	untrust: { type: "boolean", default: false },
 	list: { type: "boolean", default: false },
 	store: { type: "string" },
+	skill: { type: "string" },
 	json: { type: "boolean", default: false },
 };
 
@@ -20,6 +22,8 @@ consults the trust store (--trust-store). The store is a per-user file, written 
 Options:
   --untrust                  record DIR as untrusted instead
   --list                     list the trusted and untrusted workspaces
+  --skill NAME@ORIGIN        approve a remote skill (NAME@mcp:LABEL, NAME@index:LABEL) as cached now, bound to
+                             every file and digest; any change revokes it. With --untrust: revoke the approval
   --store FILE               the store (default: $SKILLSET_TRUST_FILE, else ~/.config/skillset/trust.json)
   --json                     print the result as JSON`;
 
@@ -28,11 +32,13 @@ export interface TrustResult {
 	store: string;
 	changed?: { path: string; trusted: boolean };
 	workspaces: { path: string; trusted: boolean; at: string }[];
+	/** With --skill: the approval given or revoked. */
+	skill?: SkillTrustChange;
 }
 
 /** Trusts, untrusts or lists. */
 export async function run(
-	values: { untrust?: boolean; list?: boolean; store?: string },
+	values: { untrust?: boolean; list?: boolean; store?: string; skill?: string },
 	positionals: readonly string[],
 	io: CliIo,
 ): Promise<CommandResult<TrustResult>> {
@@ -42,6 +48,11 @@ export async function run(
 		throw new UsageError(error.message);
 	});
 	if (values.list) return { exitCode: 0, data: { store: file, workspaces: store.list() } };
+	if (values.skill !== undefined) {
+		if (positionals.length > 0) throw new UsageError("trust --skill takes no DIR");
+		const skill = await trustSkill(store, values.skill, values.untrust === true, io);
+		return { exitCode: 0, data: { store: file, workspaces: store.list(), skill } };
+	}
 	const path = resolve(io.cwd, positionals[0] ?? ".");
 	if (values.untrust) await store.untrust(path);
 	else await store.trust(path);
@@ -50,6 +61,7 @@ export async function run(
 
 /** What changed, or the list. */
 export function render(data: TrustResult, style: Style): string {
+	if (data.skill) return renderSkillTrust(data.skill, style);
 	if (data.changed) return `${data.changed.trusted ? "trusted" : style.yellow("untrusted")}: ${data.changed.path}\n`;
 	if (data.workspaces.length === 0) return `No workspaces in ${data.store}\n`;
 	return `${data.workspaces.map((w) => `${w.trusted ? "trusted  " : "untrusted"}  ${w.path}  ${style.dim(w.at)}`).join("\n")}\n`;
