@@ -56,7 +56,8 @@ export async function walkOrigins(providers: readonly OriginProvider[], firstRan
 		const candidates: Candidate[] = load.skills.map((skill) => {
 			const dir = join(load.folder, ...skill.dir.split("/"));
 			const file = join(dir, "SKILL.md");
-			const pins = skill.pins ? { pins: skill.pins } : {};
+			// A frozen copy: the provider's records can change after this load without changing what was verified.
+			const pins = skill.pins ? { pins: Object.freeze({ ...skill.pins }) } : {};
 			return { root, dir, file, realFile: file, relDir: skill.dir, diagnostics: skill.diagnostics ?? [], ...pins };
 		});
 		const walk: RootWalk = {

@@ -154,6 +154,7 @@ export class SkillSession {
 			maxBytes: this.#options.maxResourceBytes,
 			allowHardLinks: this.#options.allowHardLinks === true,
 		});
+		const origin = skill.origin ? { origin: skill.origin } : {};
 		if (result.ok) {
 			const bytes = Buffer.byteLength(result.content);
 			this.#add("tier3", bytes, result.tokens);
@@ -164,9 +165,10 @@ export class SkillSession {
 				binary: result.binary,
 				bytes,
 				tokens: result.tokens,
+				...origin,
 			});
 		} else {
-			this.#emit({ type: "skill.resource.refused", name: skill.name, path, code: result.code });
+			this.#emit({ type: "skill.resource.refused", name: skill.name, path, code: result.code, ...origin });
 		}
 		return result;
 	}
@@ -259,6 +261,7 @@ export class SkillSession {
 				bytes,
 				tokens: delivery.cached ? 0 : delivery.tokens,
 				...(reason && delivery.qualifiedName === skill.qualifiedName ? { reason } : {}),
+				...(delivery.origin ? { origin: delivery.origin } : {}),
 			});
 		}
 		const main = deliveries.at(-1) as ActivatedSkill;

@@ -9,6 +9,7 @@ import {
 	type OriginProvider,
 	renderActivation,
 	type SkillIndex,
+	type StampedEvent,
 } from "skillset";
 import { describe, expect, it } from "vitest";
 import { startIndexSite } from "../helpers/index-site.ts";
@@ -97,7 +98,8 @@ describe("read-time verification of remote copies", () => {
 describe("activation output of a remote skill", () => {
 	it("names the origin and says the content is untrusted input; a repeat keeps the origin", async () => {
 		const { index } = await remoteXlsx();
-		const s = session(index);
+		const events: StampedEvent[] = [];
+		const s = createSession(index, { tokenizer: estimateTokenizer, onEvent: (event) => events.push(event) });
 		const first = await s.activate("xlsx");
 		if (!first.ok) throw new Error(first.message);
 		expect(first.origin).toBe("index:acme");
@@ -111,6 +113,13 @@ describe("activation output of a remote skill", () => {
 		expect(isSkillContent(again.ok ? again.text : "")).toBe(true);
 		const local = await s.activate("local");
 		expect(local.ok && local.text.split("\n")[0]).toBe('<skill_content name="local">');
+		await s.readResource("xlsx", "scripts/a.py");
+		expect(events.filter((e) => e.type.startsWith("skill.")).map((e) => [e.type, "origin" in e && e.origin])).toEqual([
+			["skill.activated", "index:acme"],
+			["skill.activated", "index:acme"],
+			["skill.activated", false],
+			["skill.resource.loaded", "index:acme"],
+		]);
 	});
 
 	it("cannot be forged by the remote body or the origin label", async () => {
