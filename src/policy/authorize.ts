@@ -205,8 +205,15 @@ function decide(call: ToolCall, session: SkillSession, context: Context): Decisi
 	const command = spec.commandArg !== undefined ? String(args[spec.commandArg] ?? "") : undefined;
 	const shell = command !== undefined ? analyzeShell(command) : undefined;
 	const writes = spec.risk === "write" ? paths : (shell?.writes ?? []).map((p) => resolvePath(context.workspace, p));
-	// `realFile` has every link resolved, so these folders are real already.
-	const activeDirs = active.map((skill) => dirname(skill.realFile));
+	// `realFile` has every link resolved, so these folders are real already. A remote skill's copy is read only
+	// through the skill tools, which verify every byte against its pins; other tools get no exemption for it.
+	const activeDirs = active.filter((skill) => !skill.origin).map((skill) => dirname(skill.realFile));
+	const remote = active.filter((skill) => skill.origin);
+	const remoteRead = paths.find((path) => remote.some((skill) => isInside(dirname(skill.realFile), path)));
+	if (remoteRead !== undefined && spec.risk === "read") {
+		const reason = `${remoteRead} is in a remote skill's verified copy: read it with read_skill_resource, which checks it against its digests`;
+		return deny("remote-skill-files", reason);
+	}
 	const hard = hardRules(context, spec, paths, writes, activeDirs);
 	if (hard) return hard;
 	// A skill's own files are its to read: reads inside an active skill's folder are not subject to path bounds.

@@ -1,4 +1,4 @@
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import {
 	createPolicy,
 	createSession,
@@ -93,6 +93,28 @@ describe("authorize with an active remote skill", () => {
 		expect(policy.authorize(gitStatus, { session })).toMatchObject({ decision: "allow", rule: "grant-once" });
 		expect(policy.authorize(gitStatus, { session })).toMatchObject({ decision: "ask", rule: "remote-unapproved" });
 	});
+
+	it.each([true, false])(
+		"lets other tools read a remote skill's copy never (approved: %s): only read_skill_resource verifies it",
+		async (approved) => {
+			const ws = await remoteDeployer();
+			const { index } = await ws.run();
+			const deployer = index.get("deployer") as IndexedSkill;
+			const store = await loadTrustStore(join(await tempDir(), "trust.json"));
+			if (approved) await store.approveSkill(deployer);
+			const session = await activeSession(index, ["deployer", "plain"]);
+			const policy = createPolicy({ workspace: ws.cwd, sandbox, approvals: store });
+			const file = join(dirname(deployer.realFile), "scripts", "run.sh");
+			expect(policy.authorize({ tool: "Read", args: { file_path: file } }, { session })).toMatchObject({
+				decision: "deny",
+				rule: "remote-skill-files",
+			});
+			const viaSkillTool = { tool: "read_skill_resource", args: { name: "deployer", path: "scripts/run.sh" } };
+			expect(policy.authorize(viaSkillTool, { session })).toMatchObject({ decision: "allow" });
+			const local = { tool: "Read", args: { file_path: join(ws.cwd, ".agents/skills/plain/SKILL.md") } };
+			expect(policy.authorize(local, { session })).toMatchObject({ decision: "allow" });
+		},
+	);
 
 	it("keeps an unapproved remote skill off the network in the sandbox", async () => {
 		const ws = await remoteDeployer();
