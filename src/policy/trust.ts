@@ -162,15 +162,14 @@ async function readStore(file: string): Promise<TrustFile> {
 // Approvals that are not well formed are dropped: such a skill reads as unapproved, and is asked for again.
 function readApprovals(value: unknown): Pick<TrustFile, "skills"> {
 	if (typeof value !== "object" || value === null || Array.isArray(value)) return {};
-	const skills: Record<string, SkillApproval> = {};
-	for (const [name, entry] of Object.entries(value)) {
+	const wellFormed = (entry: unknown): entry is SkillApproval => {
 		const files = (entry as Partial<SkillApproval> | null)?.files;
-		if (typeof files !== "object" || files === null || Array.isArray(files)) continue;
+		if (typeof files !== "object" || files === null || Array.isArray(files)) return false;
 		const pins = Object.values(files) as Partial<FilePin>[];
-		if (pins.every((pin) => typeof pin?.sha256 === "string" && typeof pin.size === "number"))
-			skills[name] = entry as SkillApproval;
-	}
-	return { skills };
+		return pins.every((pin) => typeof pin?.sha256 === "string" && typeof pin.size === "number");
+	};
+	// fromEntries defines own properties: no key (not even `__proto__`) reaches the prototype.
+	return { skills: Object.fromEntries(Object.entries(value).filter(([, entry]) => wellFormed(entry))) };
 }
 
 /**

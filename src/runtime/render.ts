@@ -31,9 +31,9 @@ function neutralizeSkillTags(body: string): string {
 
 /**
  * The activation as a model receives it: the body in a `<skill_content name="…">` block, then the base directory
- * line and a `<skill_resources>` list. A remote skill's block names its origin (`origin="mcp:acme"`) and opens with a
- * line saying its content is untrusted input from that origin. Hosts recognise the block (see {@link isSkillContent}) and keep it out of
- * truncation and compaction. A repeated activation renders a short reminder instead of the body. Nothing from the
+ * line and a `<skill_resources>` list. A remote skill's block names its origin (`origin="mcp:acme"`) and opens
+ * with a line saying its content is untrusted input from that origin. Hosts recognise the block (see
+ * {@link isSkillContent}) and keep it out of truncation and compaction. A repeated activation renders a short reminder instead of the body. Nothing from the
  * skill can end the block early or open another: the name is folded and escaped, the directory and file paths kept
  * to one line, and the body's own skill tags neutralised.
  */

@@ -1,3 +1,4 @@
+import { writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import {
 	createPolicy,
@@ -5,6 +6,7 @@ import {
 	estimateTokenizer,
 	type IndexedSkill,
 	loadTrustStore,
+	resolveApproval,
 	type SkillIndex,
 	type ToolCall,
 } from "skillset";
@@ -180,6 +182,42 @@ describe("approvals bound to the resource set", () => {
 			diff: { added: { allowedTools: ["Bash(git status:*)", "Write"] } },
 		});
 		expect(policy.approval(index.get("tester") as IndexedSkill)).toEqual({ status: "local" });
+	});
+});
+
+describe("approvals in the trust store", () => {
+	it("merge with other changes under the store's lock, and survive a reload", async () => {
+		const ws = await remoteDeployer();
+		const deployer = (await ws.run()).index.get("deployer") as IndexedSkill;
+		const file = join(await tempDir(), "trust.json");
+		const [a, b] = [await loadTrustStore(file), await loadTrustStore(file)];
+		await a.approveSkill(deployer);
+		await b.trust(ws.cwd); // b was loaded before a's approval: it must not drop it
+		const reloaded = await loadTrustStore(file);
+		expect(reloaded.isTrusted(ws.cwd)).toBe(true);
+		expect(reloaded.listSkills()).toEqual([{ name: "deployer@index:acme", files: 2, at: expect.any(String) }]);
+		expect(resolveApproval(deployer, reloaded).status).toBe("approved");
+		expect(await b.revokeSkill("deployer@index:acme")).toBe(true);
+		expect(resolveApproval(deployer, await loadTrustStore(file)).status).toBe("unapproved");
+	});
+
+	it.each([
+		["files that are not pins", { files: { "SKILL.md": "abc" }, at: "" }],
+		["no files", { at: "" }],
+		["not an object", "yes"],
+	])("reads an approval with %s as no approval", async (_what, entry) => {
+		const ws = await remoteDeployer();
+		const deployer = (await ws.run()).index.get("deployer") as IndexedSkill;
+		const file = join(await tempDir(), "trust.json");
+		await writeFile(file, JSON.stringify({ version: 1, workspaces: {}, skills: { "deployer@index:acme": entry } }));
+		expect(resolveApproval(deployer, await loadTrustStore(file)).status).toBe("unapproved");
+	});
+
+	it("refuses to approve a skill that is not remote", async () => {
+		const ws = await remoteDeployer();
+		const plain = (await ws.run()).index.get("plain") as IndexedSkill;
+		const store = await loadTrustStore(join(await tempDir(), "trust.json"));
+		await expect(store.approveSkill(plain)).rejects.toThrow(/not a remote skill/);
 	});
 });
 
