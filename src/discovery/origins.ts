@@ -9,6 +9,17 @@ export interface OriginSkill {
 	dir: string;
 	/** Diagnostics about this skill from the origin (refusals go in `OriginLoad.diagnostics`). */
 	diagnostics?: DiscoveryDiagnostic[];
+	/**
+	 * Every file of the verified copy (POSIX path under `dir` → sha256 hex and size), as verified when fetched. The
+	 * runtime checks every read of the copy against these; a remote skill without pins serves nothing.
+	 */
+	pins?: Readonly<Record<string, FilePin>>;
+}
+
+/** One file's recorded digest: sha256 hex of its bytes and its size. */
+export interface FilePin {
+	sha256: string;
+	size: number;
 }
 
 /** What an origin provider hands discovery: the folder of its verified copies, the skills in it, and problems. */
@@ -45,7 +56,9 @@ export async function walkOrigins(providers: readonly OriginProvider[], firstRan
 		const candidates: Candidate[] = load.skills.map((skill) => {
 			const dir = join(load.folder, ...skill.dir.split("/"));
 			const file = join(dir, "SKILL.md");
-			return { root, dir, file, realFile: file, relDir: skill.dir, diagnostics: skill.diagnostics ?? [] };
+			// A frozen copy: the provider's records can change after this load without changing what was verified.
+			const pins = skill.pins ? { pins: Object.freeze({ ...skill.pins }) } : {};
+			return { root, dir, file, realFile: file, relDir: skill.dir, diagnostics: skill.diagnostics ?? [], ...pins };
 		});
 		const walk: RootWalk = {
 			root,

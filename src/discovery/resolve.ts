@@ -2,6 +2,7 @@ import { basename } from "node:path";
 import type { SkillProperties } from "../skill/index.ts";
 import { type DiscoveryDiagnostic, discoveryDiagnostic } from "./codes.ts";
 import type { LoadedSkill } from "./load.ts";
+import type { FilePin } from "./origins.ts";
 import type { Scope } from "./roots.ts";
 import { compareNames } from "./walk.ts";
 
@@ -37,6 +38,8 @@ export interface IndexedSkill {
 	shadowedBy?: string;
 	/** Where a remote skill came from (`mcp:<label>`, `index:<label>`); absent for skills on disk. */
 	origin?: string;
+	/** For a remote skill: every file of its verified copy with the digest recorded when fetched. */
+	pins?: Readonly<Record<string, FilePin>>;
 	trusted: boolean;
 	/** False when the skill opted out of model invocation (`disable-model-invocation`). */
 	modelInvocable: boolean;
@@ -135,6 +138,7 @@ function toIndexed(item: LoadedSkill): IndexedSkill | undefined {
 		mtimeMs: item.signature?.mtimeMs ?? 0,
 		diagnostics: [...item.diagnostics],
 		...(candidate.root.origin ? { origin: candidate.root.origin } : {}),
+		...(candidate.pins ? { pins: candidate.pins } : {}),
 	};
 }
 

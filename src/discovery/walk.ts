@@ -2,6 +2,7 @@ import { type Dirent, readdirSync, realpathSync, type Stats, statSync } from "no
 import { join, relative, sep } from "node:path";
 import { pickSkillFileName, SKILL_FILE_NAME } from "../skill/index.ts";
 import { type DiscoveryDiagnostic, discoveryDiagnostic } from "./codes.ts";
+import type { FilePin } from "./origins.ts";
 import { mapInBatches } from "./pool.ts";
 import type { DiscoveryRoot } from "./roots.ts";
 
@@ -30,6 +31,8 @@ export interface Candidate {
 	/** The skill folder relative to the root, with `/` separators. */
 	relDir: string;
 	diagnostics: DiscoveryDiagnostic[];
+	/** For a remote skill: its files' recorded digests (see `OriginSkill.pins`). */
+	pins?: Readonly<Record<string, FilePin>>;
 }
 
 /** What the walk of one root found, and what it skipped. */

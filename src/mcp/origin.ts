@@ -144,7 +144,7 @@ function served(
 ): OriginLoad {
 	const out: OriginLoad["skills"] = [];
 	for (const record of Object.values(skills)) {
-		if (cache.verify(record)) out.push({ dir: record.dir });
+		if (cache.verify(record)) out.push({ dir: record.dir, pins: record.files });
 		else
 			diagnostics.push({
 				code: "origin.refused",

@@ -3,10 +3,12 @@ import { basename, dirname, relative, sep } from "node:path";
 import { DEFAULT_CONVENTIONS, type IndexedSkill, PRESETS, type SkillIndex } from "../discovery/index.ts";
 import { isInside, type SkillSession } from "../runtime/index.ts";
 import type { PermissionManifest } from "../skill/index.ts";
+import { type EffectivePermissions, effectivePermissions, type RemoteApproval, resolveApproval } from "./approval.ts";
 import { realOrResolved, resolvePath } from "./paths.ts";
 import { globToRegExp, matchesPattern } from "./patterns.ts";
 import type { SandboxAvailability } from "./sandbox.ts";
 import { analyzeShell, type ShellAnalysis } from "./shell.ts";
+import type { SkillApprovals } from "./trust.ts";
 
 /** How much a tool can do: `safe` tools are always allowed, `read` ones are allowed within bounds, the rest ask. */
 export type ToolRisk = "safe" | "read" | "write" | "exec" | "network";
@@ -58,6 +60,12 @@ export interface PolicyOptions {
 	 * folder of the workspace (pass all discovery roots, so that empty ones are covered too).
 	 */
 	skillRoots?: readonly string[];
+	/**
+	 * The user's approvals of remote skills (pass the {@link TrustStore}). Without an approval that matches a remote
+	 * skill's current files, it counts as having the empty manifest and no pre-approvals, and no tool that can change
+	 * things is allowed by anyone's `allowed-tools` while it is active.
+	 */
+	approvals?: SkillApprovals;
 }
 
 /** Tool specs for the skill tools and common agent tools (Claude Code's names and generic ones). */
@@ -97,6 +105,8 @@ export interface Policy {
 	 * read-only, and whether the ceiling and the active skills' manifests allow the network.
 	 */
 	sandboxOptions(session: SkillSession): { workspace: string; readOnly: string[]; network: boolean };
+	/** Where a skill stands with the user's approvals (see {@link resolveApproval}): what to ask before activating it. */
+	approval(skill: IndexedSkill): RemoteApproval;
 }
 
 interface Grant {
@@ -112,6 +122,8 @@ interface Grant {
  * shell writes and network use. Then shell commands are `ask` without a sandbox or when the analysis cannot account
  * for what they write, and tools without a spec are `ask`. Then risk: safe and read tools are allowed, others are
  * allowed when an active skill's `allowed-tools` pre-approves them or the user granted them, and asked otherwise.
+ * A remote skill without a matching approval (`approvals`) counts as the empty manifest with no pre-approvals, and
+ * while one is active nothing that can change things is pre-approved: only the user's grants allow it.
  */
 export function createPolicy(options: PolicyOptions): Policy {
 	const workspace = realOrResolved(options.workspace);
@@ -124,14 +136,16 @@ export function createPolicy(options: PolicyOptions): Policy {
 		ceiling,
 		grants,
 		sandboxed: options.sandbox?.available === true,
+		approvals: options.approvals,
 		...protectedPaths(session.index, workspace, options.skillRoots ?? []),
 	});
 	return {
 		grant(session, pattern, scope) {
 			grants.set(session, [...(grants.get(session) ?? []), { pattern, scope }]);
 		},
+		approval: (skill) => resolveApproval(skill, options.approvals),
 		sandboxOptions(session) {
-			const manifests = session.activeSkills.map((skill) => skill.properties.manifest);
+			const manifests = session.activeSkills.map((skill) => effectivePermissions(skill, options.approvals).manifest);
 			// Narrowing applies only when every active skill has a manifest; host lists cannot be enforced by an
 			// OS sandbox, so only an unrestricted network is passed on.
 			const narrowed = manifests.length > 0 && manifests.every((m) => m !== undefined);
@@ -160,11 +174,14 @@ interface Context {
 	ceiling: PermissionCeiling;
 	grants: WeakMap<SkillSession, Grant[]>;
 	sandboxed: boolean;
+	approvals: SkillApprovals | undefined;
 	/** Skill folders and roots (real paths): never written, nor anything containing them. */
 	protectedPaths: string[];
 	/** Skill roots that hold the workspace itself: only their skill folders and SKILL.md files are protected. */
 	broadRoots: string[];
 }
+
+type HeldPermissions = EffectivePermissions & { skill: IndexedSkill };
 
 type Subject = { tool: string; command?: string; paths: string[] };
 
@@ -183,12 +200,20 @@ function decide(call: ToolCall, session: SkillSession, context: Context): Decisi
 	const args = call.args ?? {};
 	// The active skills themselves: a name could mean another copy of the same name.
 	const active = session.activeSkills;
+	const held = active.map((skill) => ({ skill, ...effectivePermissions(skill, context.approvals) }));
 	const paths = pathArguments(spec, args, context.workspace);
 	const command = spec.commandArg !== undefined ? String(args[spec.commandArg] ?? "") : undefined;
 	const shell = command !== undefined ? analyzeShell(command) : undefined;
 	const writes = spec.risk === "write" ? paths : (shell?.writes ?? []).map((p) => resolvePath(context.workspace, p));
-	// `realFile` has every link resolved, so these folders are real already.
-	const activeDirs = active.map((skill) => dirname(skill.realFile));
+	// `realFile` has every link resolved, so these folders are real already. A remote skill's copy is read only
+	// through the skill tools, which verify every byte against its pins; other tools get no exemption for it.
+	const activeDirs = active.filter((skill) => !skill.origin).map((skill) => dirname(skill.realFile));
+	const remote = active.filter((skill) => skill.origin);
+	const remoteRead = paths.find((path) => remote.some((skill) => isInside(dirname(skill.realFile), path)));
+	if (remoteRead !== undefined && spec.risk === "read") {
+		const reason = `${remoteRead} is in a remote skill's verified copy: read it with read_skill_resource, which checks it against its digests`;
+		return deny("remote-skill-files", reason);
+	}
 	const hard = hardRules(context, spec, paths, writes, activeDirs);
 	if (hard) return hard;
 	// A skill's own files are its to read: reads inside an active skill's folder are not subject to path bounds.
@@ -200,7 +225,8 @@ function decide(call: ToolCall, session: SkillSession, context: Context): Decisi
 		paths: bounded.map((p) => toRelative(context.workspace, p)),
 	};
 	const kind = spec.risk === "write" || shell ? "write" : "read";
-	const outOfBounds = boundaries(context.ceiling, active, spec, kind, subject, args, shell);
+	const manifests = held.map((h) => h.manifest);
+	const outOfBounds = boundaries(context.ceiling, manifests, spec, kind, subject, args, shell);
 	if (outOfBounds) return outOfBounds;
 	if (shell) {
 		if (!context.sandboxed)
@@ -209,7 +235,7 @@ function decide(call: ToolCall, session: SkillSession, context: Context): Decisi
 			return ask("unaccountable", `cannot verify what this command writes (${shell.unaccountable})`);
 	}
 	if (!known) return ask("unknown-tool", `the policy does not know what ${call.tool} does: declare it in tools`);
-	return byRisk(spec, subject, active, session, context.grants);
+	return byRisk(spec, subject, held, session, context.grants);
 }
 
 function hardRules(
@@ -240,7 +266,7 @@ function hardRules(
 
 function boundaries(
 	ceiling: PermissionCeiling,
-	active: IndexedSkill[],
+	manifests: (PermissionManifest | undefined)[],
 	spec: ToolSpec,
 	kind: "read" | "write",
 	subject: Subject,
@@ -261,7 +287,6 @@ function boundaries(
 	const online = shell?.network ?? [];
 	if (online.length > 0 && !shellNetworkAllowed(ceiling.network))
 		return deny("ceiling-network", `the host does not allow network access (${online.join(", ")})`);
-	const manifests = active.map((skill) => skill.properties.manifest);
 	// Narrowing applies only when every active skill declares a manifest; a skill without one narrows nothing.
 	if (manifests.length === 0 || manifests.some((m) => m === undefined)) return undefined;
 	return manifestBounds(manifests as PermissionManifest[], kind, subject, url, online);
@@ -293,7 +318,7 @@ function manifestBounds(
 function byRisk(
 	spec: ToolSpec,
 	subject: { tool: string; command?: string; paths: string[] },
-	active: IndexedSkill[],
+	held: HeldPermissions[],
 	session: SkillSession,
 	grants: WeakMap<SkillSession, Grant[]>,
 ): Decision {
@@ -301,11 +326,16 @@ function byRisk(
 		return { decision: "allow", rule: "safe-tool", reason: `${subject.tool} only reads skills` };
 	if (spec.risk === "read")
 		return { decision: "allow", rule: "read", reason: `${subject.tool} reads inside the allowed bounds` };
-	const preapproved = active.find((skill) =>
-		skill.properties.allowedTools?.some((pattern) => matchesPattern(pattern, subject)),
-	);
-	if (preapproved)
-		return { decision: "allow", rule: "allowed-tools", reason: `pre-approved by ${preapproved.name}'s allowed-tools` };
+	// While an unapproved remote skill is active, no skill's allowed-tools pre-approve anything: only the user does.
+	const pending = held.filter((h) => h.pending).map((h) => h.skill.qualifiedName);
+	const preapproved =
+		pending.length === 0
+			? held.find((h) => h.allowedTools?.some((pattern) => matchesPattern(pattern, subject)))
+			: undefined;
+	if (preapproved) {
+		const reason = `pre-approved by ${preapproved.skill.name}'s allowed-tools`;
+		return { decision: "allow", rule: "allowed-tools", reason };
+	}
 	const sessionGrants = grants.get(session) ?? [];
 	const grant = sessionGrants.find((g) => matchesPattern(g.pattern, subject));
 	if (grant) {
@@ -315,6 +345,10 @@ function byRisk(
 				sessionGrants.filter((g) => g !== grant),
 			);
 		return { decision: "allow", rule: `grant-${grant.scope}`, reason: `the user allowed ${grant.pattern}` };
+	}
+	if (pending.length > 0) {
+		const reason = `${pending.join(", ")} from a remote origin is not approved: its allowed-tools grant nothing; ask the user`;
+		return { decision: "ask", rule: "remote-unapproved", reason };
 	}
 	return { decision: "ask", rule: "needs-approval", reason: `${subject.tool} can change things: ask the user` };
 }

@@ -1,6 +1,8 @@
 // The `policy/` stage: the permission ceiling and manifests, authorize(), permission diffs, the trust store and the
 // static audit. Later stages import only from this file.
 
+export type { EffectivePermissions, RemoteApproval, ResourceChanges } from "./approval.ts";
+export { effectivePermissions, resolveApproval } from "./approval.ts";
 export type { AuditFinding, AuditOptions, AuditTarget } from "./audit.ts";
 export { auditSkill } from "./audit.ts";
 export type { AuditLimits } from "./audit-files.ts";
@@ -27,5 +29,5 @@ export { detectSandbox, runSandboxed } from "./sandbox.ts";
 export { renderSarif } from "./sarif.ts";
 export type { ShellAnalysis } from "./shell.ts";
 export { analyzeShell, shellWriteTargets } from "./shell.ts";
-export type { TrustFile, TrustStore } from "./trust.ts";
+export type { ApprovalSubject, SkillApproval, SkillApprovals, TrustFile, TrustStore } from "./trust.ts";
 export { defaultTrustFile, loadTrustStore } from "./trust.ts";

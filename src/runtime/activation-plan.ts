@@ -23,7 +23,12 @@ export function planActivation(
 		}
 		visiting.push(current.qualifiedName);
 		for (const dependency of current.properties.dependsOn ?? []) {
-			const found = index.get(dependency);
+			const found = findDependency(index, current, dependency);
+			if (found && found.origin !== current.origin) {
+				const from = (s: IndexedSkill) => s.origin ?? "this machine";
+				const message = `'${current.name}' (from ${from(current)}) depends on '${dependency}', which is ${found.qualifiedName} (from ${from(found)}): dependencies never cross origins`;
+				return { code: "cross-origin", name: skill.name, message };
+			}
 			const problem = found ? checkAvailable(found, invoker, true) : undefined;
 			if (!found || problem) {
 				const why = problem ? problem.message : "no skill has that name";
@@ -38,6 +43,15 @@ export function planActivation(
 		return undefined;
 	};
 	return visit(skill) ?? order;
+}
+
+/**
+ * The skill a `depends_on` name means for `current`: for a remote skill, the skill of that name from its own origin
+ * first (a local skill of the same name keeps the plain name); otherwise what the name resolves to.
+ */
+function findDependency(index: SkillIndex, current: IndexedSkill, name: string): IndexedSkill | undefined {
+	const own = current.origin ? index.get(`${name}@${current.origin}`) : undefined;
+	return own && own.origin === current.origin ? own : index.get(name);
 }
 
 /** Why a skill cannot be activated by `invoker` (untrusted, disabled, or not invocable by them), if it cannot. */

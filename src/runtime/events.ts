@@ -12,10 +12,18 @@ export type SkillEvent =
 	| { type: "skill.rejected"; file: string; codes: string[] }
 	| { type: "skill.shadowed"; name: string; by: string }
 	| ({ type: "catalog.built"; skills: number; omitted: number; truncated: number } & Cost)
-	| ({ type: "skill.activated"; name: string; qualifiedName: string; cached: boolean; reason?: string } & Cost)
+	| ({
+			type: "skill.activated";
+			name: string;
+			qualifiedName: string;
+			cached: boolean;
+			reason?: string;
+			/** For a remote skill: its origin. */
+			origin?: string;
+	  } & Cost)
 	| { type: "skill.activation.refused"; name: string; code: string }
-	| ({ type: "skill.resource.loaded"; name: string; path: string; binary: boolean } & Cost)
-	| { type: "skill.resource.refused"; name: string; path: string; code: string }
+	| ({ type: "skill.resource.loaded"; name: string; path: string; binary: boolean; origin?: string } & Cost)
+	| { type: "skill.resource.refused"; name: string; path: string; code: string; origin?: string }
 	| { type: "context.compacted"; active: number }
 	| { type: "permission.decision"; tool: string; decision: "allow" | "ask" | "deny"; rule: string };
 

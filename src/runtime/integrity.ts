@@ -114,12 +114,14 @@ export function createLock(
 }
 
 /** Compares a package's current hashes with its pins. */
-export function comparePackage(current: PackageHash, locked: LockedSkill): PackageDifference {
+export function comparePackage(current: PackageHash, locked: Pick<LockedSkill, "files">): PackageDifference {
 	const now = current.files;
 	const pinned = locked.files;
 	return {
-		changed: Object.keys(now).filter((path) => pinned[path] && pinned[path]?.sha256 !== now[path]?.sha256),
-		extra: [...Object.keys(now).filter((path) => !pinned[path]), ...current.problems],
+		changed: Object.keys(now).filter(
+			(path) => Object.hasOwn(pinned, path) && pinned[path]?.sha256 !== now[path]?.sha256,
+		),
+		extra: [...Object.keys(now).filter((path) => !Object.hasOwn(pinned, path)), ...current.problems],
 		missing: Object.keys(pinned).filter((path) => !now[path]),
 	};
 }

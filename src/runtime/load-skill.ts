@@ -3,7 +3,7 @@ import { basename, dirname, resolve } from "node:path";
 import type { IndexedSkill } from "../discovery/index.ts";
 import { DEFAULT_MAX_FILE_BYTES, parseSkillMd } from "../skill/index.ts";
 import { readContained } from "./contain.ts";
-import { comparePackage, hashPackage, type SkillsLock, sha256 } from "./integrity.ts";
+import { comparePackage, hashPackage, type LockedFile, type SkillsLock, sha256 } from "./integrity.ts";
 import { listResources, type SkillResources } from "./resources.ts";
 
 /** Verify mode: the lock to check against, and the folder its paths are relative to. */
@@ -40,16 +40,32 @@ export function loadSkillBody(
 	// as pnpm install files that way) aliases nothing the skill does not own.
 	const read = readContained(dir, basename(skill.realFile), { maxBytes: DEFAULT_MAX_FILE_BYTES, allowHardLinks: true });
 	if (!read.ok) return { code: "unreadable", message: `SKILL.md of '${skill.name}' cannot be read: ${read.message}` };
-	if (options.integrity) {
-		const failure = verifySkill(skill, dir, read.path, read.bytes, options.integrity);
-		if (failure) return failure;
-	}
+	// A remote skill is checked against the digests recorded when its copy was fetched, never against a lock.
+	const failure = skill.origin
+		? verifyRemote(skill, dir, read.path, read.bytes)
+		: options.integrity && verifySkill(skill, dir, read.path, read.bytes, options.integrity);
+	if (failure) return failure;
 	const parsed = parseSkillMd(read.bytes, { profile: "lenient", file: skill.file });
 	if (!parsed.frontmatter || parsed.body === undefined) {
 		const codes = parsed.diagnostics.map((d) => d.code).join(", ");
 		return { code: "unreadable", message: `SKILL.md of '${skill.name}' no longer parses (${codes})` };
 	}
-	return { body: parsed.body, dir, resources: listResources(dir, { maxFiles: options.maxFiles ?? 200 }) };
+	const resources = listResources(dir, { maxFiles: options.maxFiles ?? 200 });
+	return { body: parsed.body, dir, resources: skill.pins ? onlyPinned(resources, skill.pins) : resources };
+}
+
+/**
+ * A remote skill's verified copy: SKILL.md (the bytes served) and then every file of the folder must equal the
+ * digests its origin provider recorded when it fetched and verified them; no file may be added or missing.
+ */
+function verifyRemote(skill: IndexedSkill, dir: string, file: string, bytes: Uint8Array): LoadFailure | undefined {
+	const mismatch = (message: string, details?: Record<string, unknown>): LoadFailure => ({
+		code: "integrity.mismatch",
+		message: `'${skill.name}' no longer matches the copy verified from ${skill.origin}: ${message}`,
+		...(details ? { details } : {}),
+	});
+	if (!skill.pins) return mismatch("no digests were recorded for it");
+	return comparePins(skill.pins, dir, file, bytes, mismatch);
 }
 
 function verifySkill(
@@ -68,8 +84,19 @@ function verifySkill(
 	if (!locked) return mismatch("the skill is not in the lock");
 	if (realPath(resolve(integrity.root, locked.path)) !== dir)
 		return mismatch(`it is pinned at ${locked.path}, not here`);
-	if (locked.files[file]?.sha256 !== sha256(bytes)) return mismatch(`${file} changed`);
-	const difference = comparePackage(hashPackage(dir), locked);
+	return comparePins(locked.files, dir, file, bytes, mismatch);
+}
+
+/** The served SKILL.md bytes, then the whole folder, against pins (changed, extra and missing files). */
+function comparePins(
+	files: Readonly<Record<string, LockedFile>>,
+	dir: string,
+	file: string,
+	bytes: Uint8Array,
+	mismatch: (message: string, details?: Record<string, unknown>) => LoadFailure,
+): LoadFailure | undefined {
+	if (!Object.hasOwn(files, file) || files[file]?.sha256 !== sha256(bytes)) return mismatch(`${file} changed`);
+	const difference = comparePackage(hashPackage(dir), { files });
 	const { changed, extra, missing } = difference;
 	if (changed.length + extra.length + missing.length > 0) {
 		const parts = [
@@ -80,6 +107,19 @@ function verifySkill(
 		return mismatch(parts.filter(Boolean).join("; "), { ...difference });
 	}
 	return undefined;
+}
+
+/** A listing cut to the pinned files: a file that appeared in a verified copy is never offered. */
+function onlyPinned(resources: SkillResources, pins: Readonly<Record<string, LockedFile>>): SkillResources {
+	const keep = (paths: string[]) => paths.filter((path) => Object.hasOwn(pins, path));
+	const { scripts, references, assets, other } = resources;
+	return {
+		...resources,
+		scripts: keep(scripts),
+		references: keep(references),
+		assets: keep(assets),
+		other: keep(other),
+	};
 }
 
 function realPath(path: string): string {

@@ -2,7 +2,7 @@ import { isUtf8 } from "node:buffer";
 import { dirname, extname } from "node:path";
 import type { Tokenizer } from "../catalog/index.ts";
 import type { IndexedSkill } from "../discovery/index.ts";
-import { type ContainCode, readContained } from "./contain.ts";
+import { type ContainCode, checkRelativePath, readContained } from "./contain.ts";
 import { sha256 } from "./integrity.ts";
 import type { IntegrityOptions } from "./load-skill.ts";
 import type { RefusalCode } from "./session-types.ts";
@@ -98,12 +98,19 @@ export function readSkillResource(
 		code,
 		message,
 	});
+	// A remote skill's copy serves only its pinned files: anything else is never opened.
+	const unpinned = skill.origin ? checkPinned(skill, relPath) : undefined;
+	if (unpinned) return fail("integrity.mismatch", unpinned);
 	const read = readContained(dirname(skill.realFile), relPath, {
 		maxBytes: options.maxBytes,
 		allowHardLinks: options.allowHardLinks === true,
 	});
 	if (!read.ok) return fail(read.code, read.message);
-	if (options.integrity) {
+	if (skill.origin) {
+		const pin = Object.hasOwn(skill.pins ?? {}, read.path) ? skill.pins?.[read.path] : undefined;
+		if (pin?.sha256 !== sha256(read.bytes) || pin.size !== read.size)
+			return fail("integrity.mismatch", `'${read.path}' changed since it was verified from ${skill.origin}`);
+	} else if (options.integrity) {
 		const pinned = options.integrity.lock.skills[skill.name]?.files[read.path];
 		if (!pinned) return fail("integrity.mismatch", `'${read.path}' is not in the lock: an extra file`);
 		if (pinned.sha256 !== sha256(read.bytes))
@@ -124,6 +131,15 @@ export function readSkillResource(
 		};
 	}
 	return { ...base, binary: false, ...page(new TextDecoder().decode(read.bytes), options) };
+}
+
+/** Why `relPath` may not be read from a remote skill's copy (not a clean path, or not among its pinned files). */
+function checkPinned(skill: IndexedSkill, relPath: string): string | undefined {
+	const segments = checkRelativePath(relPath);
+	if (!Array.isArray(segments)) return undefined; // the contained reader refuses it with its own code
+	const path = segments.join("/");
+	if (skill.pins && Object.hasOwn(skill.pins, path)) return undefined;
+	return `'${path}' is not among the files verified from ${skill.origin}`;
 }
 
 function page(text: string, options: ReadResourceOptions & { tokenizer: Tokenizer }) {

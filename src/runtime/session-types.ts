@@ -15,6 +15,8 @@ export type Invoker = "model" | "user";
 export interface ActivatedSkill {
 	name: string;
 	qualifiedName: string;
+	/** For a remote skill: its origin (`mcp:<label>`, `index:<label>`). */
+	origin?: string;
 	/** True when the skill was already in context: the body is not repeated. */
 	cached: boolean;
 	/** The body without frontmatter; null when cached. */
@@ -45,6 +47,7 @@ export type RefusalCode =
 	| "not-invocable"
 	| "limit"
 	| "cycle"
+	| "cross-origin"
 	| "unreadable"
 	| "integrity.mismatch";
 

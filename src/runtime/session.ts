@@ -177,6 +177,7 @@ export class SkillSession {
 			maxBytes: this.#options.maxResourceBytes,
 			allowHardLinks: this.#options.allowHardLinks === true,
 		});
+		const origin = skill.origin ? { origin: skill.origin } : {};
 		if (result.ok) {
 			const bytes = Buffer.byteLength(result.content);
 			this.#add("tier3", bytes, result.tokens);
@@ -187,9 +188,10 @@ export class SkillSession {
 				binary: result.binary,
 				bytes,
 				tokens: result.tokens,
+				...origin,
 			});
 		} else {
-			this.#emit({ type: "skill.resource.refused", name: skill.name, path, code: result.code });
+			this.#emit({ type: "skill.resource.refused", name: skill.name, path, code: result.code, ...origin });
 		}
 		return result;
 	}
@@ -282,6 +284,7 @@ export class SkillSession {
 				bytes,
 				tokens: delivery.cached ? 0 : delivery.tokens,
 				...(reason && delivery.qualifiedName === skill.qualifiedName ? { reason } : {}),
+				...(delivery.origin ? { origin: delivery.origin } : {}),
 			});
 		}
 		const main = deliveries.at(-1) as ActivatedSkill;
@@ -301,10 +304,12 @@ export class SkillSession {
 			maxFiles: this.#options.maxResourceFiles,
 		});
 		if ("code" in loaded) return { ...loaded, name: skill.name };
-		const text = renderActivation({ name: skill.name, cached: false, ...loaded });
+		const origin = skill.origin ? { origin: skill.origin } : {};
+		const text = renderActivation({ name: skill.name, cached: false, ...loaded, ...origin });
 		return {
 			name: skill.name,
 			qualifiedName: skill.qualifiedName,
+			...origin,
 			cached: false,
 			...loaded,
 			tokens: tokenizer.count(text),
@@ -338,7 +343,14 @@ export class SkillSession {
 function cachedDelivery(skill: IndexedSkill, tokens: number): ActivatedSkill {
 	const resources = { scripts: [], references: [], assets: [], other: [], truncated: false, links: [] };
 	const base = { name: skill.name, cached: true, body: null, dir: dirname(skill.realFile), resources };
-	return { ...base, qualifiedName: skill.qualifiedName, tokens, text: renderActivation(base) };
+	const origin = skill.origin ? { origin: skill.origin } : {};
+	return {
+		...base,
+		...origin,
+		qualifiedName: skill.qualifiedName,
+		tokens,
+		text: renderActivation({ ...base, ...origin }),
+	};
 }
 
 /** The answer for a call that joined an activation already under way: the same skill, not delivered twice. */

@@ -3,6 +3,7 @@
 
 export type { CachedSkill, OriginState } from "./cache.ts";
 export { defaultCacheDir, OriginCache } from "./cache.ts";
+export { createCachedOrigin } from "./cached-origin.ts";
 export type { SourceErrorCode } from "./errors.ts";
 export { SourceError } from "./errors.ts";
 export type { FetchLimits } from "./fetch.ts";

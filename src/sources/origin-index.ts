@@ -77,7 +77,7 @@ function served(
 			});
 			continue;
 		}
-		skills.push({ dir: record.dir });
+		skills.push({ dir: record.dir, pins: record.files });
 	}
 	if (stale && skills.length > 0) {
 		diagnostics.push({

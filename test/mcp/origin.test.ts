@@ -1,7 +1,7 @@
 import { writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
-import { join } from "node:path";
-import { discover } from "skillset";
+import { dirname, join } from "node:path";
+import { createSession, discover, estimateTokenizer } from "skillset";
 import { createMcpOrigin } from "skillset/mcp";
 import { describe, expect, it } from "vitest";
 import { skillMd, tempDir, writeTree } from "../helpers/temp.ts";
@@ -134,5 +134,19 @@ describe("an MCP server as a discovery origin", () => {
 		});
 		expect(index.get("review")?.description).toBe("Mine.");
 		expect(index.get("review@mcp:acme")?.description).toBe("Reviews diffs.");
+	});
+
+	it("pins every verified file, and the runtime refuses a cached file changed after discovery", async () => {
+		const { index } = await (await peer(SKILLS)).run();
+		const review = index.get("review");
+		expect(Object.keys(review?.pins ?? {}).sort()).toEqual(["SKILL.md", "references/checklist.md"]);
+		const session = createSession(index, { tokenizer: estimateTokenizer });
+		const activation = await session.activate("review");
+		expect(activation.ok && activation.text.split("\n")[0]).toBe('<skill_content name="review" origin="mcp:acme">');
+		await writeFile(join(dirname(review?.realFile ?? ""), "references", "checklist.md"), "- skip tests\n");
+		expect(await session.readResource("review", "references/checklist.md")).toMatchObject({
+			ok: false,
+			code: "integrity.mismatch",
+		});
 	});
 });

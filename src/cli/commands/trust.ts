@@ -5,6 +5,7 @@ import type { ParseArgsConfig } from "node:util";
 import { defaultTrustFile, loadTrustStore } from "../../policy/index.ts";
 import { homeFrom } from "../config.ts";
 import { type CliIo, type CommandResult, type Rendered, type Style, UsageError } from "../io.ts";
+import { renderSkillTrust, type SkillTrustChange, trustSkill } from "../trust-skill.ts";
 
 /** The command's options, for `node:util` parseArgs. */
 export const options: NonNullable<ParseArgsConfig["options"]> = {
@@ -12,6 +13,7 @@ export const options: NonNullable<ParseArgsConfig["options"]> = {
 	list: { type: "boolean", default: false },
 	store: { type: "string" },
 	force: { type: "boolean", default: false },
+	skill: { type: "string" },
 	json: { type: "boolean", default: false },
 };
 
@@ -25,6 +27,9 @@ Options:
   --untrust                  record DIR as untrusted instead
   --list                     list the trusted and untrusted workspaces (with DIR: the entries that cover DIR)
   --force                    trust / or the home folder (every workspace below it) anyway
+  --list                     list the trusted and untrusted workspaces
+  --skill NAME@ORIGIN        approve a remote skill (NAME@mcp:LABEL, NAME@index:LABEL) as cached now, bound to
+                             every file and digest; any change revokes it. With --untrust: revoke the approval
   --store FILE               the store (default: $SKILLSET_TRUST_FILE, else ~/.config/skillset/trust.json)
   --json                     print the result as JSON
 
@@ -39,11 +44,13 @@ export interface TrustResult {
 	covers?: { path: string; trusted: boolean };
 	workspaces: { path: string; trusted: boolean; at: string }[];
 	refused?: string;
+	/** With --skill: the approval given or revoked. */
+	skill?: SkillTrustChange;
 }
 
 /** Trusts, untrusts or lists. */
 export async function run(
-	values: { untrust?: boolean; list?: boolean; store?: string; force?: boolean },
+	values: { untrust?: boolean; list?: boolean; store?: string; force?: boolean; skill?: string },
 	positionals: readonly string[],
 	io: CliIo,
 ): Promise<CommandResult<TrustResult>> {
@@ -55,6 +62,11 @@ export async function run(
 	const store = await loadTrustStore(file).catch((error: Error) => {
 		throw new UsageError(error.message);
 	});
+	if (values.skill !== undefined) {
+		if (positionals.length > 0) throw new UsageError("trust --skill takes no DIR");
+		const skill = await trustSkill(store, values.skill, values.untrust === true, io);
+		return { exitCode: 0, data: { store: file, workspaces: store.list(), skill } };
+	}
 	const path = resolve(io.cwd, positionals[0] ?? ".");
 	if (values.list) {
 		if (positionals[0] === undefined) return { exitCode: 0, data: { store: file, workspaces: store.list() } };
@@ -94,6 +106,7 @@ function isInside(parent: string, child: string): boolean {
 /** What changed or the list on stdout; a refusal on stderr. */
 export function render(data: TrustResult, style: Style): Rendered {
 	if (data.refused) return { stdout: "", stderr: `skillset: ${data.refused}\n` };
+	if (data.skill) return { stdout: renderSkillTrust(data.skill, style), stderr: "" };
 	if (data.changed) {
 		return {
 			stdout: `${data.changed.trusted ? "trusted" : style.yellow("untrusted")}: ${data.changed.path}\n`,
