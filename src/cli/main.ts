@@ -45,6 +45,10 @@ const COMMANDS: Readonly<Record<string, CommandEntry>> = {
 		"check skills against the spec (strict) or a client's rules (lenient)",
 		() => import("./commands/validate.ts"),
 	),
+	mcp: command(
+		"serve skills to MCP clients (SEP-2640 skills extension) over stdio or HTTP",
+		() => import("./commands/mcp.ts"),
+	),
 };
 
 /** Exit status for a bug in skillset itself, kept apart from 1 (findings) and 2 (usage). */
