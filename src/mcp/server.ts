@@ -6,7 +6,7 @@ import {
 	type DiscoverOptions,
 	type DiscoveryReport,
 	discover,
-	type SkillIndex,
+	SkillIndex,
 	type SkillWatcher,
 	watchSkills,
 } from "../discovery/index.ts";
@@ -87,8 +87,10 @@ export async function createSkillServer(options: SkillServerOptions = {}): Promi
 		options.onLog?.(level, message);
 		for (const connection of connections) connection.log(level, message);
 	};
-	const snapshotOf = async (index: SkillIndex, report: DiscoveryReport | undefined): Promise<ServeSnapshot> => {
-		const plan = planServe(index, rules);
+	const snapshotOf = async (discovered: SkillIndex, report: DiscoveryReport | undefined): Promise<ServeSnapshot> => {
+		const plan = planServe(discovered, rules);
+		// Tools, prompts and instructions offer exactly the served skills: one set, whichever way a client reads it.
+		const index = new SkillIndex(plan.served.map((served) => served.skill));
 		const instructions = await buildInstructions(index, options);
 		return { index, report, plan, instructions, keys: snapshotKeys(index, plan) };
 	};
