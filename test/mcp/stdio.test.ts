@@ -204,7 +204,7 @@ describe("skillset mcp over stdio", () => {
 		const { tools } = await served.client.listTools();
 		expect(tools.map((t) => t.name)).toEqual(["load_skill", "read_skill_resource", "list_skills", "search_skills"]);
 		const load = tools.find((t) => t.name === "load_skill");
-		const enumOf = (load?.inputSchema.properties as { name: { enum: string[] } }).name.enum;
+		const enumOf = (load?.inputSchema.properties as { name: { enum: string[] } } | undefined)?.name.enum;
 		expect(enumOf).toEqual(["demo", "quiet"]);
 		const loaded = await served.client.callTool({ name: "load_skill", arguments: { name: "demo" } });
 		expect((loaded.content as { text: string }[])[0]?.text).toContain("Read references/guide.md");
@@ -213,11 +213,11 @@ describe("skillset mcp over stdio", () => {
 			arguments: { name: "demo", path: "references/guide.md" },
 		});
 		expect((read.content as { text: string }[])[0]?.text).toContain("Step one.");
-		const escape = await served.client.callTool({
+		const outside = await served.client.callTool({
 			name: "read_skill_resource",
 			arguments: { name: "demo", path: "../../../secret.txt" },
 		});
-		expect(escape.isError).toBe(true);
+		expect(outside.isError).toBe(true);
 	});
 });
 
