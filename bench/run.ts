@@ -15,6 +15,7 @@ import {
 } from "skillset";
 import { parse } from "yaml";
 import { generateTree } from "./generate.ts";
+import { benchMcp } from "./mcp.ts";
 
 const RUNS = 5;
 const SIZES = [1000, 10_000];
@@ -164,6 +165,7 @@ async function main(): Promise<void> {
 	await loadDefaultTokenizer();
 	const tokenizerLoadMs = Math.round(performance.now() - tokenizerStart);
 	for (const count of SIZES) sizes.push(await benchSize(count, rows));
+	rows.push(...(await benchMcp()));
 	console.log(
 		`node ${process.version}, ${RUNS} runs per measure (median), tokenizer load ${tokenizerLoadMs} ms (once)\n`,
 	);

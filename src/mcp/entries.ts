@@ -69,7 +69,7 @@ export class DigestCache {
 
 /** Builds a skill's entry from a fresh walk of its folder: complete, in path order, digests from the cache. */
 export function buildEntry(served: ServedSkill, rules: ServeRules, cache: DigestCache): SkillEntry | TreeProblem {
-	const tree = walkSkill(served.dir, rules);
+	const tree = walkSkill(served.dir, rules, rules.listings);
 	if ("code" in tree) return tree;
 	const resources: SkillEntry["resources"] = [];
 	for (const file of tree.files) {
@@ -130,7 +130,7 @@ export function readDirectory(
 ): DirectoryChild[] | undefined {
 	const found = locate(plan, uri);
 	if (!found) return undefined;
-	const tree = walkSkill(found.served.dir, rules);
+	const tree = walkSkill(found.served.dir, rules, rules.listings);
 	if ("code" in tree || !tree.dirs.includes(found.rel)) return undefined;
 	const parentOf = (rel: string) => (rel.includes("/") ? posix.dirname(rel) : "");
 	const { path } = found.served;

@@ -68,6 +68,8 @@ export async function serveHttp(server: SkillServer, options: HttpServeOptions):
 			if (!isInitializeRequest(parsed)) return sendError(res, 400, "No session: send initialize first");
 			const created = new WebStandardStreamableHTTPServerTransport({
 				sessionIdGenerator: () => randomUUID(),
+				// Answers are plain JSON (no stream per request); notifications still flow on the client's GET stream.
+				enableJsonResponse: true,
 				onsessioninitialized: (id) => {
 					sessions.set(id, created);
 				},
@@ -78,7 +80,7 @@ export async function serveHttp(server: SkillServer, options: HttpServeOptions):
 			await server.connect(created);
 			transport = created;
 		}
-		const response = await transport.handleRequest(toRequest(req, host, body), { parsedBody: parsed });
+		const response = await transport.handleRequest(toRequest(req, res, host, body), { parsedBody: parsed });
 		await writeResponse(res, response);
 	};
 
@@ -150,7 +152,7 @@ function parseJson(text: string): unknown {
 	}
 }
 
-function toRequest(req: IncomingMessage, host: string, body: string | undefined): Request {
+function toRequest(req: IncomingMessage, res: ServerResponse, host: string, body: string | undefined): Request {
 	const headers = new Headers();
 	for (const [name, value] of Object.entries(req.headers)) {
 		if (typeof value === "string") headers.set(name, value);
@@ -158,7 +160,8 @@ function toRequest(req: IncomingMessage, host: string, body: string | undefined)
 	}
 	const url = new URL(req.url ?? "/", `http://${req.headers.host ?? host}`);
 	const controller = new AbortController();
-	req.socket.once("close", () => controller.abort());
+	// The exchange ends when the response closes (sent, or the client went away); a keep-alive socket outlives it.
+	res.once("close", () => controller.abort());
 	return new Request(url, {
 		method: req.method ?? "GET",
 		headers,

@@ -1,7 +1,7 @@
 import { basename, dirname } from "node:path";
 import type { IndexedSkill, SkillIndex } from "../discovery/index.ts";
 import { readContained } from "../runtime/index.ts";
-import { codePointLength, parseSkillMd } from "../skill/index.ts";
+import { codePointLength, parseSkillFrontmatter } from "../skill/index.ts";
 import type { McpCode } from "./codes.ts";
 import { fileUri, skillPathOf } from "./uri.ts";
 import { type FileRules, walkSkill } from "./walk.ts";
@@ -70,7 +70,8 @@ function checkSkill(skill: IndexedSkill, rules: FileRules): ServedSkill | LeftOu
 	const dir = dirname(skill.realFile);
 	const read = readContained(dir, "SKILL.md", { maxBytes: rules.maxBytes, allowHardLinks: rules.allowHardLinks });
 	if (!read.ok) return leave(read.code === "resource.too-large" ? "mcp.too-large" : "mcp.unreadable", read.message);
-	const parsed = parseSkillMd(read.bytes, { profile: "lenient" });
+	const parsed = parseSkillFrontmatter(read.bytes, { profile: "lenient", complete: true });
+	if ("needMore" in parsed) return leave("mcp.frontmatter", "the frontmatter does not parse");
 	if (!parsed.frontmatter) return leave("mcp.frontmatter", "the frontmatter does not parse");
 	if (parsed.diagnostics.some((d) => d.code === "yaml.repaired"))
 		return leave("mcp.frontmatter", "the frontmatter parses only after quoting values that contain ': '");
@@ -82,7 +83,7 @@ function checkSkill(skill: IndexedSkill, rules: FileRules): ServedSkill | LeftOu
 		return leave("mcp.name-mismatch", `the frontmatter name '${name}' differs from the indexed name '${skill.id}'`);
 	const field = fieldProblem(frontmatter);
 	if (field) return leave("mcp.field-invalid", field);
-	const walked = walkSkill(dir, rules);
+	const walked = walkSkill(dir, rules, rules.listings);
 	if ("code" in walked) return leave(walked.code, walked.message);
 	const path = skillPathOf(skill);
 	return { skill, path, uri: fileUri(path, "SKILL.md"), dir, frontmatter };

@@ -16,6 +16,7 @@ import { DigestCache, type ServeRules } from "./entries.ts";
 import { buildInstructions } from "./instructions.ts";
 import { type LeftOutSkill, planServe } from "./plan.ts";
 import { createSkillSource } from "./source.ts";
+import { ListingCache } from "./walk.ts";
 
 /** Severity of a server log line (a subset of MCP's logging levels). */
 export type McpLogLevel = "info" | "warning" | "error";
@@ -80,6 +81,7 @@ export async function createSkillServer(options: SkillServerOptions = {}): Promi
 		maxBytes: options.maxResourceBytes ?? DEFAULT_MAX_RESOURCE_BYTES,
 		allowHardLinks: options.allowHardLinks === true,
 		...(options.integrity ? { lock: options.integrity.lock } : {}),
+		listings: new ListingCache(),
 	};
 	const cache = new DigestCache();
 	const connections = new Set<Connection>();

@@ -6,6 +6,8 @@ import type { McpCode } from "./codes.ts";
 export interface FileRules {
 	maxBytes: number;
 	allowHardLinks: boolean;
+	/** Folder listings reused between walks (per server). */
+	listings?: ListingCache;
 }
 
 /** One regular file of a skill: its relative POSIX path and its `lstat`. */
@@ -34,22 +36,43 @@ export const SKILL_BYTE_LIMIT: number = 16 * 1024 * 1024;
 export const SKIPPED_DIRS: ReadonlySet<string> = new Set([".git", "node_modules"]);
 
 /**
+ * Folder listings reused while the folder's (device, inode, mtime) stay the same: adding, removing or renaming an
+ * entry changes the folder's mtime, so an unchanged folder costs one `lstat` instead of a `readdir`.
+ */
+export class ListingCache {
+	readonly #entries = new Map<string, { key: string; names: string[] }>();
+
+	/** The sorted entry names of `path`, read again only when the folder changed. */
+	list(path: string): string[] {
+		const stats = lstatSync(path);
+		if (!stats.isDirectory()) throw Object.assign(new Error(`${path} is not a folder`), { code: "ENOTDIR" });
+		const key = `${stats.dev}:${stats.ino}:${stats.mtimeMs}`;
+		const cached = this.#entries.get(path);
+		if (cached?.key === key) return cached.names;
+		const names = readdirSync(path).sort();
+		this.#entries.set(path, { key, names });
+		return names;
+	}
+}
+
+/**
  * Lists every file of a skill folder breadth-first without following links. The folder is served whole or not at
  * all: a link, a special file, a hard-linked file (unless allowed), a file over the cap, more than 512 files or
  * 16 MiB in all make it a problem, so a listing is always complete.
  */
-export function walkSkill(dir: string, rules: FileRules): SkillTree | TreeProblem {
+export function walkSkill(dir: string, rules: FileRules, listings?: ListingCache): SkillTree | TreeProblem {
 	const tree: SkillTree = { files: [], dirs: [""] };
 	let bytes = 0;
 	for (let i = 0; i < tree.dirs.length; i++) {
 		const rel = tree.dirs[i] ?? "";
 		let entries: string[];
 		try {
-			entries = readdirSync(rel ? join(dir, rel) : dir);
+			const path = rel ? join(dir, rel) : dir;
+			entries = listings ? listings.list(path) : readdirSync(path).sort();
 		} catch (error) {
 			return { code: "mcp.unreadable", message: `${rel || "."}: ${(error as NodeJS.ErrnoException).code}` };
 		}
-		for (const name of entries.sort()) {
+		for (const name of entries) {
 			const path = rel ? `${rel}/${name}` : name;
 			let stats: Stats;
 			try {

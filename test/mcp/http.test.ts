@@ -4,6 +4,7 @@ import { request } from "node:http";
 import { join } from "node:path";
 import type { Skill } from "@modelcontextprotocol/client/ext/skills";
 import { createLock, discover, loadDefaultTokenizer } from "skillset";
+import { createSkillServer, serveHttp } from "skillset/mcp";
 import { beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { SHARED_DIR, skillMd, tempDir, writeTree } from "../helpers/temp.ts";
@@ -169,6 +170,33 @@ describe("sessions, tokens and origins over HTTP", () => {
 		expect((await rawInitialize(url, { host: "evil.example" })).status).toBe(403);
 		expect((await rawInitialize(url, { origin: "http://evil.example" })).status).toBe(403);
 		expect((await rawInitialize(url, { origin: "http://localhost:3000" })).status).toBe(200);
+	});
+});
+
+describe("digests", () => {
+	it("are computed once per file and again when the file changes", async () => {
+		const root = await writeTree(await tempDir(), {
+			"demo/SKILL.md": skillMd("demo"),
+			"demo/references/guide.md": "# Guide\n",
+		});
+		const server = await createSkillServer({ cwd: root, home: root, defaultRoots: false, roots: [root] });
+		const serving = await serveHttp(server, { port: 0 });
+		const { skills } = await httpClient(serving.url);
+		const guideDigest = async () => {
+			const entry = (await skills.get("skill://demo/SKILL.md")).skill;
+			return entry.resources === "dynamic" ? [] : entry.resources.map((r) => r.digest);
+		};
+		const first = await guideDigest();
+		expect(server.cachedDigests).toBe(2);
+		expect(await guideDigest()).toEqual(first);
+		expect(server.cachedDigests).toBe(2);
+		writeFileSync(join(root, "demo/references/guide.md"), "# Guide, rewritten at once\n");
+		const second = await guideDigest();
+		expect(second[0]).toBe(first[0]);
+		expect(second[1]).toBe(digestOf(join(root, "demo/references/guide.md")));
+		expect(second[1]).not.toBe(first[1]);
+		await serving.close();
+		await server.close();
 	});
 });
 
