@@ -8,7 +8,7 @@ import { createSkillServer, serveHttp } from "skillset/mcp";
 import { beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { SHARED_DIR, skillMd, tempDir, writeTree } from "../helpers/temp.ts";
-import { digestOf, errorCode, filesUnder, frontmatterText, httpClient, httpServer } from "./mcp-helpers.ts";
+import { digestOf, errorCode, filesUnder, frontmatterText, httpClient, httpServer, RAW } from "./mcp-helpers.ts";
 
 const CORPUS = join(SHARED_DIR, "corpus");
 const CORPUS_ROOTS = [
@@ -27,15 +27,6 @@ function servableCorpusSkills(): Map<string, string> {
 	}
 	return skills;
 }
-
-/** Takes any result as it is: the test checks the page itself (the SDK's `SkillsClient.list` follows cursors). */
-const PAGE = {
-	"~standard": {
-		version: 1 as const,
-		vendor: "skillset-test",
-		validate: (value: unknown) => ({ value }),
-	},
-};
 
 /** A raw HTTP POST of `initialize` with the given headers: the status and the headers of the answer. */
 function rawInitialize(url: string, headers: Record<string, string>): Promise<{ status: number; auth?: string }> {
@@ -77,7 +68,7 @@ describe("skills/list over the shared corpus with a small page size", () => {
 		let pages = 0;
 		do {
 			const params = cursor === undefined ? {} : { cursor };
-			const page = (await client.request({ method: "skills/list", params }, PAGE)) as {
+			const page = (await client.request({ method: "skills/list", params }, RAW)) as {
 				skills: Skill[];
 				nextCursor?: string;
 			};

@@ -24,7 +24,12 @@ export interface Connected {
 }
 
 /** Spawns `node dist/cli/bin.js mcp ARGS` in `cwd` and connects the SDK's client over stdio, as a desktop app does. */
-export async function stdioClient(cwd: string, args: string[], env: Record<string, string> = {}): Promise<Connected> {
+export async function stdioClient(
+	cwd: string,
+	args: string[],
+	env: Record<string, string> = {},
+	protocol?: string,
+): Promise<Connected> {
 	const transport = new StdioClientTransport({
 		command: process.execPath,
 		args: [BIN, "mcp", ...args],
@@ -36,7 +41,8 @@ export async function stdioClient(cwd: string, args: string[], env: Record<strin
 	transport.stderr?.on("data", (chunk: Buffer) => {
 		stderr += chunk.toString();
 	});
-	const client = new Client({ name: "skillset-test", version: "1" });
+	const negotiation = protocol ? { versionNegotiation: { mode: { pin: protocol } } } : {};
+	const client = new Client({ name: "skillset-test", version: "1" }, negotiation);
 	await client.connect(transport);
 	afterAll(() => client.close());
 	return { client, skills: new SkillsClient(client, { parseFrontmatter }), stderr: () => stderr };
@@ -105,3 +111,8 @@ export async function waitFor(check: () => boolean, ms = 5000): Promise<boolean>
 	}
 	return check();
 }
+
+/** A standard schema that takes any result as it is (to see a raw page; `SkillsClient.list` follows cursors). */
+export const RAW = {
+	"~standard": { version: 1 as const, vendor: "skillset-test", validate: (value: unknown) => ({ value }) },
+};

@@ -11,6 +11,7 @@ import {
 	filesUnder,
 	frontmatterText,
 	parseFrontmatter,
+	RAW,
 	stdioClient,
 	waitFor,
 } from "./mcp-helpers.ts";
@@ -218,6 +219,19 @@ describe("skillset mcp over stdio", () => {
 			arguments: { name: "demo", path: "../../../secret.txt" },
 		});
 		expect(outside.isError).toBe(true);
+	});
+});
+
+describe("protocol revisions", () => {
+	it("adds the caching hints to skills/list on 2026-07-28, and not on the 2025 revision", async () => {
+		const modern = await stdioClient(ws, ["--no-watch"], {}, "2026-07-28");
+		expect(modern.client.getNegotiatedProtocolVersion()).toBe("2026-07-28");
+		const page = (await modern.client.request({ method: "skills/list", params: {} }, RAW)) as Record<string, unknown>;
+		expect(page).toMatchObject({ ttlMs: 0, cacheScope: "private" });
+		const legacy = (await served.client.request({ method: "skills/list", params: {} }, RAW)) as Record<string, unknown>;
+		expect(served.client.getNegotiatedProtocolVersion()).toBe("2025-11-25");
+		expect(legacy).not.toHaveProperty("ttlMs");
+		expect((await modern.skills.get("skill://demo/SKILL.md")).skill.uri).toBe("skill://demo/SKILL.md");
 	});
 });
 

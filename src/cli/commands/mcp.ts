@@ -117,18 +117,18 @@ export async function run(
 		await interrupted();
 		await serving.close();
 	} else {
-		const { StdioServerTransport } = await import("@modelcontextprotocol/server/stdio");
-		const mcp = await server.connect(new StdioServerTransport());
+		// serveStdio speaks both protocol eras: the 2025 handshake and 2026-07-28 (with caching hints).
+		const { serveStdio } = await import("@modelcontextprotocol/server/stdio");
+		const handle = serveStdio(() => server.createServer(), {
+			onerror: (error) => io.stderr(`skillset mcp: error: ${error.message}\n`),
+		});
 		await new Promise<void>((done) => {
-			const previous = mcp.server.onclose;
-			mcp.server.onclose = () => {
-				previous?.();
-				done();
-			};
 			process.stdin.once("end", done);
+			process.stdin.once("close", done);
 			process.once("SIGINT", done);
 			process.once("SIGTERM", done);
 		});
+		await handle.close();
 	}
 	await server.close();
 	return { exitCode: 0, data: {} };
