@@ -2,7 +2,9 @@ import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { isIP } from "node:net";
 import {
+	createMcpHandler,
 	isInitializeRequest,
+	isLegacyRequest,
 	localhostAllowedHostnames,
 	localhostAllowedOrigins,
 	validateHostHeader,
@@ -53,6 +55,14 @@ export async function serveHttp(server: SkillServer, options: HttpServeOptions):
 	if (!loopback && !options.token) throw new Error(`refusing to bind ${host} without a bearer token`);
 	const expected = options.token === undefined ? undefined : digestOf(options.token);
 	const sessions = new Map<string, WebStandardStreamableHTTPServerTransport>();
+	// 2026-07-28 requests carry their own envelope and need no session: a server per request, as the SDK serves them.
+	const modern = createMcpHandler(() => server.createServer(), { legacy: "reject" });
+	const unsubscribe = server.onChange((change) => {
+		if (change.resources) modern.notify.resourcesChanged();
+		if (change.tools) modern.notify.toolsChanged();
+		if (change.prompts) modern.notify.promptsChanged();
+		for (const uri of change.updated) modern.notify.resourceUpdated(uri);
+	});
 
 	const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
 		const refusal = checkRequest(req, loopback, expected);
@@ -64,6 +74,11 @@ export async function serveHttp(server: SkillServer, options: HttpServeOptions):
 		const sessionId = req.headers["mcp-session-id"];
 		let transport = typeof sessionId === "string" ? sessions.get(sessionId) : undefined;
 		if (typeof sessionId === "string" && !transport) return sendError(res, 404, "Session not found");
+		if (!transport && req.method === "POST") {
+			const request = toRequest(req, res, host, body);
+			if (!(await isLegacyRequest(request, parsed)))
+				return writeResponse(res, await modern.fetch(request, { parsedBody: parsed }));
+		}
 		if (!transport) {
 			if (!isInitializeRequest(parsed)) return sendError(res, 400, "No session: send initialize first");
 			const created = new WebStandardStreamableHTTPServerTransport({
@@ -101,6 +116,8 @@ export async function serveHttp(server: SkillServer, options: HttpServeOptions):
 		url: `http://${shown}:${port}/mcp`,
 		port,
 		async close() {
+			unsubscribe();
+			await modern.close();
 			await Promise.all([...sessions.values()].map((transport) => transport.close()));
 			http.closeAllConnections();
 			await new Promise<void>((resolve) => http.close(() => resolve()));

@@ -5,5 +5,5 @@ export { MCP_CODES } from "./codes.ts";
 export type { HttpServeOptions, HttpServing } from "./http.ts";
 export { isLoopback, serveHttp } from "./http.ts";
 export type { JsonValue, LeftOutSkill } from "./plan.ts";
-export type { McpLogLevel, SkillServer, SkillServerOptions } from "./server.ts";
+export type { McpLogLevel, ServeChange, SkillServer, SkillServerOptions } from "./server.ts";
 export { createSkillServer } from "./server.ts";

@@ -67,8 +67,18 @@ export interface SkillServer {
 	readonly report: DiscoveryReport | undefined;
 	/** Digests held by the cache. */
 	readonly cachedDigests: number;
+	/** Calls `listener` after every rescan that changed what clients see; returns the unsubscribe function. */
+	onChange(listener: (change: ServeChange) => void): () => void;
 	/** Stops watching and closes every connection. */
 	close(): Promise<void>;
+}
+
+/** What a rescan changed for clients: which lists, and the SKILL.md URIs of skills that changed or went away. */
+export interface ServeChange {
+	resources: boolean;
+	tools: boolean;
+	prompts: boolean;
+	updated: string[];
 }
 
 /**
@@ -85,6 +95,7 @@ export async function createSkillServer(options: SkillServerOptions = {}): Promi
 	};
 	const cache = new DigestCache();
 	const connections = new Set<Connection>();
+	const listeners = new Set<(change: ServeChange) => void>();
 	const log = (level: McpLogLevel, message: string): void => {
 		options.onLog?.(level, message);
 		for (const connection of connections) connection.log(level, message);
@@ -106,6 +117,8 @@ export async function createSkillServer(options: SkillServerOptions = {}): Promi
 			snapshot = await snapshotOf(index, report);
 			reportLeftOut(snapshot.plan.leftOut, log);
 			for (const connection of connections) connection.update(previous, snapshot);
+			const change = changeBetween(previous, snapshot);
+			for (const listener of listeners) listener(change);
 		});
 	};
 	if (options.index) snapshot = await snapshotOf(options.index, undefined);
@@ -177,10 +190,25 @@ export async function createSkillServer(options: SkillServerOptions = {}): Promi
 		get cachedDigests() {
 			return cache.size;
 		},
+		onChange(listener) {
+			listeners.add(listener);
+			return () => listeners.delete(listener);
+		},
 		async close() {
 			watcher?.close();
 			await Promise.all([...connections].map((connection) => connection.close()));
 		},
+	};
+}
+
+function changeBetween(previous: ServeSnapshot, next: ServeSnapshot): ServeChange {
+	const before = previous.keys;
+	const after = next.keys;
+	return {
+		resources: before.resources !== after.resources,
+		tools: before.tools !== after.tools,
+		prompts: before.prompts !== after.prompts,
+		updated: [...before.skills.keys()].filter((uri) => before.skills.get(uri) !== after.skills.get(uri)),
 	};
 }
 

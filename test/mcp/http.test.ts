@@ -147,6 +147,17 @@ describe("sessions, tokens and origins over HTTP", () => {
 		expect(await load(second.client)).toContain("# demo");
 	});
 
+	it("serves 2026-07-28 clients without a session, with the caching hints", async () => {
+		const { url } = await httpServer(options());
+		const { client, skills } = await httpClient(url, undefined, "2026-07-28");
+		expect(client.getNegotiatedProtocolVersion()).toBe("2026-07-28");
+		const page = (await client.request({ method: "skills/list", params: {} }, RAW)) as Record<string, unknown>;
+		expect(page).toMatchObject({ ttlMs: 0, cacheScope: "private" });
+		expect((await skills.read((await skills.get("skill://demo/SKILL.md")).skill)).verified).toBe(true);
+		const loaded = await client.callTool({ name: "load_skill", arguments: { name: "demo" } });
+		expect((loaded.content as { text: string }[])[0]?.text).toContain("# demo");
+	});
+
 	it("refuses requests without the bearer token (401), and serves with it", async () => {
 		const { url } = await httpServer(options(), "s3cret-token");
 		expect(await rawInitialize(url, {})).toEqual({ status: 401, auth: "Bearer" });

@@ -60,10 +60,11 @@ export async function httpServer(options: SkillServerOptions, token?: string): P
 }
 
 /** Connects the SDK's client over Streamable HTTP. */
-export async function httpClient(url: string, token?: string): Promise<Connected> {
+export async function httpClient(url: string, token?: string, protocol?: string): Promise<Connected> {
 	const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
 	const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } });
-	const client = new Client({ name: "skillset-test", version: "1" });
+	const negotiation = protocol ? { versionNegotiation: { mode: { pin: protocol } } } : {};
+	const client = new Client({ name: "skillset-test", version: "1" }, negotiation);
 	await client.connect(transport);
 	afterAll(() => client.close());
 	return { client, skills: new SkillsClient(client, { parseFrontmatter }), stderr: () => "" };
