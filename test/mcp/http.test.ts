@@ -1,4 +1,5 @@
 // The server over Streamable HTTP on an ephemeral loopback port, driven by the official SDK client (issue 12).
+import { spawn } from "node:child_process";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
 import { join } from "node:path";
@@ -8,7 +9,17 @@ import { createSkillServer, serveHttp } from "skillset/mcp";
 import { beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { SHARED_DIR, skillMd, tempDir, writeTree } from "../helpers/temp.ts";
-import { digestOf, errorCode, filesUnder, frontmatterText, httpClient, httpServer, RAW } from "./mcp-helpers.ts";
+import {
+	BIN,
+	digestOf,
+	errorCode,
+	filesUnder,
+	frontmatterText,
+	httpClient,
+	httpServer,
+	RAW,
+	waitFor,
+} from "./mcp-helpers.ts";
 
 const CORPUS = join(SHARED_DIR, "corpus");
 const CORPUS_ROOTS = [
@@ -175,7 +186,57 @@ describe("sessions, tokens and origins over HTTP", () => {
 	});
 });
 
+describe("skillset mcp --http", () => {
+	it("listens on an ephemeral loopback port, requires the token from SKILLSET_MCP_TOKEN, and stops on SIGTERM", async () => {
+		const root = await writeTree(await tempDir(), { ".agents/skills/demo/SKILL.md": skillMd("demo") });
+		const child = spawn(process.execPath, [BIN, "mcp", "--http", "127.0.0.1:0"], {
+			cwd: root,
+			env: { PATH: process.env.PATH ?? "", HOME: root, SKILLSET_MCP_TOKEN: "from-env" },
+			stdio: ["ignore", "pipe", "pipe"],
+		});
+		let stderr = "";
+		let stdout = "";
+		child.stderr.on("data", (chunk: Buffer) => {
+			stderr += chunk.toString();
+		});
+		child.stdout.on("data", (chunk: Buffer) => {
+			stdout += chunk.toString();
+		});
+		const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+		try {
+			expect(await waitFor(() => stderr.includes("listening on"), 15_000)).toBe(true);
+			const url = /listening on (\S+)/.exec(stderr)?.[1] ?? "";
+			expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
+			expect((await rawInitialize(url, {})).status).toBe(401);
+			const { skills } = await httpClient(url, "from-env");
+			expect((await skills.list()).skills.map((s) => s.uri)).toEqual(["skill://demo/SKILL.md"]);
+		} finally {
+			child.kill("SIGTERM");
+		}
+		expect(await exited).toBe(0);
+		expect(stdout).toBe("");
+	}, 30_000);
+});
+
 describe("digests", () => {
+	it("leave out a skill with a file over the read cap", async () => {
+		const root = await writeTree(await tempDir(), {
+			"small/SKILL.md": skillMd("small"),
+			"big/SKILL.md": skillMd("big"),
+			"big/assets/data.bin": new Uint8Array(4096),
+		});
+		const server = await createSkillServer({
+			cwd: root,
+			home: root,
+			defaultRoots: false,
+			roots: [root],
+			maxResourceBytes: 2048,
+		});
+		expect(server.served.map((s) => s.name)).toEqual(["small"]);
+		expect(server.leftOut).toEqual([expect.objectContaining({ name: "big", code: "mcp.too-large" })]);
+		await server.close();
+	});
+
 	it("are computed once per file and again when the file changes", async () => {
 		const root = await writeTree(await tempDir(), {
 			"demo/SKILL.md": skillMd("demo"),

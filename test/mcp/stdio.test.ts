@@ -1,10 +1,12 @@
 // The built CLI served over stdio to the official SDK client, exactly as a desktop client runs it (issue 12).
+import { spawnSync } from "node:child_process";
 import { linkSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { cli } from "../helpers/cli.ts";
 import { skillMd, tempDir, writeTree } from "../helpers/temp.ts";
 import {
+	BIN,
 	type Connected,
 	digestOf,
 	errorCode,
@@ -181,6 +183,21 @@ describe("skillset mcp over stdio", () => {
 		expect(message).not.toContain("SECRET");
 	});
 
+	it("refuses links that appear in a served skill after start, and stops listing that skill whole", async () => {
+		const demo = join(skillsDir, "demo");
+		symlinkSync(join(ws, "secret.txt"), join(demo, "late-link.txt"));
+		symlinkSync(ws, join(demo, "late-dir"));
+		try {
+			for (const uri of ["skill://demo/late-link.txt", "skill://demo/late-dir/secret.txt"])
+				expect(await errorCode(served.client.readResource({ uri })), uri).toBe(-32602);
+			expect(await errorCode(served.skills.get("skill://demo/SKILL.md"))).toBe(-32602);
+		} finally {
+			rmSync(join(demo, "late-link.txt"));
+			rmSync(join(demo, "late-dir"));
+		}
+		expect((await served.skills.get("skill://demo/SKILL.md")).skill.uri).toBe("skill://demo/SKILL.md");
+	});
+
 	it("says nothing about what exists outside a skill", async () => {
 		const messageOf = (uri: string) =>
 			served.client.readResource({ uri }).then(
@@ -261,6 +278,44 @@ describe("skillset mcp --check", () => {
 			"skill://workspace/pdf/SKILL.md",
 			"skill://workspace.2/pdf/SKILL.md",
 		]);
+	});
+
+	it("writes nothing but JSON-RPC messages to stdout", () => {
+		const lines = [
+			{
+				jsonrpc: "2.0",
+				id: 1,
+				method: "initialize",
+				params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+			},
+			{ jsonrpc: "2.0", method: "notifications/initialized" },
+			{ jsonrpc: "2.0", id: 2, method: "skills/list", params: {} },
+			{ jsonrpc: "2.0", id: 3, method: "resources/read", params: { uri: "skill://demo/..%2F..%2F..%2Fsecret.txt" } },
+		];
+		const run = spawnSync(process.execPath, [BIN, "mcp", "--no-watch"], {
+			cwd: ws,
+			input: `${lines.map((line) => JSON.stringify(line)).join("\n")}\n`,
+			encoding: "utf8",
+			env: { PATH: process.env.PATH ?? "", HOME: ws },
+			timeout: 20_000,
+		});
+		const out = run.stdout.split("\n").filter((line) => line !== "");
+		const messages = out.map((line) => JSON.parse(line) as { jsonrpc: string; id?: number; error?: { code: number } });
+		expect(messages.every((message) => message.jsonrpc === "2.0")).toBe(true);
+		expect(messages.map((message) => message.id)).toEqual([1, 2, 3]);
+		expect(messages[2]?.error?.code).toBe(-32602);
+		expect(run.stderr).toContain("skillset mcp: serving 3 skill(s), 3 left out");
+	});
+
+	it("rejects a bad --http value and a bad --budget-tokens with a usage error", async () => {
+		for (const args of [
+			["--http", "localhost"],
+			["--http", "70000"],
+			["--budget-tokens", "0"],
+		]) {
+			const run = await cli(["mcp", ...args, "--no-default-roots"], { cwd: ws });
+			expect(run.exitCode, args.join(" ")).toBe(2);
+		}
 	});
 
 	it("refuses a non-loopback address without --allow-remote and a token (usage error)", async () => {
