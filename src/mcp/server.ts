@@ -1,20 +1,13 @@
 import { McpServer, type Transport } from "@modelcontextprotocol/server";
 import { SkillsExtension } from "@modelcontextprotocol/server/ext/skills";
 import type { Tokenizer } from "../catalog/index.ts";
-import {
-	createDiscovery,
-	type DiscoverOptions,
-	type DiscoveryReport,
-	discover,
-	SkillIndex,
-	type SkillWatcher,
-	watchSkills,
-} from "../discovery/index.ts";
+import { type DiscoverOptions, type DiscoveryReport, SkillIndex } from "../discovery/index.ts";
 import { DEFAULT_MAX_RESOURCE_BYTES, type IntegrityOptions, type SessionOptions } from "../runtime/index.ts";
 import { attachConnection, type Connection, type ServeSnapshot, snapshotKeys } from "./connection.ts";
 import { DigestCache, type ServeRules } from "./entries.ts";
 import { buildInstructions } from "./instructions.ts";
 import { type LeftOutSkill, planServe } from "./plan.ts";
+import { startSnapshots } from "./snapshots.ts";
 import { createSkillSource } from "./source.ts";
 import { ListingCache } from "./walk.ts";
 
@@ -108,40 +101,22 @@ export async function createSkillServer(options: SkillServerOptions = {}): Promi
 		return { index, report, plan, instructions, keys: snapshotKeys(index, plan) };
 	};
 
-	let watcher: SkillWatcher | undefined;
-	let snapshot = undefined as unknown as ServeSnapshot;
-	let queue: Promise<void> = Promise.resolve();
-	const onChange = (index: SkillIndex, report: DiscoveryReport): void => {
-		queue = queue.then(async () => {
-			const previous = snapshot;
-			snapshot = await snapshotOf(index, report);
-			reportLeftOut(snapshot.plan.leftOut, log);
-			for (const connection of connections) connection.update(previous, snapshot);
-			const change = changeBetween(previous, snapshot);
+	const snapshots = await startSnapshots(options, {
+		make: snapshotOf,
+		swapped(previous, next) {
+			reportLeftOut(next.plan.leftOut, log);
+			for (const connection of connections) connection.update(previous, next);
+			const change = changeBetween(previous, next);
 			for (const listener of listeners) listener(change);
-		});
-	};
-	if (options.index) snapshot = await snapshotOf(options.index, undefined);
-	else if (options.watch) {
-		watcher = watchSkills(createDiscovery(options), {
-			debounceMs: options.debounceMs,
-			onChange: (event) => onChange(event.index, event.report),
-			onError: (error) => log("error", `watch: ${String(error)}`),
-		});
-		// Rescans queue behind the first snapshot, so a change during start-up is never overwritten by it.
-		queue = watcher.ready.then(async (first) => {
-			snapshot = await snapshotOf(first.index, first.report);
-		});
-		await queue;
-	} else {
-		const result = await discover(options);
-		snapshot = await snapshotOf(result.index, result.report);
-	}
-	reportLeftOut(snapshot.plan.leftOut, log);
+		},
+		error: (error) => log("error", `watch: ${String(error)}`),
+	});
+	const now = snapshots.current;
+	reportLeftOut(now().plan.leftOut, log);
 
 	const extension = new SkillsExtension({
 		source: createSkillSource(() => ({
-			plan: snapshot.plan,
+			plan: now().plan,
 			rules,
 			cache,
 			pageSize: options.pageSize ?? 100,
@@ -151,7 +126,7 @@ export async function createSkillServer(options: SkillServerOptions = {}): Promi
 	});
 	const createServer = (): McpServer => {
 		const mcp = new McpServer(options.info ?? { name: "skillset", version: "0" }, {
-			instructions: snapshot.instructions,
+			instructions: now().instructions,
 			capabilities: {
 				resources: { subscribe: true, listChanged: true },
 				prompts: { listChanged: true },
@@ -160,7 +135,7 @@ export async function createSkillServer(options: SkillServerOptions = {}): Promi
 			},
 		});
 		extension.attach(mcp);
-		const connection = attachConnection(mcp, snapshot, {
+		const connection = attachConnection(mcp, now(), {
 			tools: options.tools !== false,
 			session: { ...options.session, ...(options.tokenizer ? { tokenizer: options.tokenizer } : {}) },
 			integrity: options.integrity,
@@ -179,13 +154,13 @@ export async function createSkillServer(options: SkillServerOptions = {}): Promi
 			return mcp;
 		},
 		get served() {
-			return snapshot.plan.served.map((served) => ({ name: served.skill.name, uri: served.uri }));
+			return now().plan.served.map((served) => ({ name: served.skill.name, uri: served.uri }));
 		},
 		get leftOut() {
-			return snapshot.plan.leftOut;
+			return now().plan.leftOut;
 		},
 		get report() {
-			return snapshot.report;
+			return now().report;
 		},
 		get cachedDigests() {
 			return cache.size;
@@ -195,7 +170,7 @@ export async function createSkillServer(options: SkillServerOptions = {}): Promi
 			return () => listeners.delete(listener);
 		},
 		async close() {
-			watcher?.close();
+			snapshots.close();
 			await Promise.all([...connections].map((connection) => connection.close()));
 		},
 	};
