@@ -77,6 +77,7 @@ export function attachConnection(mcp: McpServer, first: ServeSnapshot, options: 
 		allowHardLinks: options.allowHardLinks,
 	};
 	const subscriptions = new Set<string>();
+	let current = first;
 	let tools = new Map<string, SkillTool>();
 	let registeredTools: RegisteredTool[] = [];
 	let registeredPrompts: RegisteredPrompt[] = [];
@@ -104,6 +105,9 @@ export function attachConnection(mcp: McpServer, first: ServeSnapshot, options: 
 	setTools(first, true);
 	setPrompts(first);
 	mcp.server.setRequestHandler("resources/subscribe", (request) => {
+		// Updates go out for SKILL.md files, so those are what can be subscribed; the set stays bounded by the skills.
+		if (!current.keys.skills.has(request.params.uri))
+			throw new ProtocolError(ProtocolErrorCode.InvalidParams, "Only a served skill's SKILL.md can be subscribed");
 		subscriptions.add(request.params.uri);
 		return {};
 	});
@@ -118,6 +122,7 @@ export function attachConnection(mcp: McpServer, first: ServeSnapshot, options: 
 			if (mcp.isConnected()) mcp.sendLoggingMessage({ level, logger: "skillset", data: message }).catch(clientLeft);
 		},
 		update(previous, next) {
+			current = next;
 			setTools(next, previous.keys.tools !== next.keys.tools);
 			if (previous.keys.prompts !== next.keys.prompts) setPrompts(next);
 			if (!mcp.isConnected()) return;

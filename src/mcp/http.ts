@@ -23,6 +23,8 @@ export interface HttpServeOptions {
 	token?: string;
 	/** Allow binding a non-loopback address (needs `token`). */
 	allowRemote?: boolean;
+	/** Most MCP sessions open at once (then 503). Default 256. */
+	maxSessions?: number;
 }
 
 /** A running Streamable HTTP endpoint. */
@@ -34,6 +36,8 @@ export interface HttpServing {
 }
 
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
+/** Open MCP sessions at once by default; a client that never ends its session cannot grow the server unbounded. */
+const MAX_SESSIONS = 256;
 
 /** True for 127.0.0.0/8, ::1 and `localhost`. */
 export function isLoopback(host: string): boolean {
@@ -81,6 +85,7 @@ export async function serveHttp(server: SkillServer, options: HttpServeOptions):
 		}
 		if (!transport) {
 			if (!isInitializeRequest(parsed)) return sendError(res, 400, "No session: send initialize first");
+			if (sessions.size >= (options.maxSessions ?? MAX_SESSIONS)) return sendError(res, 503, "Too many open sessions");
 			const created = new WebStandardStreamableHTTPServerTransport({
 				sessionIdGenerator: () => randomUUID(),
 				// Answers are plain JSON (no stream per request); notifications still flow on the client's GET stream.

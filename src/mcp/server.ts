@@ -189,6 +189,11 @@ function changeBetween(previous: ServeSnapshot, next: ServeSnapshot): ServeChang
 
 function reportLeftOut(leftOut: readonly LeftOutSkill[], log: (level: McpLogLevel, message: string) => void): void {
 	if (leftOut.length === 0) return;
-	const lines = leftOut.map((skill) => `  ${skill.name}: ${skill.message} (${skill.code})`);
+	const lines = leftOut.map((skill) => `  ${printable(skill.name)}: ${printable(skill.message)} (${skill.code})`);
 	log("warning", `${leftOut.length} selected skill(s) not served:\n${lines.join("\n")}`);
+}
+
+/** A name or path as one log line: control characters (a newline in a folder name) cannot forge more lines. */
+function printable(text: string): string {
+	return text.replace(/\p{Cc}/gu, "?");
 }

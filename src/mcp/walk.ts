@@ -82,6 +82,8 @@ export function walkSkill(dir: string, rules: FileRules, listings?: ListingCache
 			}
 			if (stats.isDirectory()) {
 				if (!SKIPPED_DIRS.has(name)) tree.dirs.push(path);
+				if (tree.dirs.length > SKILL_FILE_LIMIT)
+					return { code: "mcp.too-many-files", message: `more than ${SKILL_FILE_LIMIT} folders` };
 				continue;
 			}
 			const problem = fileProblem(path, stats, rules);

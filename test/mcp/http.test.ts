@@ -178,6 +178,13 @@ describe("sessions, tokens and origins over HTTP", () => {
 		expect((await skills.list()).skills.map((s) => s.uri)).toEqual(["skill://demo/SKILL.md"]);
 	});
 
+	it("caps the number of open sessions (503), so clients that never leave cannot grow the server", async () => {
+		const { url } = await httpServer(options(), undefined, 2);
+		expect((await rawInitialize(url, {})).status).toBe(200);
+		expect((await rawInitialize(url, {})).status).toBe(200);
+		expect((await rawInitialize(url, {})).status).toBe(503);
+	});
+
 	it("refuses a foreign Host or Origin on loopback (DNS rebinding), and accepts localhost ones", async () => {
 		const { url } = await httpServer(options());
 		expect((await rawInitialize(url, { host: "evil.example" })).status).toBe(403);

@@ -49,9 +49,17 @@ export async function stdioClient(
 }
 
 /** Starts a skills server on an ephemeral 127.0.0.1 port; closed after the file's tests. */
-export async function httpServer(options: SkillServerOptions, token?: string): Promise<{ url: string }> {
+export async function httpServer(
+	options: SkillServerOptions,
+	token?: string,
+	maxSessions?: number,
+): Promise<{ url: string }> {
 	const server = await createSkillServer(options);
-	const serving = await serveHttp(server, { port: 0, ...(token ? { token } : {}) });
+	const serving = await serveHttp(server, {
+		port: 0,
+		...(token ? { token } : {}),
+		...(maxSessions ? { maxSessions } : {}),
+	});
 	afterAll(async () => {
 		await serving.close();
 		await server.close();

@@ -198,6 +198,11 @@ describe("skillset mcp over stdio", () => {
 		expect((await served.skills.get("skill://demo/SKILL.md")).skill.uri).toBe("skill://demo/SKILL.md");
 	});
 
+	it("accepts subscriptions to served SKILL.md resources only", async () => {
+		for (const uri of ["skill://demo/references/guide.md", "skill://linky/SKILL.md", "file:///etc/passwd"])
+			expect(await errorCode(served.client.subscribeResource({ uri })), uri).toBe(-32602);
+	});
+
 	it("says nothing about what exists outside a skill", async () => {
 		const messageOf = (uri: string) =>
 			served.client.readResource({ uri }).then(
