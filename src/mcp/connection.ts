@@ -79,28 +79,52 @@ export function attachConnection(mcp: McpServer, first: ServeSnapshot, options: 
 	const subscriptions = new Set<string>();
 	let current = first;
 	let tools = new Map<string, SkillTool>();
-	let registeredTools: RegisteredTool[] = [];
-	let registeredPrompts: RegisteredPrompt[] = [];
+	const registeredTools = new Map<string, { registered: RegisteredTool; key: string }>();
+	const registeredPrompts = new Map<string, { registered: RegisteredPrompt; description: string }>();
 
-	const setTools = (snapshot: ServeSnapshot, register: boolean): void => {
+	// Lists change by difference (add, update, remove), so one changed skill costs a notification or two, not one
+	// per skill. Tool and prompt handlers look up the current tools and index when they are called.
+	const setTools = (snapshot: ServeSnapshot, changed: boolean): void => {
 		if (!options.tools) return;
-		const session = createSession(snapshot.index, sessionOptions);
-		tools = new Map(createSkillTools(session).map((tool) => [tool.name, tool]));
-		if (!register) return;
-		for (const registered of registeredTools) registered.remove();
-		registeredTools = [...tools.values()].map((tool) =>
-			mcp.registerTool(
-				tool.name,
-				{ description: tool.description, inputSchema: fromJsonSchema(tool.inputSchema) },
-				async (args: unknown) => callTool(tools.get(tool.name), args),
-			),
-		);
+		tools = new Map(createSkillTools(createSession(snapshot.index, sessionOptions)).map((tool) => [tool.name, tool]));
+		if (!changed) return;
+		for (const [name, entry] of registeredTools) {
+			if (tools.has(name)) continue;
+			entry.registered.remove();
+			registeredTools.delete(name);
+		}
+		for (const tool of tools.values()) {
+			const key = JSON.stringify([tool.description, tool.inputSchema]);
+			const entry = registeredTools.get(tool.name);
+			if (entry?.key === key) continue;
+			const inputSchema = fromJsonSchema(tool.inputSchema);
+			if (entry) {
+				entry.registered.update({ description: tool.description, paramsSchema: inputSchema });
+				entry.key = key;
+			} else {
+				const callback = async (args: unknown) => callTool(tools.get(tool.name), args);
+				const registered = mcp.registerTool(tool.name, { description: tool.description, inputSchema }, callback);
+				registeredTools.set(tool.name, { registered, key });
+			}
+		}
 	};
 	const setPrompts = (snapshot: ServeSnapshot): void => {
-		for (const registered of registeredPrompts) registered.remove();
-		registeredPrompts = promptSkills(snapshot.index).map((skill) =>
-			mcp.registerPrompt(skill.name, { description: skill.description }, () => getPrompt(snapshot.index, skill)),
-		);
+		const wanted = new Map(promptSkills(snapshot.index).map((skill) => [skill.name, skill.description]));
+		for (const [name, entry] of registeredPrompts) {
+			if (wanted.has(name)) continue;
+			entry.registered.remove();
+			registeredPrompts.delete(name);
+		}
+		for (const [name, description] of wanted) {
+			const entry = registeredPrompts.get(name);
+			if (!entry) {
+				const registered = mcp.registerPrompt(name, { description }, () => getPrompt(current.index, name));
+				registeredPrompts.set(name, { registered, description });
+			} else if (entry.description !== description) {
+				entry.registered.update({ description });
+				entry.description = description;
+			}
+		}
 	};
 	setTools(first, true);
 	setPrompts(first);
@@ -148,7 +172,9 @@ async function callTool(tool: SkillTool | undefined, args: unknown): Promise<Cal
 }
 
 /** A prompt's content: the skill's activation as a user would invoke it, from a fresh session every time. */
-async function getPrompt(index: SkillIndex, skill: IndexedSkill): Promise<GetPromptResult> {
+async function getPrompt(index: SkillIndex, name: string): Promise<GetPromptResult> {
+	const skill = index.get(name);
+	if (!skill) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `No skill is named '${name}' any more`);
 	const activation = await createSession(index).activate(skill.qualifiedName, { invoker: "user" });
 	if (!activation.ok) throw new ProtocolError(ProtocolErrorCode.InvalidParams, activation.message);
 	return {

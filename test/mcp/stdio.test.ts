@@ -350,6 +350,10 @@ describe("live updates (watch is on for stdio)", () => {
 		expect(await waitFor(() => seen.includes("notifications/prompts/list_changed"), 10_000)).toBe(true);
 		expect(seen).toContain("notifications/resources/list_changed");
 		expect(seen).toContain("notifications/tools/list_changed");
+		await new Promise((resolve) => setTimeout(resolve, 300));
+		// One skill more: one prompt added, the two tools whose name enum lists it updated; not a notice per skill.
+		expect(seen.filter((method) => method === "notifications/prompts/list_changed")).toHaveLength(1);
+		expect(seen.filter((method) => method === "notifications/tools/list_changed")).toHaveLength(2);
 		expect((await served.client.listResources()).resources.map((r) => r.uri)).toContain("skill://fresh/SKILL.md");
 		expect((await served.skills.get("skill://fresh/SKILL.md")).skill.frontmatter.description).toBe(
 			"Arrived while serving.",
