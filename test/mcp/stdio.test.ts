@@ -244,6 +244,17 @@ describe("skillset mcp over stdio", () => {
 	});
 });
 
+describe("--no-tools", () => {
+	it("offers no tools, and tells the model to read SKILL.md resources instead", async () => {
+		const bare = await stdioClient(ws, ["--no-tools", "--no-watch"]);
+		expect(bare.client.getServerCapabilities()?.tools).toBeUndefined();
+		expect(bare.client.getInstructions()).toContain("read its SKILL.md resource (skill://<name>/SKILL.md");
+		const listed = await bare.client.listTools().catch(() => ({ tools: [] }));
+		expect(listed.tools).toEqual([]);
+		expect((await bare.client.listPrompts()).prompts.map((p) => p.name).sort()).toEqual(["demo", "helper"]);
+	});
+});
+
 describe("protocol revisions", () => {
 	it("adds the caching hints to skills/list on 2026-07-28, and not on the 2025 revision", async () => {
 		const modern = await stdioClient(ws, ["--no-watch"], {}, "2026-07-28");
