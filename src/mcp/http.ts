@@ -183,7 +183,9 @@ function toRequest(req: IncomingMessage, res: ServerResponse, host: string, body
 	const url = new URL(req.url ?? "/", `http://${req.headers.host ?? host}`);
 	const controller = new AbortController();
 	// The exchange ends when the response closes (sent, or the client went away); a keep-alive socket outlives it.
-	res.once("close", () => controller.abort());
+	res.once("close", () => {
+		if (!res.writableFinished) controller.abort();
+	});
 	return new Request(url, {
 		method: req.method ?? "GET",
 		headers,
@@ -196,6 +198,11 @@ async function writeResponse(res: ServerResponse, response: Response): Promise<v
 	res.writeHead(response.status, Object.fromEntries(response.headers.entries()));
 	if (!response.body) {
 		res.end();
+		return;
+	}
+	// A JSON answer is one small body: send it whole; only event streams are relayed chunk by chunk.
+	if (!response.headers.get("content-type")?.includes("text/event-stream")) {
+		res.end(Buffer.from(await response.arrayBuffer()));
 		return;
 	}
 	res.flushHeaders();
