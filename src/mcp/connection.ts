@@ -5,7 +5,6 @@ import {
 	type McpServer,
 	ProtocolError,
 	ProtocolErrorCode,
-	type RegisteredPrompt,
 	type RegisteredTool,
 } from "@modelcontextprotocol/server";
 import type { DiscoveryReport, IndexedSkill, SkillIndex } from "../discovery/index.ts";
@@ -80,7 +79,6 @@ export function attachConnection(mcp: McpServer, first: ServeSnapshot, options: 
 	let current = first;
 	let tools = new Map<string, SkillTool>();
 	const registeredTools = new Map<string, { registered: RegisteredTool; key: string }>();
-	const registeredPrompts = new Map<string, { registered: RegisteredPrompt; description: string }>();
 
 	// Lists change by difference (add, update, remove), so one changed skill costs a notification or two, not one
 	// per skill. Tool and prompt handlers look up the current tools and index when they are called.
@@ -108,26 +106,14 @@ export function attachConnection(mcp: McpServer, first: ServeSnapshot, options: 
 			}
 		}
 	};
-	const setPrompts = (snapshot: ServeSnapshot): void => {
-		const wanted = new Map(promptSkills(snapshot.index).map((skill) => [skill.name, skill.description]));
-		for (const [name, entry] of registeredPrompts) {
-			if (wanted.has(name)) continue;
-			entry.registered.remove();
-			registeredPrompts.delete(name);
-		}
-		for (const [name, description] of wanted) {
-			const entry = registeredPrompts.get(name);
-			if (!entry) {
-				const registered = mcp.registerPrompt(name, { description }, () => getPrompt(current.index, name));
-				registeredPrompts.set(name, { registered, description });
-			} else if (entry.description !== description) {
-				entry.registered.update({ description });
-				entry.description = description;
-			}
-		}
-	};
 	setTools(first, true);
-	setPrompts(first);
+	// Prompts are answered from the current index (not registered one by one): a connection to 10,000 skills
+	// costs nothing until the client lists them, and a change is one notification.
+	mcp.server.registerCapabilities({ prompts: { listChanged: true } });
+	mcp.server.setRequestHandler("prompts/list", () => ({
+		prompts: promptSkills(current.index).map((skill) => ({ name: skill.name, description: skill.description })),
+	}));
+	mcp.server.setRequestHandler("prompts/get", (request) => getPrompt(current.index, request.params.name));
 	mcp.server.setRequestHandler("resources/subscribe", (request) => {
 		// Updates go out for SKILL.md files, so those are what can be subscribed; the set stays bounded by the skills.
 		if (!current.keys.skills.has(request.params.uri))
@@ -148,8 +134,8 @@ export function attachConnection(mcp: McpServer, first: ServeSnapshot, options: 
 		update(previous, next) {
 			current = next;
 			setTools(next, previous.keys.tools !== next.keys.tools);
-			if (previous.keys.prompts !== next.keys.prompts) setPrompts(next);
 			if (!mcp.isConnected()) return;
+			if (previous.keys.prompts !== next.keys.prompts) mcp.sendPromptListChanged();
 			if (previous.keys.resources !== next.keys.resources) mcp.sendResourceListChanged();
 			for (const uri of subscriptions) {
 				if (previous.keys.skills.get(uri) !== next.keys.skills.get(uri))
@@ -173,8 +159,8 @@ async function callTool(tool: SkillTool | undefined, args: unknown): Promise<Cal
 
 /** A prompt's content: the skill's activation as a user would invoke it, from a fresh session every time. */
 async function getPrompt(index: SkillIndex, name: string): Promise<GetPromptResult> {
-	const skill = index.get(name);
-	if (!skill) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `No skill is named '${name}' any more`);
+	const skill = promptSkills(index).find((candidate) => candidate.name === name);
+	if (!skill) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `No prompt is named '${name}'`);
 	const activation = await createSession(index).activate(skill.qualifiedName, { invoker: "user" });
 	if (!activation.ok) throw new ProtocolError(ProtocolErrorCode.InvalidParams, activation.message);
 	return {

@@ -129,7 +129,6 @@ export async function createSkillServer(options: SkillServerOptions = {}): Promi
 			instructions: now().instructions,
 			capabilities: {
 				resources: { subscribe: true, listChanged: true },
-				prompts: { listChanged: true },
 				logging: {},
 				...(options.tools === false ? {} : { tools: { listChanged: true } }),
 			},

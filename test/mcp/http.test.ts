@@ -167,6 +167,11 @@ describe("sessions, tokens and origins over HTTP", () => {
 		expect((await skills.read((await skills.get("skill://demo/SKILL.md")).skill)).verified).toBe(true);
 		const loaded = await client.callTool({ name: "load_skill", arguments: { name: "demo" } });
 		expect((loaded.content as { text: string }[])[0]?.text).toContain("# demo");
+		expect((await client.listPrompts()).prompts.map((p) => p.name)).toEqual(["demo"]);
+		const prompt = await client.getPrompt({ name: "demo" });
+		expect((prompt.messages[0]?.content as { text: string } | undefined)?.text).toContain(
+			'<skill_content name="demo">',
+		);
 	});
 
 	it("refuses requests without the bearer token (401), and serves with it", async () => {

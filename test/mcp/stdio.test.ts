@@ -221,6 +221,8 @@ describe("skillset mcp over stdio", () => {
 		const message = prompt.messages[0]?.content as { text: string };
 		expect(message.text).toContain('<skill_content name="helper">');
 		expect(message.text).toContain("# helper");
+		for (const name of ["quiet", "linky", "nope"])
+			expect(await errorCode(served.client.getPrompt({ name })), name).toBe(-32602);
 	});
 
 	it("offers the skill tools; the load tool lists only model-invocable skills", async () => {
