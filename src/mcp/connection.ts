@@ -65,8 +65,8 @@ function promptSkills(index: SkillIndex): readonly IndexedSkill[] {
 
 /**
  * Registers one connection's tools, prompts and subscription handlers on `mcp`. The tools run in a session of
- * this connection alone; a rescan gives the connection a session over the new index and re-registers only the
- * lists that changed.
+ * this connection alone; a rescan gives the connection a session over the new index (activations start afresh)
+ * and updates the tools by difference.
  */
 export function attachConnection(mcp: McpServer, first: ServeSnapshot, options: ConnectionOptions): Connection {
 	const sessionOptions: SessionOptions = {
@@ -80,12 +80,11 @@ export function attachConnection(mcp: McpServer, first: ServeSnapshot, options: 
 	let tools = new Map<string, SkillTool>();
 	const registeredTools = new Map<string, { registered: RegisteredTool; key: string }>();
 
-	// Lists change by difference (add, update, remove), so one changed skill costs a notification or two, not one
-	// per skill. Tool and prompt handlers look up the current tools and index when they are called.
-	const setTools = (snapshot: ServeSnapshot, changed: boolean): void => {
+	// Tools change by difference (add, update, remove): one changed skill costs a notification or two. The tool
+	// handlers look up the current tools when they are called.
+	const setTools = (snapshot: ServeSnapshot): void => {
 		if (!options.tools) return;
 		tools = new Map(createSkillTools(createSession(snapshot.index, sessionOptions)).map((tool) => [tool.name, tool]));
-		if (!changed) return;
 		for (const [name, entry] of registeredTools) {
 			if (tools.has(name)) continue;
 			entry.registered.remove();
@@ -106,7 +105,7 @@ export function attachConnection(mcp: McpServer, first: ServeSnapshot, options: 
 			}
 		}
 	};
-	setTools(first, true);
+	setTools(first);
 	// Prompts are answered from the current index (not registered one by one): a connection to 10,000 skills
 	// costs nothing until the client lists them, and a change is one notification.
 	mcp.server.registerCapabilities({ prompts: { listChanged: true } });
@@ -133,7 +132,7 @@ export function attachConnection(mcp: McpServer, first: ServeSnapshot, options: 
 		},
 		update(previous, next) {
 			current = next;
-			setTools(next, previous.keys.tools !== next.keys.tools);
+			setTools(next);
 			if (!mcp.isConnected()) return;
 			if (previous.keys.prompts !== next.keys.prompts) mcp.sendPromptListChanged();
 			if (previous.keys.resources !== next.keys.resources) mcp.sendResourceListChanged();
