@@ -87,10 +87,19 @@ export async function discoverFor(
 	dir: string | undefined,
 	io: CliIo,
 ): Promise<ResolvedSettings & DiscoveryResult> {
+	const settings = await settingsFor(values, dir, io);
+	return { ...settings, ...(await discover(settings.discover)) };
+}
+
+/** The settings {@link discoverFor} would scan with, without scanning (for commands that scan themselves). */
+export async function settingsFor(
+	values: DiscoveryFlagValues,
+	dir: string | undefined,
+	io: CliIo,
+): Promise<ResolvedSettings> {
 	const cwd = resolve(io.cwd, dir ?? ".");
 	const settings = await resolveSettings(values, cwd, io);
 	const flagRoots = (values.root ?? []).map((root) => resolve(io.cwd, root));
 	const roots = [...flagRoots, ...(settings.discover.roots ?? [])];
-	const options = { ...settings.discover, roots };
-	return { ...settings, discover: options, ...(await discover(options)) };
+	return { ...settings, discover: { ...settings.discover, roots } };
 }

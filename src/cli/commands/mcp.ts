@@ -2,7 +2,13 @@ import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import type { ParseArgsConfig } from "node:util";
 import type { IntegrityOptions } from "../../runtime/index.ts";
-import { type DiscoveryFlagValues, discoverFor, discoveryFlags, discoveryUsage } from "../discovery-flags.ts";
+import {
+	type DiscoveryFlagValues,
+	discoverFor,
+	discoveryFlags,
+	discoveryUsage,
+	settingsFor,
+} from "../discovery-flags.ts";
 import { type CliIo, type CommandResult, readVersion, type Style, UsageError } from "../io.ts";
 import { loadIntegrity, lockPath, sessionFlags, sessionUsage } from "../session-flags.ts";
 
@@ -83,7 +89,9 @@ export async function run(
 		? await loadIntegrity(lockPath(values, io.cwd, resolve(io.cwd, dir ?? ".")))
 		: undefined;
 	const watch = values.check ? false : (values.watch ?? (values["no-watch"] ? false : listen === undefined));
-	const found = await discoverFor(values, dir, io);
+	// A watching server scans for itself; otherwise it serves the index of one scan here.
+	const scanned = watch ? undefined : await discoverFor(values, dir, io);
+	const settings = scanned ?? (await settingsFor(values, dir, io));
 	const { createSkillServer, isLoopback, serveHttp } = await import("../../mcp/index.ts");
 	if (listen && !isLoopback(listen.host)) {
 		if (!values["allow-remote"])
@@ -92,8 +100,8 @@ export async function run(
 			throw new UsageError(`--http ${values.http}: a non-loopback address needs --token-file or SKILLSET_MCP_TOKEN`);
 	}
 	const server = await createSkillServer({
-		...found.discover,
-		...(watch ? { watch: true } : { index: found.index }),
+		...settings.discover,
+		...(scanned ? { index: scanned.index } : { watch: true }),
 		tools: !values["no-tools"],
 		...(budgetTokens ? { budgetTokens } : {}),
 		...(integrity ? { integrity } : {}),
