@@ -357,12 +357,18 @@ describe("live updates (watch is on for stdio)", () => {
 				seen.push(method);
 			});
 		}
+		const logged: string[] = [];
+		served.client.setNotificationHandler("notifications/message", (notification) => {
+			logged.push(String(notification.params.data));
+		});
 		await served.client.subscribeResource({ uri: "skill://demo/SKILL.md" });
 		mkdirSync(join(skillsDir, "fresh"));
 		writeFileSync(join(skillsDir, "fresh", "SKILL.md"), skillMd("fresh", "Arrived while serving."));
 		expect(await waitFor(() => seen.includes("notifications/prompts/list_changed"), 10_000)).toBe(true);
 		expect(seen).toContain("notifications/resources/list_changed");
 		expect(seen).toContain("notifications/tools/list_changed");
+		// The rescan's log line (skills left out) reaches the client as an MCP log notification too.
+		expect(await waitFor(() => logged.some((line) => line.includes("linky")))).toBe(true);
 		await new Promise((resolve) => setTimeout(resolve, 300));
 		// One skill more: one prompt added, the two tools whose name enum lists it updated; not a notice per skill.
 		expect(seen.filter((method) => method === "notifications/prompts/list_changed")).toHaveLength(1);
