@@ -1,10 +1,15 @@
 import { basename, dirname } from "node:path";
 import type { IndexedSkill, SkillIndex } from "../discovery/index.ts";
-import { readContained } from "../runtime/index.ts";
+import { readContained, type SkillsLock, sha256 } from "../runtime/index.ts";
 import { codePointLength, parseSkillFrontmatter } from "../skill/index.ts";
 import type { McpCode } from "./codes.ts";
 import { fileUri, skillPathOf } from "./uri.ts";
 import { type FileRules, walkSkill } from "./walk.ts";
+
+/** What a plan checks files against: the read rules and, in verify mode, the lock. */
+export interface PlanRules extends FileRules {
+	lock?: SkillsLock;
+}
 
 /** A JSON value, as frontmatter is sent. */
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
@@ -45,7 +50,7 @@ const MAX_NAME_LENGTH = 64;
  * may use) are served: SKILL.md named exactly, frontmatter that parses as written, a spec-valid `name` equal to
  * the skill's id (the URI's last segment), the fields clients check, and a folder with no links and within limits.
  */
-export function planServe(index: SkillIndex, rules: FileRules): ServePlan {
+export function planServe(index: SkillIndex, rules: PlanRules): ServePlan {
 	const plan: ServePlan = { served: [], byPath: new Map(), leftOut: [] };
 	for (const skill of index.selected) {
 		const result = checkSkill(skill, rules);
@@ -58,7 +63,7 @@ export function planServe(index: SkillIndex, rules: FileRules): ServePlan {
 	return plan;
 }
 
-function checkSkill(skill: IndexedSkill, rules: FileRules): ServedSkill | LeftOutSkill {
+function checkSkill(skill: IndexedSkill, rules: PlanRules): ServedSkill | LeftOutSkill {
 	const leave = (code: McpCode, message: string): LeftOutSkill => ({
 		name: skill.name,
 		file: skill.file,
@@ -70,6 +75,8 @@ function checkSkill(skill: IndexedSkill, rules: FileRules): ServedSkill | LeftOu
 	const dir = dirname(skill.realFile);
 	const read = readContained(dir, "SKILL.md", { maxBytes: rules.maxBytes, allowHardLinks: rules.allowHardLinks });
 	if (!read.ok) return leave(read.code === "resource.too-large" ? "mcp.too-large" : "mcp.unreadable", read.message);
+	if (rules.lock && rules.lock.skills[skill.name]?.files["SKILL.md"]?.sha256 !== sha256(read.bytes))
+		return leave("mcp.lock-mismatch", "SKILL.md does not match the lock");
 	const parsed = parseSkillFrontmatter(read.bytes, { profile: "lenient", complete: true });
 	if ("needMore" in parsed) return leave("mcp.frontmatter", "the frontmatter does not parse");
 	if (!parsed.frontmatter) return leave("mcp.frontmatter", "the frontmatter does not parse");

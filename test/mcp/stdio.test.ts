@@ -287,6 +287,20 @@ describe("skillset mcp --check", () => {
 		]);
 	});
 
+	it("with --verify, lists a skill whose SKILL.md no longer matches skills.lock.json as left out", async () => {
+		const root = await writeTree(await tempDir(), {
+			".agents/skills/kept/SKILL.md": skillMd("kept"),
+			".agents/skills/edited/SKILL.md": skillMd("edited"),
+		});
+		const roots = ["--no-default-roots", "--root", join(root, ".agents/skills")];
+		expect((await cli(["lock", root, ...roots], { cwd: root })).exitCode).toBe(0);
+		writeFileSync(join(root, ".agents/skills/edited/SKILL.md"), skillMd("edited", "Changed after locking."));
+		const run = await cli(["mcp", root, "--check", "--verify", "--json", ...roots], { cwd: root });
+		const data = JSON.parse(run.stdout);
+		expect(data.served.map((s: { name: string }) => s.name)).toEqual(["kept"]);
+		expect(data.leftOut).toEqual([expect.objectContaining({ name: "edited", code: "mcp.lock-mismatch" })]);
+	});
+
 	it("serves qualified names with the scope as path prefix", async () => {
 		const root = await tempDir();
 		await writeTree(root, { "a/pdf/SKILL.md": skillMd("pdf"), "b/pdf/SKILL.md": skillMd("pdf", "Another.") });
