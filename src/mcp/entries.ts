@@ -52,6 +52,11 @@ export class DigestCache {
 		return this.#entries.size;
 	}
 
+	/** Forgets the files for which `keep` says no (the skill went away), so a long-running server stays bounded. */
+	prune(keep: (path: string) => boolean): void {
+		for (const path of this.#entries.keys()) if (!keep(path)) this.#entries.delete(path);
+	}
+
 	/** The digest of `rel` in `dir` as of `stats`, reading the file (contained) only when it is not cached. */
 	digest(dir: string, rel: string, stats: Stats, rules: FileRules): Digest | undefined {
 		const path = join(dir, rel);

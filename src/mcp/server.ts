@@ -1,3 +1,4 @@
+import { dirname } from "node:path";
 import { McpServer, type Transport } from "@modelcontextprotocol/server";
 import { SkillsExtension } from "@modelcontextprotocol/server/ext/skills";
 import type { Tokenizer } from "../catalog/index.ts";
@@ -104,6 +105,9 @@ export async function createSkillServer(options: SkillServerOptions = {}): Promi
 	const snapshots = await startSnapshots(options, {
 		make: snapshotOf,
 		swapped(previous, next) {
+			const keep = insideServed(next);
+			cache.prune(keep);
+			rules.listings?.prune(keep);
 			reportLeftOut(next.plan.leftOut, log);
 			for (const connection of connections) connection.update(previous, next);
 			const change = changeBetween(previous, next);
@@ -172,6 +176,17 @@ export async function createSkillServer(options: SkillServerOptions = {}): Promi
 			snapshots.close();
 			await Promise.all([...connections].map((connection) => connection.close()));
 		},
+	};
+}
+
+/** Whether a path lies in a folder the snapshot serves (for pruning caches after a rescan). */
+function insideServed(snapshot: ServeSnapshot): (path: string) => boolean {
+	const dirs = new Set(snapshot.plan.served.map((served) => served.dir));
+	return (path) => {
+		for (let dir = path; ; dir = dirname(dir)) {
+			if (dirs.has(dir)) return true;
+			if (dirname(dir) === dir) return false;
+		}
 	};
 }
 

@@ -42,6 +42,11 @@ export const SKIPPED_DIRS: ReadonlySet<string> = new Set([".git", "node_modules"
 export class ListingCache {
 	readonly #entries = new Map<string, { key: string; names: string[] }>();
 
+	/** Forgets the folders for which `keep` says no. */
+	prune(keep: (path: string) => boolean): void {
+		for (const path of this.#entries.keys()) if (!keep(path)) this.#entries.delete(path);
+	}
+
 	/** The sorted entry names of `path`, read again only when the folder changed. */
 	list(path: string): string[] {
 		const stats = lstatSync(path);

@@ -1,6 +1,6 @@
 // The server over Streamable HTTP on an ephemeral loopback port, driven by the official SDK client (issue 12).
 import { spawn } from "node:child_process";
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
 import { join } from "node:path";
 import type { Skill } from "@modelcontextprotocol/client/ext/skills";
@@ -248,6 +248,28 @@ describe("digests", () => {
 		expect(server.leftOut).toEqual([expect.objectContaining({ name: "big", code: "mcp.too-large" })]);
 		await server.close();
 	});
+
+	it("are forgotten for a skill that goes away while the server watches", async () => {
+		const root = await writeTree(await tempDir(), {
+			"stay/SKILL.md": skillMd("stay"),
+			"stay/notes.md": "# Notes\n",
+			"go/SKILL.md": skillMd("go"),
+			"go/notes.md": "# Notes\n",
+		});
+		const settings = { cwd: root, home: root, defaultRoots: false, roots: [root] };
+		const server = await createSkillServer({ ...settings, watch: true, debounceMs: 50 });
+		const serving = await serveHttp(server, { port: 0 });
+		const { skills } = await httpClient(serving.url);
+		expect((await skills.list()).skills).toHaveLength(2);
+		expect(server.cachedDigests).toBe(4);
+		const changed = new Promise((resolve) => server.onChange(resolve));
+		rmSync(join(root, "go"), { recursive: true });
+		await changed;
+		expect(server.served.map((s) => s.name)).toEqual(["stay"]);
+		expect(server.cachedDigests).toBe(2);
+		await serving.close();
+		await server.close();
+	}, 20_000);
 
 	it("are computed once per file and again when the file changes", async () => {
 		const root = await writeTree(await tempDir(), {
