@@ -18,6 +18,7 @@ import { benchAgent } from "./agent.ts";
 import { benchAudit } from "./audit.ts";
 import { benchCatalog } from "./catalog.ts";
 import { generateTree } from "./generate.ts";
+import { benchMcp } from "./mcp.ts";
 import { benchOrigins } from "./origins.ts";
 import { benchTokens } from "./tokens.ts";
 
@@ -174,6 +175,7 @@ async function main(): Promise<void> {
 	rows.push(...(await benchCatalog()));
 	rows.push(...(await benchAgent()));
 	rows.push(...(await benchAudit()));
+	rows.push(...(await benchMcp()));
 	console.log(
 		`node ${process.version}, ${RUNS} runs per measure (median), tokenizer load ${tokenizerLoadMs} ms (once)\n`,
 	);

@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { AUDIT_RULES, DISCOVERY_CODES, LINT_CODES, REFERENCE_CODES, SKILL_CODES } from "skillset";
+import { MCP_CODES } from "skillset/mcp";
 import { describe, expect, it } from "vitest";
 import { renderAuditRules, renderSeverityCodes, renderSkillCodes } from "../scripts/codes-table.mjs";
 
@@ -12,6 +13,7 @@ describe("README", () => {
 		expect(readme).toContain(renderSeverityCodes("reference-codes", REFERENCE_CODES));
 		expect(readme).toContain(renderSeverityCodes("lint-codes", LINT_CODES));
 		expect(readme).toContain(renderAuditRules(AUDIT_RULES));
+		expect(readme).toContain(renderSeverityCodes("mcp-codes", MCP_CODES));
 	});
 
 	it("gives the two set-up commands", () => {

@@ -69,6 +69,10 @@ const COMMANDS: Readonly<Record<string, CommandEntry>> = {
 	outdated: command("say which installed skills have newer versions", () => import("./commands/outdated.ts")),
 	remove: command("remove installed skills and their lock entries", () => import("./commands/remove.ts")),
 	publish: command("write a static well-known skills index for a folder", () => import("./commands/publish.ts")),
+	mcp: command(
+		"serve skills to MCP clients (SEP-2640 skills extension) over stdio or HTTP",
+		() => import("./commands/mcp.ts"),
+	),
 };
 
 /** Exit status for a bug in skillset itself, kept apart from 1 (findings) and 2 (usage). */

@@ -1,5 +1,11 @@
-// The `mcp/` stage: skillset and the Model Context Protocol. The SDK loads only through this entry
-// (`skillset/mcp`), never from the root import.
-
+// The MCP stage: a SEP-2640 skills server on the official MCP SDK. It is reached only through the
+// `skillset/mcp` subpath, so `import { discover } from "skillset"` never loads the SDK.
+export type { McpCode, McpCodeInfo } from "./codes.ts";
+export { MCP_CODES } from "./codes.ts";
+export type { HttpServeOptions, HttpServing } from "./http.ts";
+export { isLoopback, serveHttp } from "./http.ts";
 export type { McpOriginOptions, McpServerConfig } from "./origin.ts";
 export { createMcpOrigin } from "./origin.ts";
+export type { JsonValue, LeftOutSkill } from "./plan.ts";
+export type { McpLogLevel, ServeChange, SkillServer, SkillServerOptions } from "./server.ts";
+export { createSkillServer } from "./server.ts";

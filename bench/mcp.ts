@@ -1,0 +1,182 @@
+// `npm run bench`, MCP part: skills/list and resources/read of the skills server over loopback Streamable HTTP,
+// with the official SDK client, on a generated 10,000-skill tree; the baseline hashes every file naively.
+import { createHash } from "node:crypto";
+import { readdir, readFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Worker } from "node:worker_threads";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import type { DiscoverOptions } from "skillset";
+import { createSkillServer, serveHttp } from "skillset/mcp";
+import { generateTree } from "./generate.ts";
+import { startBaseline } from "./mcp-baseline.ts";
+
+/** A row of the bench table (the shape `bench/run.ts` prints). */
+export interface McpRow {
+	skills: number;
+	measure: string;
+	medianMs: number;
+	baselineMs?: number;
+	note?: string;
+}
+
+const COUNT = 10_000;
+const CLIENTS = 16;
+const READS_PER_CLIENT = 200;
+
+// Takes the result as it is: the bench measures the server, not the client's validation.
+const ANY = { "~standard": { version: 1 as const, vendor: "bench", validate: (value: unknown) => ({ value }) } };
+
+interface Page {
+	skills: { uri: string; resources: { uri: string }[] }[];
+	nextCursor?: string;
+}
+
+async function connect(url: string): Promise<Client> {
+	const client = new Client({ name: "bench", version: "1" });
+	await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+	return client;
+}
+
+async function listPage(client: Client, cursor?: string): Promise<Page> {
+	const params = cursor === undefined ? {} : { cursor };
+	return (await client.request({ method: "skills/list", params }, ANY)) as Page;
+}
+
+/** Pages through every skill; returns the time and every file URI. */
+async function enumerate(client: Client): Promise<{ ms: number; skills: number; files: string[] }> {
+	const started = performance.now();
+	const files: string[] = [];
+	let skills = 0;
+	let cursor: string | undefined;
+	do {
+		const page = await listPage(client, cursor);
+		skills += page.skills.length;
+		for (const skill of page.skills) for (const resource of skill.resources) files.push(resource.uri);
+		cursor = page.nextCursor;
+	} while (cursor !== undefined);
+	return { ms: performance.now() - started, skills, files };
+}
+
+/** The naive way to publish digests: list every file under the root and hash each whole file. */
+async function naiveDigests(root: string): Promise<number> {
+	const names = await readdir(root, { recursive: true, withFileTypes: true });
+	let count = 0;
+	for (const entry of names) {
+		if (!entry.isFile()) continue;
+		createHash("sha256").update(await readFile(join(entry.parentPath, entry.name)));
+		count++;
+	}
+	return count;
+}
+
+function percentile(times: number[], p: number): number {
+	const sorted = [...times].sort((a, b) => a - b);
+	return Math.round((sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0) * 1000) / 1000;
+}
+
+/** Runs the load clients in a worker thread and returns every read's latency. */
+function readersInWorker(job: {
+	url: string;
+	files: string[];
+	clients: number;
+	reads: number;
+}): Promise<{ latencies: number[]; wallMs: number; failures: number }> {
+	const worker = new Worker(new URL("./mcp-readers.js", import.meta.url), { workerData: job });
+	return new Promise((resolve, reject) => {
+		worker.once("message", (result: { latencies: number[]; wallMs: number; failures: number }) => {
+			worker.terminate().then(() => resolve(result), reject);
+		});
+		worker.once("error", reject);
+	});
+}
+
+/** The MCP rows: skills/list first page and full enumeration (cold and warm digest cache), reads under load. */
+export async function benchMcp(): Promise<McpRow[]> {
+	const root = join(tmpdir(), `skillset-bench-mcp-${COUNT}`);
+	await generateTree(root, COUNT);
+	const options: DiscoverOptions = {
+		cwd: root,
+		home: root,
+		defaultRoots: false,
+		roots: [root],
+		limits: { maxDirs: 100_000, maxEntries: 1_000_000 },
+	};
+	const rows: McpRow[] = [];
+	const startup = performance.now();
+	const server = await createSkillServer({ ...options, tools: false });
+	rows.push({
+		skills: COUNT,
+		measure: "mcp: server start (discover + serve plan)",
+		medianMs: Math.round(performance.now() - startup),
+		note: `${server.served.length} served, ${server.leftOut.length} left out`,
+	});
+	const serving = await serveHttp(server, { port: 0 });
+	const client = await connect(serving.url);
+
+	const first = performance.now();
+	const page = await listPage(client);
+	rows.push({
+		skills: COUNT,
+		measure: "mcp: skills/list first page, cold digests",
+		medianMs: Math.round((performance.now() - first) * 10) / 10,
+		note: `${page.skills.length} entries`,
+	});
+	const baselineStarted = performance.now();
+	const hashed = await naiveDigests(root);
+	const baseline = Math.round(performance.now() - baselineStarted);
+	const cold = await enumerate(client);
+	rows.push({
+		skills: COUNT,
+		measure: "mcp: skills/list full enumeration, cold digests",
+		medianMs: Math.round(cold.ms),
+		baselineMs: baseline,
+		note: `${cold.skills} skills, ${cold.files.length} files; baseline hashes ${hashed} files, no protocol`,
+	});
+	const warmTimes: number[] = [];
+	for (let i = 0; i < 3; i++) warmTimes.push((await enumerate(client)).ms);
+	rows.push({
+		skills: COUNT,
+		measure: "mcp: skills/list full enumeration, warm digests",
+		medianMs: Math.round(percentile(warmTimes, 0.5)),
+		note: `median of 3, ${server.cachedDigests} digests cached; target ≤ 1,500 ms`,
+	});
+
+	const sequential: number[] = [];
+	for (let i = 0; i < 500; i++) {
+		const at = performance.now();
+		await client.readResource({ uri: cold.files[(i * 104_729) % cold.files.length] ?? "" });
+		sequential.push(performance.now() - at);
+	}
+	rows.push({
+		skills: COUNT,
+		measure: "mcp: resources/read p50, one client",
+		medianMs: percentile(sequential, 0.5),
+		note: `p99 ${percentile(sequential, 0.99)} ms; 500 reads one after another by the SDK client, in the server's thread`,
+	});
+	const load = await readersInWorker({
+		url: serving.url,
+		files: cold.files,
+		clients: CLIENTS,
+		reads: READS_PER_CLIENT,
+	});
+	const bare = await startBaseline(root);
+	const naive = await readersInWorker({
+		url: bare.url,
+		files: cold.files,
+		clients: CLIENTS,
+		reads: READS_PER_CLIENT,
+	});
+	await bare.close();
+	rows.push({
+		skills: COUNT,
+		measure: `mcp: resources/read p50, ${CLIENTS} concurrent clients`,
+		medianMs: percentile(load.latencies, 0.5),
+		baselineMs: percentile(naive.latencies, 0.5),
+		note: `p99 ${percentile(load.latencies, 0.99)} ms (baseline ${percentile(naive.latencies, 0.99)}); ${load.latencies.length} reads (${load.failures} failed) in ${Math.round(load.wallMs)} ms (baseline ${Math.round(naive.wallMs)}), keep-alive clients in a worker; target p50 ≤ 2 ms`,
+	});
+	await client.close();
+	await serving.close();
+	await server.close();
+	return rows;
+}

@@ -1,0 +1,188 @@
+import { readFile } from "node:fs/promises";
+import { resolve } from "node:path";
+import type { ParseArgsConfig } from "node:util";
+import type { IntegrityOptions } from "../../runtime/index.ts";
+import {
+	type DiscoveryFlagValues,
+	discoverFor,
+	discoveryFlags,
+	discoveryUsage,
+	settingsFor,
+} from "../discovery-flags.ts";
+import { type CliIo, type CommandResult, readVersion, type Style, UsageError } from "../io.ts";
+import { loadIntegrity, lockPath, sessionFlags, sessionUsage } from "../session-flags.ts";
+
+/** The command's options, for `node:util` parseArgs. */
+export const options: NonNullable<ParseArgsConfig["options"]> = {
+	...discoveryFlags,
+	...sessionFlags,
+	http: { type: "string" },
+	"allow-remote": { type: "boolean", default: false },
+	"token-file": { type: "string" },
+	check: { type: "boolean", default: false },
+	watch: { type: "boolean" },
+	"no-watch": { type: "boolean" },
+	"no-tools": { type: "boolean", default: false },
+	"budget-tokens": { type: "string" },
+	"allow-hard-links": { type: "boolean", default: false },
+	json: { type: "boolean", default: false },
+};
+
+/** Shown with --help and after a usage error. */
+export const usage: string = `Usage: skillset mcp [DIR] [options]
+
+Serve the selected skills to MCP clients with the MCP Skills Extension (SEP-2640): every file as a
+skill:// resource, skills/list, skills/get and directory reads, the skill tools, one prompt per
+user-invocable skill, and the catalog as the server instructions. Over stdio by default (stdout carries
+only the protocol; logs go to stderr).
+
+${discoveryUsage}
+
+Options:
+  --http [HOST:]PORT         serve Streamable HTTP at http://HOST:PORT/mcp instead (default host 127.0.0.1)
+  --allow-remote             allow a non-loopback HOST (a bearer token is then required)
+  --token-file FILE          require this bearer token (default: $SKILLSET_MCP_TOKEN when set)
+  --watch, --no-watch        rescan on changes and notify clients (default: on for stdio, off for HTTP)
+  --no-tools                 offer no tools (resources and prompts only)
+  --budget-tokens N          tokens for the catalog in the instructions (default 2000)
+  --allow-hard-links         serve files with several hard links (pnpm installs)
+${sessionUsage}
+  --check                    serve nothing: list the skills that would be served and every one left out
+  --json                     with --check, print the result as JSON
+
+Exit status: 0 served until the client left (or --check found nothing left out), 1 skills left out
+(--check), 2 usage error.`;
+
+interface McpFlagValues extends DiscoveryFlagValues {
+	http?: string;
+	"allow-remote"?: boolean;
+	"token-file"?: string;
+	check?: boolean;
+	watch?: boolean;
+	"no-watch"?: boolean;
+	"no-tools"?: boolean;
+	"budget-tokens"?: string;
+	"allow-hard-links"?: boolean;
+	verify?: boolean;
+	lock?: string;
+}
+
+/** What `--check` reports. */
+export interface McpCheck {
+	served: { name: string; uri: string }[];
+	leftOut: { name: string; file: string; code: string; message: string }[];
+}
+
+/** Serves until the client leaves (stdio) or the process is interrupted (HTTP); `--check` only reports. */
+export async function run(
+	values: McpFlagValues,
+	positionals: readonly string[],
+	io: CliIo,
+): Promise<CommandResult<McpCheck | Record<string, never>>> {
+	if (positionals.length > 1) throw new UsageError("mcp takes at most one DIR");
+	if (values.watch && values["no-watch"]) throw new UsageError("--watch and --no-watch contradict each other");
+	const [dir] = positionals;
+	const budgetTokens = positiveInteger("--budget-tokens", values["budget-tokens"]);
+	const listen = values.http === undefined ? undefined : parseListen(values.http);
+	const token = await readToken(values, io);
+	const integrity: IntegrityOptions | undefined = values.verify
+		? await loadIntegrity(lockPath(values, io.cwd, resolve(io.cwd, dir ?? ".")))
+		: undefined;
+	const watch = values.check ? false : (values.watch ?? (values["no-watch"] ? false : listen === undefined));
+	// A watching server scans for itself; otherwise it serves the index of one scan here.
+	const scanned = watch ? undefined : await discoverFor(values, dir, io);
+	const settings = scanned ?? (await settingsFor(values, dir, io));
+	const { createSkillServer, isLoopback, serveHttp } = await import("../../mcp/index.ts");
+	if (listen && !isLoopback(listen.host)) {
+		if (!values["allow-remote"])
+			throw new UsageError(`--http ${values.http}: a non-loopback address needs --allow-remote`);
+		if (!token)
+			throw new UsageError(`--http ${values.http}: a non-loopback address needs --token-file or SKILLSET_MCP_TOKEN`);
+	}
+	const server = await createSkillServer({
+		...settings.discover,
+		...(scanned ? { index: scanned.index } : { watch: true }),
+		tools: !values["no-tools"],
+		...(budgetTokens ? { budgetTokens } : {}),
+		...(integrity ? { integrity } : {}),
+		allowHardLinks: values["allow-hard-links"] === true,
+		info: { name: "skillset", version: readVersion() },
+		onLog: values.check ? undefined : (level, message) => io.stderr(`skillset mcp: ${level}: ${message}\n`),
+	});
+	if (values.check) {
+		await server.close();
+		const data = { served: [...server.served], leftOut: [...server.leftOut] };
+		return { exitCode: data.leftOut.length > 0 ? 1 : 0, data };
+	}
+	io.stderr(`skillset mcp: serving ${server.served.length} skill(s), ${server.leftOut.length} left out\n`);
+	if (listen) {
+		const serving = await serveHttp(server, {
+			...listen,
+			...(token ? { token } : {}),
+			allowRemote: values["allow-remote"],
+		});
+		io.stderr(`skillset mcp: listening on ${serving.url}\n`);
+		await interrupted();
+		await serving.close();
+	} else {
+		// serveStdio speaks both protocol eras: the 2025 handshake and 2026-07-28 (with caching hints).
+		const { serveStdio } = await import("@modelcontextprotocol/server/stdio");
+		const handle = serveStdio(() => server.createServer(), {
+			onerror: (error) => io.stderr(`skillset mcp: error: ${error.message}\n`),
+		});
+		await new Promise<void>((done) => {
+			process.stdin.once("end", done);
+			process.stdin.once("close", done);
+			process.once("SIGINT", done);
+			process.once("SIGTERM", done);
+		});
+		await handle.close();
+	}
+	await server.close();
+	return { exitCode: 0, data: {} };
+}
+
+/** `--check` as text; nothing otherwise (on stdio, stdout belongs to the protocol). */
+export function render(data: McpCheck | Record<string, never>, style: Style): string {
+	if (!("served" in data)) return "";
+	const lines = [`${data.served.length} skill(s) served`];
+	for (const skill of data.served) lines.push(`  ${skill.name}  ${style.dim(skill.uri)}`);
+	if (data.leftOut.length > 0) lines.push(`${data.leftOut.length} skill(s) left out`);
+	for (const skill of data.leftOut)
+		lines.push(`  ${style.yellow(skill.name)}: ${skill.message} ${style.dim(`(${skill.code}, ${skill.file})`)}`);
+	return `${lines.join("\n")}\n`;
+}
+
+/** `[HOST:]PORT`, with `[v6]:PORT` for IPv6. */
+function parseListen(value: string): { host: string; port: number } {
+	const match = /^(?:\[([^\]]+)\]:|([^:]+):)?(\d{1,5})$/.exec(value);
+	const port = Number(match?.[3]);
+	if (!match || port > 65535) throw new UsageError(`--http needs [HOST:]PORT, not '${value}'`);
+	return { host: match[1] ?? match[2] ?? "127.0.0.1", port };
+}
+
+async function readToken(values: McpFlagValues, io: CliIo): Promise<string | undefined> {
+	if (values["token-file"] === undefined) return io.env.SKILLSET_MCP_TOKEN || undefined;
+	try {
+		const token = (await readFile(resolve(io.cwd, values["token-file"]), "utf8")).trim();
+		if (token === "") throw new UsageError(`${values["token-file"]} is empty`);
+		return token;
+	} catch (error) {
+		if (error instanceof UsageError) throw error;
+		throw new UsageError(`cannot read ${values["token-file"]}: ${(error as NodeJS.ErrnoException).code ?? error}`);
+	}
+}
+
+function positiveInteger(flag: string, value: string | undefined): number | undefined {
+	if (value === undefined) return undefined;
+	const number = Number(value);
+	if (!Number.isInteger(number) || number < 1) throw new UsageError(`${flag} must be a whole number of at least 1`);
+	return number;
+}
+
+function interrupted(): Promise<void> {
+	return new Promise((done) => {
+		process.once("SIGINT", () => done());
+		process.once("SIGTERM", () => done());
+	});
+}

@@ -1,0 +1,169 @@
+import {
+	type CallToolResult,
+	fromJsonSchema,
+	type GetPromptResult,
+	type McpServer,
+	ProtocolError,
+	ProtocolErrorCode,
+	type RegisteredTool,
+} from "@modelcontextprotocol/server";
+import type { DiscoveryReport, IndexedSkill, SkillIndex } from "../discovery/index.ts";
+import { createSession, type IntegrityOptions, type SessionOptions } from "../runtime/index.ts";
+import { createSkillTools, type SkillTool } from "../tools/index.ts";
+import type { ServePlan } from "./plan.ts";
+
+/** Everything a connection serves from one scan: swapped whole when the skills change. */
+export interface ServeSnapshot {
+	index: SkillIndex;
+	report: DiscoveryReport | undefined;
+	plan: ServePlan;
+	instructions: string;
+	keys: SnapshotKeys;
+}
+
+/** What clients see of a snapshot, as comparable strings: a change in one means a list-changed notification. */
+export interface SnapshotKeys {
+	resources: string;
+	tools: string;
+	prompts: string;
+	/** SKILL.md URI → the file's identity as discovery read it, for `resources/updated`. */
+	skills: Map<string, string>;
+}
+
+/** One client's connection: its server, its own session, its subscriptions. */
+export interface Connection {
+	log(level: "info" | "warning" | "error", message: string): void;
+	update(previous: ServeSnapshot, next: ServeSnapshot): void;
+	close(): Promise<void>;
+}
+
+/** Options of a connection's session and tools. */
+export interface ConnectionOptions {
+	tools: boolean;
+	session: Omit<SessionOptions, "integrity" | "maxResourceBytes" | "allowHardLinks">;
+	integrity: IntegrityOptions | undefined;
+	maxResourceBytes: number;
+	allowHardLinks: boolean;
+	onClose: () => void;
+}
+
+/** The keys of a snapshot. */
+export function snapshotKeys(index: SkillIndex, plan: ServePlan): SnapshotKeys {
+	const skills = new Map(plan.served.map((served) => [served.uri, `${served.skill.mtimeMs}:${served.skill.size}`]));
+	return {
+		resources: JSON.stringify(plan.served.map((s) => [s.uri, s.frontmatter.name, s.frontmatter.description])),
+		tools: JSON.stringify(index.catalogSkills.map((skill) => skill.name)),
+		prompts: JSON.stringify(promptSkills(index).map((skill) => [skill.name, skill.description])),
+		skills,
+	};
+}
+
+/** Skills offered as prompts: every usable skill the user may invoke. */
+function promptSkills(index: SkillIndex): readonly IndexedSkill[] {
+	return index.selected.filter((skill) => skill.properties.userInvocable !== false);
+}
+
+/**
+ * Registers one connection's tools, prompts and subscription handlers on `mcp`. The tools run in a session of
+ * this connection alone; a rescan gives the connection a session over the new index (activations start afresh)
+ * and updates the tools by difference.
+ */
+export function attachConnection(mcp: McpServer, first: ServeSnapshot, options: ConnectionOptions): Connection {
+	const sessionOptions: SessionOptions = {
+		...options.session,
+		...(options.integrity ? { integrity: options.integrity } : {}),
+		maxResourceBytes: options.maxResourceBytes,
+		allowHardLinks: options.allowHardLinks,
+	};
+	const subscriptions = new Set<string>();
+	let current = first;
+	let tools = new Map<string, SkillTool>();
+	const registeredTools = new Map<string, { registered: RegisteredTool; key: string }>();
+
+	// Tools change by difference (add, update, remove): one changed skill costs a notification or two. The tool
+	// handlers look up the current tools when they are called.
+	const setTools = (snapshot: ServeSnapshot): void => {
+		if (!options.tools) return;
+		tools = new Map(createSkillTools(createSession(snapshot.index, sessionOptions)).map((tool) => [tool.name, tool]));
+		for (const [name, entry] of registeredTools) {
+			if (tools.has(name)) continue;
+			entry.registered.remove();
+			registeredTools.delete(name);
+		}
+		for (const tool of tools.values()) {
+			const key = JSON.stringify([tool.description, tool.inputSchema]);
+			const entry = registeredTools.get(tool.name);
+			if (entry?.key === key) continue;
+			const inputSchema = fromJsonSchema(tool.inputSchema);
+			if (entry) {
+				entry.registered.update({ description: tool.description, paramsSchema: inputSchema });
+				entry.key = key;
+			} else {
+				const callback = async (args: unknown) => callTool(tools.get(tool.name), args);
+				const registered = mcp.registerTool(tool.name, { description: tool.description, inputSchema }, callback);
+				registeredTools.set(tool.name, { registered, key });
+			}
+		}
+	};
+	setTools(first);
+	// Prompts are answered from the current index (not registered one by one): a connection to 10,000 skills
+	// costs nothing until the client lists them, and a change is one notification.
+	mcp.server.registerCapabilities({ prompts: { listChanged: true } });
+	mcp.server.setRequestHandler("prompts/list", () => ({
+		prompts: promptSkills(current.index).map((skill) => ({ name: skill.name, description: skill.description })),
+	}));
+	mcp.server.setRequestHandler("prompts/get", (request) => getPrompt(current.index, request.params.name));
+	mcp.server.setRequestHandler("resources/subscribe", (request) => {
+		// Updates go out for SKILL.md files, so those are what can be subscribed; the set stays bounded by the skills.
+		if (!current.keys.skills.has(request.params.uri))
+			throw new ProtocolError(ProtocolErrorCode.InvalidParams, "Only a served skill's SKILL.md can be subscribed");
+		subscriptions.add(request.params.uri);
+		return {};
+	});
+	mcp.server.setRequestHandler("resources/unsubscribe", (request) => {
+		subscriptions.delete(request.params.uri);
+		return {};
+	});
+	mcp.server.onclose = options.onClose;
+
+	return {
+		log(level, message) {
+			if (mcp.isConnected()) mcp.sendLoggingMessage({ level, logger: "skillset", data: message }).catch(clientLeft);
+		},
+		update(previous, next) {
+			current = next;
+			setTools(next);
+			if (!mcp.isConnected()) return;
+			if (previous.keys.prompts !== next.keys.prompts) mcp.sendPromptListChanged();
+			if (previous.keys.resources !== next.keys.resources) mcp.sendResourceListChanged();
+			for (const uri of subscriptions) {
+				if (previous.keys.skills.get(uri) !== next.keys.skills.get(uri))
+					mcp.server.sendResourceUpdated({ uri }).catch(clientLeft);
+			}
+		},
+		close: () => mcp.close(),
+	};
+}
+
+/** A notification to a client that has just disconnected fails; there is nobody left to tell. */
+function clientLeft(): undefined {
+	return undefined;
+}
+
+async function callTool(tool: SkillTool | undefined, args: unknown): Promise<CallToolResult> {
+	if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, "This tool is no longer offered");
+	const result = await tool.execute(args);
+	return { content: [{ type: "text", text: result.content }], isError: result.isError };
+}
+
+/** A prompt's content: the skill's activation as a user would invoke it, from a fresh session every time. */
+async function getPrompt(index: SkillIndex, name: string): Promise<GetPromptResult> {
+	const skill = promptSkills(index).find((candidate) => candidate.name === name);
+	if (!skill) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `No prompt is named '${name}'`);
+	const activation = await createSession(index).activate(skill.qualifiedName, { invoker: "user" });
+	if (!activation.ok) throw new ProtocolError(ProtocolErrorCode.InvalidParams, activation.message);
+	return {
+		description: skill.description,
+		messages: [{ role: "user", content: { type: "text", text: activation.fullText } }],
+	};
+}

@@ -1,0 +1,155 @@
+import { isUtf8 } from "node:buffer";
+import { lstatSync, type Stats } from "node:fs";
+import { join, posix } from "node:path";
+import { readContained, type SkillsLock, sha256 } from "../runtime/index.ts";
+import { mimeTypeOf } from "./mime.ts";
+import type { JsonValue, ServedSkill, ServePlan } from "./plan.ts";
+import { directoryUri, fileUri, uriSegments } from "./uri.ts";
+import { type FileRules, SKIPPED_DIRS, type TreeProblem, walkSkill } from "./walk.ts";
+
+/** How files are served: the read rules and, in verify mode, the lock every file must match. */
+export interface ServeRules extends FileRules {
+	lock?: SkillsLock;
+}
+
+/** A SEP-2640 skill entry: the SKILL.md URI, the frontmatter as written, and every file with its digest. */
+export type SkillEntry = {
+	uri: string;
+	frontmatter: { name: string; description: string; [key: string]: JsonValue };
+	resources: { uri: string; digest: string; size: number }[];
+};
+
+/** A file's content for `resources/read`: text when it is UTF-8 without NUL, else bytes. */
+export type FileContent = { text: string; mimeType: string } | { bytes: Uint8Array; mimeType: string };
+
+/** A child of a directory resource. */
+export interface DirectoryChild {
+	uri: string;
+	name: string;
+	mimeType: string;
+	size?: number;
+}
+
+interface Digest {
+	hex: string;
+	size: number;
+}
+
+/** The identity of a file's content as far as `stat` can tell. */
+function statKey(stats: Stats): string {
+	return `${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeMs}`;
+}
+
+/**
+ * SHA-256 digests computed once per file and reused while the file's (device, inode, size, mtime) stay the same;
+ * a changed file gets a new digest. Per server, never process-wide.
+ */
+export class DigestCache {
+	readonly #entries = new Map<string, { key: string; digest: Digest }>();
+
+	/** Entries held. */
+	get size(): number {
+		return this.#entries.size;
+	}
+
+	/** Forgets the files for which `keep` says no (the skill went away), so a long-running server stays bounded. */
+	prune(keep: (path: string) => boolean): void {
+		for (const path of this.#entries.keys()) if (!keep(path)) this.#entries.delete(path);
+	}
+
+	/** The digest of `rel` in `dir` as of `stats`, reading the file (contained) only when it is not cached. */
+	digest(dir: string, rel: string, stats: Stats, rules: FileRules): Digest | undefined {
+		const path = join(dir, rel);
+		const key = statKey(stats);
+		const cached = this.#entries.get(path);
+		if (cached?.key === key) return cached.digest;
+		const read = readContained(dir, rel, { maxBytes: rules.maxBytes, allowHardLinks: rules.allowHardLinks });
+		if (!read.ok) return undefined;
+		const digest = { hex: sha256(read.bytes), size: read.size };
+		// Cache only when the file still has the identity it was listed with: a write in between is read again.
+		if (read.size === stats.size && statKey(lstatSync(path)) === key) this.#entries.set(path, { key, digest });
+		return digest;
+	}
+}
+
+/** Builds a skill's entry from a fresh walk of its folder: complete, in path order, digests from the cache. */
+export function buildEntry(served: ServedSkill, rules: ServeRules, cache: DigestCache): SkillEntry | TreeProblem {
+	const tree = walkSkill(served.dir, rules, rules.listings);
+	if ("code" in tree) return tree;
+	const resources: SkillEntry["resources"] = [];
+	for (const file of tree.files) {
+		const digest = cache.digest(served.dir, file.rel, file.stats, rules);
+		if (!digest) return { code: "mcp.unreadable", message: `${file.rel} could not be read` };
+		if (!matchesLock(served, file.rel, digest.hex, rules.lock)) {
+			if (file.rel === "SKILL.md") return { code: "mcp.lock-mismatch", message: "SKILL.md does not match the lock" };
+			continue;
+		}
+		resources.push({ uri: fileUri(served.path, file.rel), digest: `sha256:${digest.hex}`, size: digest.size });
+	}
+	const frontmatter = served.frontmatter as SkillEntry["frontmatter"];
+	return { uri: served.uri, frontmatter, resources };
+}
+
+/** True outside verify mode, or when the lock pins this file of the skill with this hash. */
+function matchesLock(served: ServedSkill, rel: string, hex: string, lock: SkillsLock | undefined): boolean {
+	if (!lock) return true;
+	return lock.skills[served.skill.name]?.files[rel]?.sha256 === hex;
+}
+
+/** The served skill a URI falls in, and the relative path after its skill path (longest skill path first). */
+export function locate(plan: ServePlan, uri: string): { served: ServedSkill; rel: string } | undefined {
+	const segments = uriSegments(uri);
+	if (!segments) return undefined;
+	for (const length of [2, 1]) {
+		if (segments.length < length) continue;
+		const served = plan.byPath.get(segments.slice(0, length).join("/"));
+		if (served) return { served, rel: segments.slice(length).join("/") };
+	}
+	return undefined;
+}
+
+/**
+ * Reads a served file by URI through the runtime's contained read (no links, no `..`, size cap, hard-link rule),
+ * refusing skipped folders and, in verify mode, files that do not match the lock. Undefined for anything else.
+ */
+export function readFile(plan: ServePlan, uri: string, rules: ServeRules): FileContent | undefined {
+	const found = locate(plan, uri);
+	if (!found || found.rel === "" || found.rel.split("/").some((segment) => SKIPPED_DIRS.has(segment))) return undefined;
+	const read = readContained(found.served.dir, found.rel, {
+		maxBytes: rules.maxBytes,
+		allowHardLinks: rules.allowHardLinks,
+	});
+	if (!read.ok) return undefined;
+	if (rules.lock && !matchesLock(found.served, read.path, sha256(read.bytes), rules.lock)) return undefined;
+	const mimeType = mimeTypeOf(read.path);
+	const binary = read.bytes.subarray(0, 8192).includes(0) || !isUtf8(read.bytes);
+	return binary ? { bytes: read.bytes, mimeType } : { text: Buffer.from(read.bytes).toString("utf8"), mimeType };
+}
+
+/** The direct children of a served skill's folder (or sub-folder) by URI; undefined when it is not one. */
+export function readDirectory(
+	plan: ServePlan,
+	uri: string,
+	rules: ServeRules,
+	cache: DigestCache,
+): DirectoryChild[] | undefined {
+	const found = locate(plan, uri);
+	if (!found) return undefined;
+	const tree = walkSkill(found.served.dir, rules, rules.listings);
+	if ("code" in tree || !tree.dirs.includes(found.rel)) return undefined;
+	const parentOf = (rel: string) => (rel.includes("/") ? posix.dirname(rel) : "");
+	const { path } = found.served;
+	const children: DirectoryChild[] = tree.dirs
+		.filter((dir) => dir !== "" && parentOf(dir) === found.rel)
+		.map((dir) => ({ uri: directoryUri(path, dir), name: posix.basename(dir), mimeType: "inode/directory" }));
+	for (const file of tree.files) {
+		if (parentOf(file.rel) !== found.rel) continue;
+		if (rules.lock) {
+			const digest = cache.digest(found.served.dir, file.rel, file.stats, rules);
+			if (!digest || !matchesLock(found.served, file.rel, digest.hex, rules.lock)) continue;
+		}
+		const name = posix.basename(file.rel);
+		children.push({ uri: fileUri(path, file.rel), name, mimeType: mimeTypeOf(name), size: file.stats.size });
+	}
+	return children.sort((a, b) => (a.uri < b.uri ? -1 : a.uri > b.uri ? 1 : 0));
+}

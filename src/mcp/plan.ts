@@ -1,0 +1,118 @@
+import { basename, dirname } from "node:path";
+import type { IndexedSkill, SkillIndex } from "../discovery/index.ts";
+import { readContained, type SkillsLock, sha256 } from "../runtime/index.ts";
+import { codePointLength, parseSkillFrontmatter } from "../skill/index.ts";
+import type { McpCode } from "./codes.ts";
+import { fileUri, skillPathOf } from "./uri.ts";
+import { type FileRules, walkSkill } from "./walk.ts";
+
+/** What a plan checks files against: the read rules and, in verify mode, the lock. */
+export interface PlanRules extends FileRules {
+	lock?: SkillsLock;
+}
+
+/** A JSON value, as frontmatter is sent. */
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+
+/** A skill the server serves: where it lives, its skill path and its frontmatter as written. */
+export interface ServedSkill {
+	skill: IndexedSkill;
+	/** The skill path in its URIs: the name, behind the scope when qualified. */
+	path: string;
+	/** The `skill://…/SKILL.md` URI. */
+	uri: string;
+	/** The skill folder (real path). */
+	dir: string;
+	frontmatter: { [key: string]: JsonValue };
+}
+
+/** A selected skill that is not served, with why. */
+export interface LeftOutSkill {
+	name: string;
+	file: string;
+	code: McpCode;
+	message: string;
+}
+
+/** Which skills are served, keyed by skill path, and which are left out. */
+export interface ServePlan {
+	served: ServedSkill[];
+	byPath: Map<string, ServedSkill>;
+	leftOut: LeftOutSkill[];
+}
+
+// SEP-2640 clients check names against the spec's ASCII form; a name outside it cannot be a URI's last segment.
+const NAME_PATTERN = /^[a-z0-9]+(-[a-z0-9]+)*$/;
+const MAX_NAME_LENGTH = 64;
+
+/**
+ * Decides which of the index's selected skills (trusted, enabled, not shadowed: the ones a catalog and a session
+ * may use) are served: SKILL.md named exactly, frontmatter that parses as written, a spec-valid `name` equal to
+ * the skill's id (the URI's last segment), the fields clients check, and a folder with no links and within limits.
+ */
+export function planServe(index: SkillIndex, rules: PlanRules): ServePlan {
+	const plan: ServePlan = { served: [], byPath: new Map(), leftOut: [] };
+	for (const skill of index.selected) {
+		const result = checkSkill(skill, rules);
+		if ("code" in result) plan.leftOut.push(result);
+		else {
+			plan.served.push(result);
+			plan.byPath.set(result.path, result);
+		}
+	}
+	return plan;
+}
+
+function checkSkill(skill: IndexedSkill, rules: PlanRules): ServedSkill | LeftOutSkill {
+	const leave = (code: McpCode, message: string): LeftOutSkill => ({
+		name: skill.name,
+		file: skill.file,
+		code,
+		message,
+	});
+	if (basename(skill.realFile) !== "SKILL.md")
+		return leave("mcp.skill-file", `${basename(skill.realFile)} is not named SKILL.md`);
+	const dir = dirname(skill.realFile);
+	const read = readContained(dir, "SKILL.md", { maxBytes: rules.maxBytes, allowHardLinks: rules.allowHardLinks });
+	if (!read.ok) return leave(read.code === "resource.too-large" ? "mcp.too-large" : "mcp.unreadable", read.message);
+	if (rules.lock && rules.lock.skills[skill.name]?.files["SKILL.md"]?.sha256 !== sha256(read.bytes))
+		return leave("mcp.lock-mismatch", "SKILL.md does not match the lock");
+	const parsed = parseSkillFrontmatter(read.bytes, { profile: "lenient", complete: true });
+	if ("needMore" in parsed) return leave("mcp.frontmatter", "the frontmatter does not parse");
+	if (!parsed.frontmatter) return leave("mcp.frontmatter", "the frontmatter does not parse");
+	if (parsed.diagnostics.some((d) => d.code === "yaml.repaired"))
+		return leave("mcp.frontmatter", "the frontmatter parses only after quoting values that contain ': '");
+	const frontmatter = JSON.parse(JSON.stringify(parsed.frontmatter.data)) as { [key: string]: JsonValue };
+	const name = frontmatter.name;
+	if (typeof name !== "string" || name.length > MAX_NAME_LENGTH || !NAME_PATTERN.test(name))
+		return leave("mcp.name-invalid", `the frontmatter name ${JSON.stringify(name ?? null)} is not a spec-valid name`);
+	if (name !== skill.id)
+		return leave("mcp.name-mismatch", `the frontmatter name '${name}' differs from the indexed name '${skill.id}'`);
+	const field = fieldProblem(frontmatter);
+	if (field) return leave("mcp.field-invalid", field);
+	const walked = walkSkill(dir, rules, rules.listings);
+	if ("code" in walked) return leave(walked.code, walked.message);
+	const path = skillPathOf(skill);
+	return { skill, path, uri: fileUri(path, "SKILL.md"), dir, frontmatter };
+}
+
+/** The first rule of SEP-2640's entry validation that the frontmatter breaks, if any. */
+function fieldProblem(frontmatter: { [key: string]: JsonValue }): string | undefined {
+	const { description, compatibility, metadata } = frontmatter;
+	if (typeof description !== "string" || description === "" || codePointLength(description) > 1024)
+		return "description must be a string of 1-1,024 characters";
+	if (
+		compatibility !== undefined &&
+		(typeof compatibility !== "string" || compatibility === "" || codePointLength(compatibility) > 500)
+	)
+		return "compatibility must be a string of 1-500 characters";
+	if (
+		metadata !== undefined &&
+		(metadata === null ||
+			typeof metadata !== "object" ||
+			Array.isArray(metadata) ||
+			Object.values(metadata).some((value) => typeof value !== "string"))
+	)
+		return "metadata must map keys to strings";
+	return undefined;
+}

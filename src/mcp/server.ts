@@ -1,0 +1,213 @@
+import { dirname } from "node:path";
+import { McpServer, type Transport } from "@modelcontextprotocol/server";
+import { SkillsExtension } from "@modelcontextprotocol/server/ext/skills";
+import type { Tokenizer } from "../catalog/index.ts";
+import { type DiscoverOptions, type DiscoveryReport, SkillIndex } from "../discovery/index.ts";
+import { DEFAULT_MAX_RESOURCE_BYTES, type IntegrityOptions, type SessionOptions } from "../runtime/index.ts";
+import { attachConnection, type Connection, type ServeSnapshot, snapshotKeys } from "./connection.ts";
+import { DigestCache, type ServeRules } from "./entries.ts";
+import { buildInstructions } from "./instructions.ts";
+import { type LeftOutSkill, planServe } from "./plan.ts";
+import { startSnapshots } from "./snapshots.ts";
+import { createSkillSource } from "./source.ts";
+import { ListingCache } from "./walk.ts";
+
+/** Severity of a server log line (a subset of MCP's logging levels). */
+export type McpLogLevel = "info" | "warning" | "error";
+
+/** Options for {@link createSkillServer}: discovery settings plus how skills are served. */
+export interface SkillServerOptions extends DiscoverOptions {
+	/** Serve this index instead of discovering (no watching). */
+	index?: SkillIndex;
+	/** Rescan on file changes and notify clients. Default false. */
+	watch?: boolean;
+	/** Quiet time after the last file event before a rescan. Default 200 ms. */
+	debounceMs?: number;
+	/** Offer `load_skill`, `read_skill_resource`, `search_skills` and `list_skills`. Default true. */
+	tools?: boolean;
+	/** Tokens for the catalog in the server instructions. Default 2,000. */
+	budgetTokens?: number;
+	/** Entries per `skills/list` and directory page. Default 100. */
+	pageSize?: number;
+	/** Largest file served, in bytes. Default 8 MiB. */
+	maxResourceBytes?: number;
+	/** Serve files with several hard links (for package managers that hard-link, such as pnpm). Default false. */
+	allowHardLinks?: boolean;
+	/** Verify mode: serve only files that match this lock. */
+	integrity?: IntegrityOptions;
+	/** Limits of each connection's session (active skills, tokens). */
+	session?: Pick<SessionOptions, "maxActive" | "maxTokens">;
+	/** Counts tokens for the instructions and sessions. Default o200k. */
+	tokenizer?: Tokenizer;
+	/** Receives every log line (also sent to clients as MCP log notifications). */
+	onLog?: (level: McpLogLevel, message: string) => void;
+	/** The server's name and version in `initialize`. */
+	info?: { name: string; version: string };
+}
+
+/**
+ * A skills server: one catalog of skills, served to any number of MCP connections. Each connection gets its own
+ * `McpServer` and its own session (activations, limits and dedupe are never shared between clients).
+ */
+export interface SkillServer {
+	/** A new `McpServer` for one connection, ready to `connect` to any SDK transport. */
+	createServer(): McpServer;
+	/** Creates a server for one connection and connects it to `transport`. */
+	connect(transport: Transport): Promise<McpServer>;
+	/** The skills served now, and the selected skills left out with why. */
+	readonly served: readonly { name: string; uri: string }[];
+	readonly leftOut: readonly LeftOutSkill[];
+	/** The last discovery report. */
+	readonly report: DiscoveryReport | undefined;
+	/** Digests held by the cache. */
+	readonly cachedDigests: number;
+	/** Calls `listener` after every rescan that changed what clients see; returns the unsubscribe function. */
+	onChange(listener: (change: ServeChange) => void): () => void;
+	/** Stops watching and closes every connection. */
+	close(): Promise<void>;
+}
+
+/** What a rescan changed for clients: which lists, and the SKILL.md URIs of skills that changed or went away. */
+export interface ServeChange {
+	resources: boolean;
+	tools: boolean;
+	prompts: boolean;
+	updated: string[];
+}
+
+/**
+ * Creates a SEP-2640 skills server over the skills that discovery selects (or a ready `index`): resources at
+ * `skill://<skill-path>/<file>`, `skills/list`, `skills/get`, directory reads, the skill tools, one prompt per
+ * user-invocable skill, and the budgeted catalog as instructions. With `watch`, clients hear of every change.
+ */
+export async function createSkillServer(options: SkillServerOptions = {}): Promise<SkillServer> {
+	const rules: ServeRules = {
+		maxBytes: options.maxResourceBytes ?? DEFAULT_MAX_RESOURCE_BYTES,
+		allowHardLinks: options.allowHardLinks === true,
+		...(options.integrity ? { lock: options.integrity.lock } : {}),
+		listings: new ListingCache(),
+	};
+	const cache = new DigestCache();
+	const connections = new Set<Connection>();
+	const listeners = new Set<(change: ServeChange) => void>();
+	const log = (level: McpLogLevel, message: string): void => {
+		options.onLog?.(level, message);
+		for (const connection of connections) connection.log(level, message);
+	};
+	const snapshotOf = async (discovered: SkillIndex, report: DiscoveryReport | undefined): Promise<ServeSnapshot> => {
+		const plan = planServe(discovered, rules);
+		// Tools, prompts and instructions offer exactly the served skills: one set, whichever way a client reads it.
+		const index = new SkillIndex(plan.served.map((served) => served.skill));
+		const instructions = await buildInstructions(index, options);
+		return { index, report, plan, instructions, keys: snapshotKeys(index, plan) };
+	};
+
+	const snapshots = await startSnapshots(options, {
+		make: snapshotOf,
+		swapped(previous, next) {
+			const keep = insideServed(next);
+			cache.prune(keep);
+			rules.listings?.prune(keep);
+			reportLeftOut(next.plan.leftOut, log);
+			for (const connection of connections) connection.update(previous, next);
+			const change = changeBetween(previous, next);
+			for (const listener of listeners) listener(change);
+		},
+		error: (error) => log("error", `watch: ${String(error)}`),
+	});
+	const now = snapshots.current;
+	reportLeftOut(now().plan.leftOut, log);
+
+	const extension = new SkillsExtension({
+		source: createSkillSource(() => ({
+			plan: now().plan,
+			rules,
+			cache,
+			pageSize: options.pageSize ?? 100,
+			warn: (message) => log("warning", message),
+		})),
+		onWarning: (warning) => log("warning", `${warning.path}: ${warning.message}`),
+	});
+	const createServer = (): McpServer => {
+		const mcp = new McpServer(options.info ?? { name: "skillset", version: "0" }, {
+			instructions: now().instructions,
+			capabilities: {
+				resources: { subscribe: true, listChanged: true },
+				logging: {},
+				...(options.tools === false ? {} : { tools: { listChanged: true } }),
+			},
+		});
+		extension.attach(mcp);
+		const connection = attachConnection(mcp, now(), {
+			tools: options.tools !== false,
+			session: { ...options.session, ...(options.tokenizer ? { tokenizer: options.tokenizer } : {}) },
+			integrity: options.integrity,
+			maxResourceBytes: rules.maxBytes,
+			allowHardLinks: rules.allowHardLinks,
+			onClose: () => connections.delete(connection),
+		});
+		connections.add(connection);
+		return mcp;
+	};
+	return {
+		createServer,
+		async connect(transport) {
+			const mcp = createServer();
+			await mcp.connect(transport);
+			return mcp;
+		},
+		get served() {
+			return now().plan.served.map((served) => ({ name: served.skill.name, uri: served.uri }));
+		},
+		get leftOut() {
+			return now().plan.leftOut;
+		},
+		get report() {
+			return now().report;
+		},
+		get cachedDigests() {
+			return cache.size;
+		},
+		onChange(listener) {
+			listeners.add(listener);
+			return () => listeners.delete(listener);
+		},
+		async close() {
+			snapshots.close();
+			await Promise.all([...connections].map((connection) => connection.close()));
+		},
+	};
+}
+
+/** Whether a path lies in a folder the snapshot serves (for pruning caches after a rescan). */
+function insideServed(snapshot: ServeSnapshot): (path: string) => boolean {
+	const dirs = new Set(snapshot.plan.served.map((served) => served.dir));
+	return (path) => {
+		for (let dir = path; ; dir = dirname(dir)) {
+			if (dirs.has(dir)) return true;
+			if (dirname(dir) === dir) return false;
+		}
+	};
+}
+
+function changeBetween(previous: ServeSnapshot, next: ServeSnapshot): ServeChange {
+	const before = previous.keys;
+	const after = next.keys;
+	return {
+		resources: before.resources !== after.resources,
+		tools: before.tools !== after.tools,
+		prompts: before.prompts !== after.prompts,
+		updated: [...before.skills.keys()].filter((uri) => before.skills.get(uri) !== after.skills.get(uri)),
+	};
+}
+
+function reportLeftOut(leftOut: readonly LeftOutSkill[], log: (level: McpLogLevel, message: string) => void): void {
+	if (leftOut.length === 0) return;
+	const lines = leftOut.map((skill) => `  ${printable(skill.name)}: ${printable(skill.message)} (${skill.code})`);
+	log("warning", `${leftOut.length} selected skill(s) not served:\n${lines.join("\n")}`);
+}
+
+/** A name or path as one log line: control characters (a newline in a folder name) cannot forge more lines. */
+function printable(text: string): string {
+	return text.replace(/\p{Cc}/gu, "?");
+}

@@ -1,0 +1,54 @@
+import { createDiscovery, type DiscoveryReport, discover, type SkillIndex, watchSkills } from "../discovery/index.ts";
+import { SkillsetError } from "../skill/index.ts";
+import type { ServeSnapshot } from "./connection.ts";
+import type { SkillServerOptions } from "./server.ts";
+
+/** The snapshot served now, swapped whole after each rescan that changed the index. */
+export interface Snapshots {
+	current(): ServeSnapshot;
+	close(): void;
+}
+
+/** How a snapshot is made from a discovered index, and what happens when one replaces another. */
+export interface SnapshotHooks {
+	make(index: SkillIndex, report: DiscoveryReport | undefined): Promise<ServeSnapshot>;
+	swapped(previous: ServeSnapshot, next: ServeSnapshot): void;
+	error(error: unknown): void;
+}
+
+/**
+ * The first snapshot, from a ready index, one discovery, or a watch; with a watch, every change makes a new one.
+ * Rescans queue behind the first snapshot, so a change during start-up is never overwritten by it.
+ */
+export async function startSnapshots(options: SkillServerOptions, hooks: SnapshotHooks): Promise<Snapshots> {
+	if (options.index || !options.watch) {
+		const found = options.index ? { index: options.index, report: undefined } : await discover(options);
+		const only = await hooks.make(found.index, found.report);
+		return { current: () => only, close: () => undefined };
+	}
+	let snapshot: ServeSnapshot | undefined;
+	let queue: Promise<void> = Promise.resolve();
+	const watcher = watchSkills(createDiscovery(options), {
+		debounceMs: options.debounceMs,
+		onChange: (event) => {
+			queue = queue.then(async () => {
+				const next = await hooks.make(event.index, event.report);
+				const previous = snapshot;
+				snapshot = next;
+				if (previous) hooks.swapped(previous, next);
+			});
+		},
+		onError: hooks.error,
+	});
+	queue = watcher.ready.then(async (first) => {
+		snapshot = await hooks.make(first.index, first.report);
+	});
+	await queue;
+	return {
+		current() {
+			if (!snapshot) throw new SkillsetError("internal", "the skills server has no snapshot");
+			return snapshot;
+		},
+		close: () => watcher.close(),
+	};
+}

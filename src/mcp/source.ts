@@ -1,0 +1,71 @@
+import { ProtocolError, ProtocolErrorCode, type Resource } from "@modelcontextprotocol/server";
+import type { Skill, SkillReadResult, SkillSource } from "@modelcontextprotocol/server/ext/skills";
+import { buildEntry, type DigestCache, readDirectory, readFile, type ServeRules } from "./entries.ts";
+import type { ServePlan } from "./plan.ts";
+
+/** What the source reads on every call: the current plan (swapped whole on a rescan), rules and cache. */
+export interface SourceState {
+	readonly plan: ServePlan;
+	readonly rules: ServeRules;
+	readonly cache: DigestCache;
+	readonly pageSize: number;
+	/** Reports a skill dropped from a listing because its folder changed since the plan. */
+	warn(message: string): void;
+}
+
+/**
+ * The SEP-2640 skill source behind the SDK's skills extension: pages of entries built from fresh walks (digests
+ * cached), `skills/get` for any served SKILL.md URI, contained reads, directory reads and the SKILL.md listing.
+ */
+export function createSkillSource(state: () => SourceState): SkillSource {
+	return {
+		async list(params) {
+			const { plan, rules, cache, pageSize, warn } = state();
+			const start = parseCursor(params.cursor, plan.served.length);
+			const end = Math.min(start + pageSize, plan.served.length);
+			const skills: Skill[] = [];
+			for (const served of plan.served.slice(start, end)) {
+				const entry = buildEntry(served, rules, cache);
+				if ("code" in entry) warn(`${served.uri} left out of skills/list: ${entry.message} (${entry.code})`);
+				else skills.push(entry);
+			}
+			return end < plan.served.length ? { skills, nextCursor: String(end) } : { skills };
+		},
+		async get(uri) {
+			const { plan, rules, cache } = state();
+			const served = plan.served.find((candidate) => candidate.uri === uri);
+			if (!served) return undefined;
+			const entry = buildEntry(served, rules, cache);
+			return "code" in entry ? undefined : entry;
+		},
+		async read(uri): Promise<SkillReadResult | undefined> {
+			const { plan, rules } = state();
+			return readFile(plan, uri, rules);
+		},
+		async readDirectory(uri, params) {
+			const { plan, rules, cache, pageSize } = state();
+			const children = readDirectory(plan, uri, rules, cache);
+			if (!children) return undefined;
+			const start = parseCursor(params.cursor, children.length);
+			const end = Math.min(start + pageSize, children.length);
+			const resources: Resource[] = children.slice(start, end);
+			return end < children.length ? { resources, nextCursor: String(end) } : { resources };
+		},
+		async listResources() {
+			return state().plan.served.map((served) => ({
+				uri: served.uri,
+				name: String(served.frontmatter.name),
+				description: String(served.frontmatter.description),
+				mimeType: "text/markdown",
+			}));
+		},
+	};
+}
+
+/** A cursor is the decimal offset of the next entry; anything else is invalid params. */
+function parseCursor(cursor: string | undefined, length: number): number {
+	if (cursor === undefined) return 0;
+	const offset = /^\d{1,9}$/.test(cursor) ? Number(cursor) : Number.NaN;
+	if (!(offset <= length)) throw new ProtocolError(ProtocolErrorCode.InvalidParams, "Invalid cursor");
+	return offset;
+}
