@@ -190,9 +190,8 @@ class WalkState {
 			this.#walk.diagnostics.push(discoveryDiagnostic("walk.entry-limit", message, this.#root.path));
 			return [];
 		}
-		const skillFile = pickSkillFileName(
-			entries.filter((e) => e.kind === "file" || e.kind === "link").map((e) => e.name),
-		);
+		// Any non-folder counts, so a FIFO or device named SKILL.md is reported as unreadable rather than ignored.
+		const skillFile = pickSkillFileName(entries.filter((e) => e.kind !== "dir").map((e) => e.name));
 		if (skillFile) {
 			this.#addSkill(item, entries, skillFile.name);
 			return [];
