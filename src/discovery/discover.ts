@@ -6,14 +6,25 @@ import { type LoadedSkill, type LoadOptions, loadCandidate } from "./load.ts";
 import { mapInBatches } from "./pool.ts";
 import { buildReport, type DiscoveryReport } from "./report.ts";
 import { type CollisionPolicy, resolveSkills } from "./resolve.ts";
-import { type RootOptions, resolveRoots } from "./roots.ts";
+import { type DiscoveryRoot, type RootOptions, resolveRoots } from "./roots.ts";
 import { SkillIndex } from "./skill-index.ts";
-import { type Candidate, DEFAULT_WALK_LIMITS, type RootWalk, type WalkLimits, walkRoot } from "./walk.ts";
+import {
+	type Candidate,
+	DEFAULT_EXPLICIT_WALK_LIMITS,
+	DEFAULT_WALK_LIMITS,
+	type RootWalk,
+	type WalkLimits,
+	walkRoot,
+} from "./walk.ts";
 
 /** Everything discovery can be told. All of it is optional. */
 export interface DiscoverOptions extends RootOptions, LoadOptions {
 	/** What to do with one name in several roots. Default `precedence`. */
 	policy?: CollisionPolicy;
+	/**
+	 * Walk bounds for every root. Unset bounds default to {@link DEFAULT_EXPLICIT_WALK_LIMITS} for the roots the
+	 * caller named and {@link DEFAULT_WALK_LIMITS} for conventional and preset folders.
+	 */
 	limits?: Partial<WalkLimits>;
 	/** Follow links to folders (default true). */
 	followSymlinks?: boolean;
@@ -97,13 +108,14 @@ async function scanOnce(
 	const cwd = resolve(options.cwd ?? process.cwd());
 	const roots = await resolveRoots({ ...options, cwd, home: options.home ?? homedir() });
 	const walkOptions = {
-		limits: { ...DEFAULT_WALK_LIMITS, ...options.limits },
 		followSymlinks: options.followSymlinks !== false,
 		allowSymlinkedSkillFile: options.allowSymlinkedSkillFile === true,
 		...(cache ? { listDir: cache.listDir } : {}),
 	};
 	const walks: RootWalk[] = reuse ? reuse.walks : [];
-	if (!reuse) for (const root of roots) walks.push(await walkRoot(root, walkOptions));
+	if (!reuse) {
+		for (const root of roots) walks.push(await walkRoot(root, { ...walkOptions, limits: limitsFor(root, options) }));
+	}
 	const walked = performance.now();
 	const diagnostics: DiscoveryDiagnostic[] = walks.flatMap((walk) => walk.diagnostics);
 	const candidates = uniqueCandidates(walks, diagnostics);
@@ -149,6 +161,12 @@ async function scanOnce(
 			: { dirs: 0, files: 0 },
 	});
 	return { index, report };
+}
+
+/** A named root may be a whole collection; a conventional folder keeps the tighter bound. */
+function limitsFor(root: DiscoveryRoot, options: DiscoverOptions): WalkLimits {
+	const defaults = root.source === "option" ? DEFAULT_EXPLICIT_WALK_LIMITS : DEFAULT_WALK_LIMITS;
+	return { ...defaults, ...options.limits };
 }
 
 /** The previous result with this check's timing: everything was reused. */

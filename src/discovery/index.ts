@@ -14,6 +14,6 @@ export type { DiscoveryRoot, Preset, PresetName, RootOptions, RootSource, Scope 
 export { DEFAULT_CONVENTIONS, DEFAULT_SCOPE_ORDER, PRESET_NAMES, PRESETS, resolveRoots } from "./roots.ts";
 export { SkillIndex } from "./skill-index.ts";
 export type { Candidate, DirEntry, ListDir, RootWalk, WalkLimits, WalkOptions } from "./walk.ts";
-export { DEFAULT_WALK_LIMITS, listDir, walkRoot } from "./walk.ts";
+export { DEFAULT_EXPLICIT_WALK_LIMITS, DEFAULT_WALK_LIMITS, listDir, walkRoot } from "./walk.ts";
 export type { IndexChanges, SkillWatcher, WatchEvent, WatchOptions } from "./watch.ts";
 export { diffIndexes, watchSkills } from "./watch.ts";

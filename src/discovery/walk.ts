@@ -15,8 +15,15 @@ export interface WalkLimits {
 	maxEntries: number;
 }
 
-/** The bounds of DESIGN.md §3. */
+/** The bounds of DESIGN.md §3, for conventional and preset roots (Codex's folder bound). */
 export const DEFAULT_WALK_LIMITS: Readonly<WalkLimits> = { maxDepth: 6, maxDirs: 2000, maxEntries: 20_000 };
+
+/** The bounds for a root the user named (`roots`, `--root`): big collections are what such roots are for. */
+export const DEFAULT_EXPLICIT_WALK_LIMITS: Readonly<WalkLimits> = {
+	maxDepth: 6,
+	maxDirs: 100_000,
+	maxEntries: 1_000_000,
+};
 
 /** A SKILL.md found by the walk, not yet read. */
 export interface Candidate {
