@@ -14,6 +14,7 @@ import {
 	type SkillIndex,
 } from "skillset";
 import { parse } from "yaml";
+import { benchDiscoveryFast } from "./discovery-fast.ts";
 import { generateTree } from "./generate.ts";
 
 const RUNS = 5;
@@ -164,6 +165,7 @@ async function main(): Promise<void> {
 	await loadDefaultTokenizer();
 	const tokenizerLoadMs = Math.round(performance.now() - tokenizerStart);
 	for (const count of SIZES) sizes.push(await benchSize(count, rows));
+	rows.push(...(await benchDiscoveryFast()));
 	console.log(
 		`node ${process.version}, ${RUNS} runs per measure (median), tokenizer load ${tokenizerLoadMs} ms (once)\n`,
 	);

@@ -2,7 +2,6 @@ import { homedir } from "node:os";
 import { resolve } from "node:path";
 import type { ParseArgsConfig } from "node:util";
 import { type DiscoverOptions, type DiscoveryResult, discover } from "../discovery/index.ts";
-import { defaultTrustFile, loadTrustStore } from "../policy/index.ts";
 import { configFromEnv, discoverOptionsFrom, homeFrom, loadConfig, type SkillsetConfig } from "./config.ts";
 import { type CliIo, UsageError } from "./io.ts";
 
@@ -65,6 +64,8 @@ async function resolveSettings(values: DiscoveryFlagValues, cwd: string, io: Cli
 
 /** Whether the trust store (SKILLSET_TRUST_FILE, else the default file) trusts the workspace. */
 async function trustedByStore(cwd: string, io: CliIo): Promise<boolean> {
+	// Loaded here, not at the top: only --trust-store needs the policy stage, and start-up pays for every module.
+	const { defaultTrustFile, loadTrustStore } = await import("../policy/index.ts");
 	const file = io.env.SKILLSET_TRUST_FILE ?? defaultTrustFile(io.env, homeFrom(io.env, homedir()));
 	try {
 		return (await loadTrustStore(file)).isTrusted(cwd);

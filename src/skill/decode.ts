@@ -1,4 +1,4 @@
-import { isUtf8 } from "node:buffer";
+import { Buffer, isUtf8 } from "node:buffer";
 import type { Finding, Position } from "./diagnostics.ts";
 
 /** A byte range of SKILL.md decoded to text, with CRLF read as LF. */
@@ -39,7 +39,8 @@ export function decodeRange(bytes: Uint8Array, start: number, end: number, first
 
 /** Index of the first NUL byte in `bytes[start, end)`, or -1. */
 export function findNul(bytes: Uint8Array, start: number, end: number): number {
-	const at = bytes.subarray(start, end).indexOf(0);
+	// A Buffer view searches with memchr: many times faster than Uint8Array#indexOf on a 4 KiB chunk.
+	const at = Buffer.from(bytes.buffer, bytes.byteOffset + start, Math.max(0, end - start)).indexOf(0);
 	return at === -1 ? -1 : start + at;
 }
 
