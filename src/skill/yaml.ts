@@ -3,8 +3,8 @@ import type * as Yaml from "yaml";
 import type { Document, DocumentOptions, ParseOptions, SchemaOptions, YAMLError, YAMLMap } from "yaml";
 import type { Profile } from "./codes.ts";
 import type { Finding } from "./diagnostics.ts";
-import { parseFrontmatterFast } from "./yaml-fast.ts";
-import { repairColonValues } from "./yaml-repair.ts";
+import { parseFrontmatterFast, parseRepairedFast } from "./yaml-fast.ts";
+import { repairColonValues, repairFindings } from "./yaml-repair.ts";
 
 /** A frontmatter value: YAML core-schema scalars, lists, and null-prototype mappings. */
 export type FrontmatterValue = string | number | boolean | null | FrontmatterValue[] | FrontmatterMap;
@@ -82,7 +82,8 @@ const YAML_OPTIONS: ParseOptions & DocumentOptions & SchemaOptions = {
  * package is loaded only for the rest.
  */
 export function parseFrontmatterYaml(text: string, options: ParseYamlOptions = {}): ParsedYaml {
-	return parseFrontmatterFast(text) ?? parseFrontmatterYamlFull(text, options);
+	const fast = parseFrontmatterFast(text) ?? (options.profile === "lenient" ? parseRepairedFast(text) : undefined);
+	return fast ?? parseFrontmatterYamlFull(text, options);
 }
 
 /** The full, hardened path of {@link parseFrontmatterYaml}, without the fast path (which must agree with it). */
@@ -97,14 +98,7 @@ export function parseFrontmatterYamlFull(text: string, options: ParseYamlOptions
 	if (!repair) return parsedOf(first);
 	const second = parsedOf(parseOnce(repair.text, strict));
 	if (second.data === null) return parsedOf(first);
-	const starts = lineStarts(repair.text);
-	for (const line of repair.lines) {
-		second.findings.push({
-			code: "yaml.repaired",
-			message: "A value containing ': ' was quoted to make the YAML valid",
-			at: starts[line] ?? 0,
-		});
-	}
+	second.findings.push(...repairFindings(repair));
 	return second;
 }
 
@@ -289,10 +283,4 @@ function describeNode(key: string, keyOffset: number, node: unknown, value: Fron
 		field.text = yaml().isScalar(node) ? (node.source ?? String(node.value ?? "")) : "";
 	}
 	return field;
-}
-
-function lineStarts(text: string): number[] {
-	const starts = [0];
-	for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) starts.push(i + 1);
-	return starts;
 }
