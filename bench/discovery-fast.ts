@@ -207,9 +207,20 @@ export async function benchDiscoveryFast(sizes: readonly number[] = [1000, 10_00
 	await mkdir(empty, { recursive: true });
 	const reporter = join(work, "usage.cjs");
 	// A CommonJS preload (it does not start the ES module loader): the child writes its own CPU time and peak RSS.
+	// Peak RSS comes from /proc/self/status (VmHWM) where there is one: `ru_maxrss` survives exec on Linux, so a
+	// child of this large process would report the parent's peak.
 	await writeFile(
 		reporter,
-		'process.on("exit", () => require("node:fs").writeFileSync(process.env.SKILLSET_BENCH_USAGE, JSON.stringify(process.resourceUsage())));\n',
+		`const fs = require("node:fs");
+process.on("exit", () => {
+	const usage = process.resourceUsage();
+	let status = "";
+	try { status = fs.readFileSync("/proc/self/status", "utf8"); } catch {}
+	const hwm = /VmHWM:\\s+(\\d+) kB/.exec(status);
+	if (hwm) usage.maxRSS = Number(hwm[1]);
+	fs.writeFileSync(process.env.SKILLSET_BENCH_USAGE, JSON.stringify(usage));
+});
+`,
 	);
 	const context = { cwd: work, home: empty, usageFile: join(work, "usage.json"), reporter };
 	try {
