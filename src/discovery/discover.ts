@@ -2,7 +2,7 @@ import { homedir } from "node:os";
 import { resolve } from "node:path";
 import { ScanCache } from "./cache.ts";
 import { type DiscoveryDiagnostic, discoveryDiagnostic } from "./codes.ts";
-import { type LoadedSkill, type LoadOptions, loadCandidate } from "./load.ts";
+import type { LoadedSkill, LoadOptions } from "./load.ts";
 import { mapInBatches } from "./pool.ts";
 import { buildReport, type DiscoveryReport } from "./report.ts";
 import { type CollisionPolicy, resolveSkills } from "./resolve.ts";
@@ -123,11 +123,15 @@ async function scanOnce(
 		maxFileBytes: options.maxFileBytes,
 		maxFrontmatterBytes: options.maxFrontmatterBytes,
 	};
-	const loaded = await mapInBatches(candidates, (candidate) =>
-		cache
-			? cache.load(candidate, loadOptions, reuse !== undefined && !reuse.changed.has(candidate.file))
-			: loadCandidate(candidate, loadOptions),
-	);
+	// Reading SKILL.md needs the skill stage: loaded only when there is something to read.
+	const { loadCandidate } = candidates.length > 0 ? await import("./load.ts") : { loadCandidate: undefined };
+	const loaded = !loadCandidate
+		? []
+		: await mapInBatches(candidates, (candidate) =>
+				cache
+					? cache.load(candidate, loadOptions, reuse !== undefined && !reuse.changed.has(candidate.file), loadCandidate)
+					: loadCandidate(candidate, loadOptions),
+			);
 	const loadedAt = performance.now();
 	const walkRejected = walks.flatMap((walk) => walk.rejected).map(rejectedAtWalk);
 	const resolution = resolveSkills([...loaded, ...walkRejected], {

@@ -6,7 +6,6 @@ export { DISCOVERY_CODES } from "./codes.ts";
 export type { DiscoverOptions, Discovery, DiscoveryResult } from "./discover.ts";
 export { createDiscovery, discover } from "./discover.ts";
 export type { LoadedSkill, LoadOptions } from "./load.ts";
-export { loadCandidate } from "./load.ts";
 export type { DiscoveryReport, RootReport, SkillSummary, StatusCounts } from "./report.ts";
 export type { CollisionPolicy, IndexedSkill, RejectedSkill, SkillStatus } from "./resolve.ts";
 export { COLLISION_POLICIES } from "./resolve.ts";
