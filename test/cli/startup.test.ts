@@ -9,6 +9,7 @@ import { skillMd, tempDir, writeTree } from "../helpers/temp.ts";
 const BIN = join(import.meta.dirname, "..", "..", "dist", "cli", "bin.js");
 let root: string;
 let register: string;
+let requireReport: string;
 
 beforeAll(async () => {
 	root = await tempDir();
@@ -22,10 +23,16 @@ beforeAll(async () => {
 		register,
 		`import { register } from "node:module";\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n`,
 	);
+	// CommonJS packages (yaml) load through require, which the hook does not see: list the require cache at exit.
+	requireReport = join(root, "require-report.cjs");
+	await writeFile(
+		requireReport,
+		'process.on("exit", () => { for (const file of Object.keys(require.cache)) process.stderr.write(`LOADED file://${file}\\n`); });\n',
+	);
 });
 
 function loaded(cwd: string, ...args: string[]): string[] {
-	const run = spawnSync(process.execPath, ["--import", register, BIN, ...args], {
+	const run = spawnSync(process.execPath, ["--import", register, "--require", requireReport, BIN, ...args], {
 		cwd,
 		encoding: "utf8",
 		env: { ...process.env, HOME: join(root, "home"), NO_COLOR: "1" },
