@@ -33,7 +33,7 @@ export interface SkillsetConfig {
 // The catalog's formats, spelled here so that reading a config does not load the catalog stage (start-up time);
 // the type check below fails if this list and `CatalogFormat` ever differ.
 const CATALOG_FORMATS = ["xml", "markdown", "json"] as const satisfies readonly CatalogFormat[];
-const FORMATS_COMPLETE: [Exclude<CatalogFormat, (typeof CATALOG_FORMATS)[number]>] extends [never] ? true : never =
+const _formatsComplete: [Exclude<CatalogFormat, (typeof CATALOG_FORMATS)[number]>] extends [never] ? true : never =
 	true;
 
 /** The config file name looked for in the working directory. */

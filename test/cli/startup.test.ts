@@ -16,7 +16,7 @@ beforeAll(async () => {
 	const hooks = join(root, "hooks.mjs");
 	await writeFile(
 		hooks,
-		'export async function load(url, context, next) { if (url.startsWith("file:")) process.stderr.write(`LOADED ${url}\\n`); return next(url, context); }\n',
+		'export async function load(url, context, next) { if (url.startsWith("file:")) process.stderr.write("LOADED " + url + "\\n"); return next(url, context); }\n',
 	);
 	register = join(root, "register.mjs");
 	await writeFile(
@@ -27,7 +27,7 @@ beforeAll(async () => {
 	requireReport = join(root, "require-report.cjs");
 	await writeFile(
 		requireReport,
-		'process.on("exit", () => { for (const file of Object.keys(require.cache)) process.stderr.write(`LOADED file://${file}\\n`); });\n',
+		'process.on("exit", () => { for (const file of Object.keys(require.cache)) process.stderr.write("LOADED file://" + file + "\\n"); });\n',
 	);
 });
 
