@@ -3,7 +3,8 @@ import type * as Yaml from "yaml";
 import type { Document, DocumentOptions, ParseOptions, SchemaOptions, YAMLError, YAMLMap } from "yaml";
 import type { Profile } from "./codes.ts";
 import type { Finding } from "./diagnostics.ts";
-import { parseFrontmatterFast, parseRepairedFast } from "./yaml-fast.ts";
+import { parseFrontmatterFast } from "./yaml-fast.ts";
+import { parseRepairedFast } from "./yaml-fast-repair.ts";
 import { repairColonValues, repairFindings } from "./yaml-repair.ts";
 
 /** A frontmatter value: YAML core-schema scalars, lists, and null-prototype mappings. */

@@ -6,7 +6,8 @@ import { describe, expect, it } from "vitest";
 import { decodeRange } from "../../src/skill/decode.ts";
 import { locateFrontmatter } from "../../src/skill/fences.ts";
 import { parseFrontmatterYaml, parseFrontmatterYamlFull } from "../../src/skill/yaml.ts";
-import { parseFrontmatterFast, parseRepairedFast } from "../../src/skill/yaml-fast.ts";
+import { parseFrontmatterFast } from "../../src/skill/yaml-fast.ts";
+import { parseRepairedFast } from "../../src/skill/yaml-fast-repair.ts";
 import { SHARED_DIR } from "../helpers/temp.ts";
 
 /**
