@@ -235,6 +235,14 @@ describe("parseFrontmatterFast", { timeout: 120_000 }, () => {
 		["a block scalar with an indentation indicator", "a: |2\n   x\n"],
 		["nothing but blank lines", "\n  \n"],
 		["no final newline", "a: b"],
+		// The hostile rows of DESIGN.md "Bad input" that reach the YAML parser.
+		["deep flow nesting", `name: x\nx: ${"[".repeat(3000)}\n`],
+		["deep block nesting", `${Array.from({ length: 40 }, (_, d) => `${"  ".repeat(d)}k${d}:`).join("\n")} leaf\n`],
+		["an alias bomb", "a: &a [x, x]\nb: &b [*a, *a]\nc: [*b, *b]\n"],
+		["more keys than the fast path takes", Array.from({ length: 1001 }, (_, i) => `k${i}: v\n`).join("")],
+		["a non-mapping document", "- a\n- b\n"],
+		["a plain scalar document", "just text\n"],
+		["a nested __proto__", "permissions:\n  __proto__:\n    isAdmin: true\n"],
 	])("declines %s", (_, text) => {
 		expect(parseFrontmatterFast(text)).toBeUndefined();
 		expect(parseFrontmatterYaml(text)).toStrictEqual(parseFrontmatterYamlFull(text));
