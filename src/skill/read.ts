@@ -1,3 +1,4 @@
+import { Buffer } from "node:buffer";
 import type { Stats } from "node:fs";
 import { readdir, stat } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
@@ -55,7 +56,7 @@ export function readSkillFrontmatter(file: string, options: ParseSkillOptions = 
 
 // The first chunk of every synchronous read goes here: a synchronous read finishes (and nothing keeps a view of
 // the bytes) before the next one starts, so one buffer serves them all and discovery allocates none per file.
-const SYNC_SCRATCH = new Uint8Array(FIRST_CHUNK_BYTES);
+const SYNC_SCRATCH: Uint8Array = Buffer.allocUnsafeSlow(FIRST_CHUNK_BYTES);
 
 /** {@link readSkillFrontmatter} with synchronous I/O: several times faster for many files, but blocking. */
 export function readSkillFrontmatterSync(file: string, options: ParseSkillOptions = {}): ReadSkill {
