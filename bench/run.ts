@@ -17,6 +17,7 @@ import { parse } from "yaml";
 import { benchAgent } from "./agent.ts";
 import { benchAudit } from "./audit.ts";
 import { benchCatalog } from "./catalog.ts";
+import { benchDiscoveryFast } from "./discovery-fast.ts";
 import { generateTree } from "./generate.ts";
 import { benchMcp } from "./mcp.ts";
 import { benchOrigins } from "./origins.ts";
@@ -176,6 +177,7 @@ async function main(): Promise<void> {
 	rows.push(...(await benchAgent()));
 	rows.push(...(await benchAudit()));
 	rows.push(...(await benchMcp()));
+	rows.push(...(await benchDiscoveryFast()));
 	console.log(
 		`node ${process.version}, ${RUNS} runs per measure (median), tokenizer load ${tokenizerLoadMs} ms (once)\n`,
 	);

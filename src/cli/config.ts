@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
-import { CATALOG_FORMATS, type CatalogBudget, type CatalogFormat } from "../catalog/index.ts";
+import type { CatalogBudget, CatalogFormat } from "../catalog/index.ts";
 import {
 	COLLISION_POLICIES,
 	type CollisionPolicy,
@@ -32,6 +32,12 @@ export interface SkillsetConfig {
 	/** The ceiling for `skillset chat`: tool patterns allowed at all, and patterns always denied. */
 	permissions?: { allow?: string[]; deny?: string[] };
 }
+
+// The catalog's formats, spelled here so that reading a config does not load the catalog stage (start-up time);
+// the type check below fails if this list and `CatalogFormat` ever differ.
+const CATALOG_FORMATS = ["xml", "markdown", "json"] as const satisfies readonly CatalogFormat[];
+const _formatsComplete: [Exclude<CatalogFormat, (typeof CATALOG_FORMATS)[number]>] extends [never] ? true : never =
+	true;
 
 /** The config file name looked for in the working directory. */
 const CONFIG_FILE_NAME = "skillset.config.json";

@@ -10,7 +10,6 @@ import {
 	discover,
 	type PresetName,
 } from "../discovery/index.ts";
-import { defaultTrustFile, loadTrustStore } from "../policy/index.ts";
 import {
 	checkSetting,
 	configFromEnv,
@@ -105,6 +104,8 @@ async function checkFolder(what: string, path: string): Promise<void> {
 
 /** Whether the trust store (SKILLSET_TRUST_FILE, else the default file) trusts the workspace. */
 async function trustedByStore(cwd: string, io: CliIo): Promise<boolean> {
+	// Loaded here, not at the top: only --trust-store needs the policy stage, and start-up pays for every module.
+	const { defaultTrustFile, loadTrustStore } = await import("../policy/index.ts");
 	const file = io.env.SKILLSET_TRUST_FILE ?? defaultTrustFile(io.env, homeFrom(io.env, homedir()));
 	try {
 		return (await loadTrustStore(file)).isTrusted(cwd);

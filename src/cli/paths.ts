@@ -1,7 +1,15 @@
 import { readdir, stat } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import type { DiscoveryReport } from "../discovery/index.ts";
-import { type Diagnostic, type Finding, pickSkillFileName, placeFindings } from "../skill/index.ts";
+import type { Diagnostic, Finding } from "../skill/index.ts";
+
+/** The skill stage, loaded only when a diagnostic is made: a scan that finds nothing to report never loads it. */
+const skillStage = () => import("../skill/index.ts");
+
+/** Whether a folder listing holds a skill file (`SKILL.md` in any case). */
+function hasSkillFile(names: readonly string[]): boolean {
+	return names.some((name) => name.toLowerCase() === "skill.md");
+}
 
 /** A PATH the user named, resolved once for every command: one skill's folder, or a folder that may hold skills. */
 export type NamedPath =
@@ -36,15 +44,15 @@ export async function resolveNamedPath(path: string, cwd: string): Promise<Named
 	if (names instanceof Error) {
 		return problem(path, { code: "file.unreadable", message: `Cannot list ${path}: ${names.code ?? names.message}` });
 	}
-	return { path, dir: absolute, kind: pickSkillFileName(names) ? "skill" : "folder" };
+	return { path, dir: absolute, kind: hasSkillFile(names) ? "skill" : "folder" };
 }
 
 /** `path.no-skills` for a folder the user named that held no skill, with a hint fitted to what the walk skipped. */
-export function noSkillsDiagnostic(path: string, report?: DiscoveryReport): Diagnostic {
+export async function noSkillsDiagnostic(path: string, report?: DiscoveryReport): Promise<Diagnostic> {
 	const hidden = report?.diagnostics.find((d) => d.code === "walk.hidden-skipped");
 	const finding: Finding = { code: "path.no-skills", message: `No skill found under ${path}` };
 	if (hidden) finding.hint = `${hidden.message}. If the skills are there, --include-hidden scans them.`;
-	const [diagnostic] = placeFindings([finding], { file: path, profile: "strict" });
+	const [diagnostic] = (await skillStage()).placeFindings([finding], { file: path, profile: "strict" });
 	return diagnostic as Diagnostic;
 }
 
@@ -58,7 +66,7 @@ export async function findSkillFolders(dir: string, maxDirs = 5000, maxDepth = 8
 		for (const folder of level) {
 			if (listed++ >= maxDirs) break;
 			const entries = await readdir(folder, { withFileTypes: true }).catch(() => []);
-			if (pickSkillFileName(entries.map((e) => e.name))) {
+			if (hasSkillFile(entries.map((e) => e.name))) {
 				found.push(folder);
 				continue;
 			}
@@ -118,7 +126,7 @@ function commonParent(paths: readonly string[]): string {
 	return common.join(sep) || sep;
 }
 
-function problem(path: string, finding: Finding): NamedPath {
-	const [diagnostic] = placeFindings([finding], { file: path, profile: "strict" });
+async function problem(path: string, finding: Finding): Promise<NamedPath> {
+	const [diagnostic] = (await skillStage()).placeFindings([finding], { file: path, profile: "strict" });
 	return { path, kind: "problem", diagnostic: diagnostic as Diagnostic };
 }

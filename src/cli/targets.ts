@@ -59,7 +59,7 @@ export async function resolveTargets(
 				...index.skills.map((s) => ({ name: s.name, dir: dirname(s.realFile), properties: s.properties })),
 				...report.rejected.map(rejected),
 			];
-			if (found.length === 0) result.problems.push(noSkillsDiagnostic(path, report));
+			if (found.length === 0) result.problems.push(await noSkillsDiagnostic(path, report));
 			result.targets.push(...found);
 		}
 	}

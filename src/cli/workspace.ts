@@ -37,7 +37,7 @@ export async function emptyWorkspace(
 	io: CliIo,
 ): Promise<Diagnostic | undefined> {
 	if (dir === undefined || report.counts.selected > 0) return undefined;
-	const diagnostic = noSkillsDiagnostic(dir, report);
+	const diagnostic = await noSkillsDiagnostic(dir, report);
 	const note = await deeperSkillsNote(command, dir, workspace, report, io.cwd);
 	if (note) diagnostic.hint = note;
 	return diagnostic;

@@ -1,6 +1,6 @@
 import { type Stats, statSync } from "node:fs";
 import type { FileSignature } from "../skill/index.ts";
-import { type LoadedSkill, type LoadOptions, loadCandidate } from "./load.ts";
+import type { LoadedSkill, LoadOptions } from "./load.ts";
 import type { Candidate, RootWalk } from "./walk.ts";
 import { type DirEntry, listDir } from "./walk.ts";
 
@@ -90,9 +90,14 @@ export class ScanCache {
 
 	/**
 	 * Loads a candidate, or reuses the last result when SKILL.md is unchanged (`known` when a stat just showed that,
-	 * so it need not be taken again).
+	 * so it need not be taken again). `read` is `loadCandidate`, passed in so that the skill stage loads lazily.
 	 */
-	load(candidate: Candidate, options: LoadOptions, known = false): LoadedSkill {
+	load(
+		candidate: Candidate,
+		options: LoadOptions,
+		known: boolean,
+		read: (candidate: Candidate, options: LoadOptions) => LoadedSkill,
+	): LoadedSkill {
 		this.#seenFiles.add(candidate.file);
 		const cached = this.#files.get(candidate.file);
 		if (cached && cached.dir === candidate.dir) {
@@ -104,7 +109,7 @@ export class ScanCache {
 				return { ...cached.loaded, candidate, diagnostics: [...candidate.diagnostics, ...own] };
 			}
 		}
-		const loaded = loadCandidate(candidate, options);
+		const loaded = read(candidate, options);
 		if (loaded.signature) this.#files.set(candidate.file, { signature: loaded.signature, dir: candidate.dir, loaded });
 		else this.#files.delete(candidate.file);
 		return loaded;

@@ -66,12 +66,14 @@ export const DISCOVERY_CODES: Readonly<Record<DiscoveryOnlyCode, DiscoveryCodeIn
 	},
 	"walk.dir-limit": {
 		severity: "warning",
-		description: "The root has more folders than the bound (2,000 by default); the scan stopped there.",
+		description:
+			"The root has more folders than the bound (2,000 by default, 100,000 for named roots); the scan stopped there.",
 		hint: "Point the root at the skills folder itself, or raise limits.maxDirs.",
 	},
 	"walk.entry-limit": {
 		severity: "warning",
-		description: "The root has more entries than the bound (20,000 by default); the scan stopped there.",
+		description:
+			"The root has more entries than the bound (20,000 by default, 1,000,000 for named roots); the scan stopped there.",
 		hint: "Point the root at the skills folder itself, or raise limits.maxEntries.",
 	},
 	"walk.unreadable": {

@@ -2,20 +2,31 @@ import { homedir } from "node:os";
 import { resolve } from "node:path";
 import { ScanCache } from "./cache.ts";
 import { type DiscoveryDiagnostic, discoveryDiagnostic } from "./codes.ts";
-import { type LoadedSkill, type LoadOptions, loadCandidate } from "./load.ts";
+import type { LoadedSkill, LoadOptions } from "./load.ts";
 import { validateDiscoverOptions } from "./options.ts";
 import { type OriginProvider, walkOrigins } from "./origins.ts";
 import { mapInBatches } from "./pool.ts";
 import { buildReport, type DiscoveryReport } from "./report.ts";
 import { type CollisionPolicy, resolveSkills } from "./resolve.ts";
-import { type RootOptions, resolveRoots } from "./roots.ts";
+import { type DiscoveryRoot, type RootOptions, resolveRoots } from "./roots.ts";
 import { SkillIndex } from "./skill-index.ts";
-import { type Candidate, DEFAULT_WALK_LIMITS, type RootWalk, type WalkLimits, walkRoot } from "./walk.ts";
+import {
+	type Candidate,
+	DEFAULT_EXPLICIT_WALK_LIMITS,
+	DEFAULT_WALK_LIMITS,
+	type RootWalk,
+	type WalkLimits,
+	walkRoot,
+} from "./walk.ts";
 
 /** Everything discovery can be told. All of it is optional. */
 export interface DiscoverOptions extends RootOptions, LoadOptions {
 	/** What to do with one name in several roots. Default `precedence`. */
 	policy?: CollisionPolicy;
+	/**
+	 * Walk bounds for every root. Unset bounds default to {@link DEFAULT_EXPLICIT_WALK_LIMITS} for the roots the
+	 * caller named and {@link DEFAULT_WALK_LIMITS} for conventional and preset folders.
+	 */
 	limits?: Partial<WalkLimits>;
 	/** Follow links to folders (default true). */
 	followSymlinks?: boolean;
@@ -105,14 +116,15 @@ async function scanOnce(
 	const cwd = resolve(options.cwd ?? process.cwd());
 	const roots = await resolveRoots({ ...options, cwd, home: options.home ?? homedir() });
 	const walkOptions = {
-		limits: { ...DEFAULT_WALK_LIMITS, ...options.limits },
 		followSymlinks: options.followSymlinks !== false,
 		allowSymlinkedSkillFile: options.allowSymlinkedSkillFile === true,
 		includeHidden: options.includeHidden === true,
 		...(cache ? { listDir: cache.listDir } : {}),
 	};
 	const walks: RootWalk[] = reuse ? [...reuse.walks] : [];
-	if (!reuse) for (const root of roots) walks.push(await walkRoot(root, walkOptions));
+	if (!reuse) {
+		for (const root of roots) walks.push(await walkRoot(root, { ...walkOptions, limits: limitsFor(root, options) }));
+	}
 	const originWalks = options.origins?.length ? await walkOrigins(options.origins, roots.length) : [];
 	walks.push(...originWalks);
 	const walked = performance.now();
@@ -122,11 +134,15 @@ async function scanOnce(
 		maxFileBytes: options.maxFileBytes,
 		maxFrontmatterBytes: options.maxFrontmatterBytes,
 	};
-	const loaded = await mapInBatches(candidates, (candidate) =>
-		cache
-			? cache.load(candidate, loadOptions, reuse !== undefined && !reuse.changed.has(candidate.file))
-			: loadCandidate(candidate, loadOptions),
-	);
+	// Reading SKILL.md needs the skill stage: loaded only when there is something to read.
+	const { loadCandidate } = candidates.length > 0 ? await import("./load.ts") : { loadCandidate: undefined };
+	const loaded = !loadCandidate
+		? []
+		: await mapInBatches(candidates, (candidate) =>
+				cache
+					? cache.load(candidate, loadOptions, reuse !== undefined && !reuse.changed.has(candidate.file), loadCandidate)
+					: loadCandidate(candidate, loadOptions),
+			);
 	const loadedAt = performance.now();
 	const walkRejected = walks.flatMap((walk) => walk.rejected).map(rejectedAtWalk);
 	const resolution = resolveSkills([...loaded, ...walkRejected], {
@@ -160,6 +176,12 @@ async function scanOnce(
 			: { dirs: 0, files: 0 },
 	});
 	return { index, report };
+}
+
+/** A named root may be a whole collection; a conventional folder keeps the tighter bound. */
+function limitsFor(root: DiscoveryRoot, options: DiscoverOptions): WalkLimits {
+	const defaults = root.source === "option" ? DEFAULT_EXPLICIT_WALK_LIMITS : DEFAULT_WALK_LIMITS;
+	return { ...defaults, ...options.limits };
 }
 
 /** The previous result with this check's timing: everything was reused. */

@@ -6,7 +6,6 @@ export { DISCOVERY_CODES } from "./codes.ts";
 export type { DiscoverOptions, Discovery, DiscoveryResult } from "./discover.ts";
 export { createDiscovery, discover } from "./discover.ts";
 export type { LoadedSkill, LoadOptions } from "./load.ts";
-export { loadCandidate } from "./load.ts";
 export type { FilePin, OriginLoad, OriginProvider, OriginSkill } from "./origins.ts";
 export type { DiscoveryReport, RootReport, SkillSummary, StatusCounts } from "./report.ts";
 export type { CollisionPolicy, IndexedSkill, RejectedSkill, SkillStatus } from "./resolve.ts";
@@ -15,6 +14,6 @@ export type { DiscoveryRoot, Preset, PresetName, RootOptions, RootSource, Scope 
 export { DEFAULT_CONVENTIONS, DEFAULT_SCOPE_ORDER, PRESET_NAMES, PRESETS, resolveRoots } from "./roots.ts";
 export { SkillIndex } from "./skill-index.ts";
 export type { Candidate, DirEntry, ListDir, RootWalk, WalkLimits, WalkOptions } from "./walk.ts";
-export { DEFAULT_WALK_LIMITS, listDir, walkRoot } from "./walk.ts";
+export { DEFAULT_EXPLICIT_WALK_LIMITS, DEFAULT_WALK_LIMITS, listDir, walkRoot } from "./walk.ts";
 export type { IndexChanges, SkillWatcher, WatchEvent, WatchOptions } from "./watch.ts";
 export { diffIndexes, watchSkills } from "./watch.ts";

@@ -1,4 +1,5 @@
-import { SkillsetError } from "../skill/index.ts";
+// The error class alone: importing the skill stage here would load it before any skill is found.
+import { SkillsetError } from "../skill/errors.ts";
 import type { DiscoverOptions } from "./discover.ts";
 import { COLLISION_POLICIES } from "./resolve.ts";
 import { DEFAULT_SCOPE_ORDER, PRESET_NAMES } from "./roots.ts";

@@ -159,8 +159,9 @@ function toRejected(item: LoadedSkill): RejectedSkill {
  * the name is known by its folder name instead; skills still sharing a name after that are all rejected.
  */
 function resolveWithinRoots(skills: IndexedSkill[], rejected: RejectedSkill[]): IndexedSkill[] {
-	for (const group of groupBy(skills, (s) => `${s.rank}\u0000${s.id}`).values()) {
-		if (group.length < 2) continue;
+	const shared = sharedIdsByRoot(skills);
+	if (shared.length === 0) return skills;
+	for (const group of shared) {
 		for (const skill of group) {
 			const folder = basename(skill.dir);
 			if (folder === skill.id) continue;
@@ -171,8 +172,7 @@ function resolveWithinRoots(skills: IndexedSkill[], rejected: RejectedSkill[]): 
 		}
 	}
 	const clashing = new Set<IndexedSkill>();
-	for (const group of groupBy(skills, (s) => `${s.rank}\u0000${s.id}`).values()) {
-		if (group.length < 2) continue;
+	for (const group of sharedIdsByRoot(skills)) {
 		const files = group.map((s) => s.file);
 		for (const skill of group) {
 			clashing.add(skill);
@@ -265,6 +265,22 @@ function resolveOrigins(group: IndexedSkill[], options: ResolveOptions, rejected
 
 function rejectedFields(skill: IndexedSkill): Omit<RejectedSkill, "diagnostics"> {
 	return { file: skill.file, dir: skill.dir, scope: skill.scope, rank: skill.rank };
+}
+
+/** Groups of two or more skills with one id in one root (rank), keyed without building a string per skill. */
+function sharedIdsByRoot(skills: readonly IndexedSkill[]): IndexedSkill[][] {
+	const byRank = new Map<number, Map<string, IndexedSkill[]>>();
+	for (const skill of skills) {
+		let ids = byRank.get(skill.rank);
+		if (!ids) {
+			ids = new Map();
+			byRank.set(skill.rank, ids);
+		}
+		const group = ids.get(skill.id);
+		if (group) group.push(skill);
+		else ids.set(skill.id, [skill]);
+	}
+	return [...byRank.values()].flatMap((ids) => [...ids.values()].filter((group) => group.length > 1));
 }
 
 function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, T[]> {

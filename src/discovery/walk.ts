@@ -1,6 +1,6 @@
 import { type Dirent, readdirSync, realpathSync, type Stats, statSync } from "node:fs";
 import { join, relative, sep } from "node:path";
-import { pickSkillFileName, SKILL_FILE_NAME } from "../skill/index.ts";
+import type * as SkillStage from "../skill/index.ts";
 import { type DiscoveryDiagnostic, discoveryDiagnostic } from "./codes.ts";
 import type { FilePin } from "./origins.ts";
 import { mapInBatches } from "./pool.ts";
@@ -16,8 +16,15 @@ export interface WalkLimits {
 	maxEntries: number;
 }
 
-/** The bounds of DESIGN.md §3. */
+/** The bounds of DESIGN.md §3, for conventional and preset roots (Codex's folder bound). */
 export const DEFAULT_WALK_LIMITS: Readonly<WalkLimits> = { maxDepth: 6, maxDirs: 2000, maxEntries: 20_000 };
+
+/** The bounds for a root the user named (`roots`, `--root`): big collections are what such roots are for. */
+export const DEFAULT_EXPLICIT_WALK_LIMITS: Readonly<WalkLimits> = {
+	maxDepth: 6,
+	maxDirs: 100_000,
+	maxEntries: 1_000_000,
+};
 
 /** A SKILL.md found by the walk, not yet read. */
 export interface Candidate {
@@ -99,7 +106,9 @@ export async function walkRoot(root: DiscoveryRoot, options: WalkOptions): Promi
 	};
 	const rootReal = openRoot(root, walk);
 	if (rootReal === undefined) return walk;
-	const state = new WalkState(root, walk, options, rootReal);
+	// The skill stage loads once a root exists: a scan of a workspace without skills never pays for it.
+	const skill = await import("../skill/index.ts");
+	const state = new WalkState(root, walk, options, rootReal, skill);
 	let level: Pending[] = [{ dir: root.path, real: rootReal, depth: 0 }];
 	while (level.length > 0) {
 		const admitted = state.admit(level);
@@ -149,8 +158,10 @@ class WalkState {
 	readonly #listDir: ListDir;
 	readonly #hidden: string[] = [];
 	readonly #tooDeep: string[] = [];
+	readonly #skill: typeof SkillStage;
 
-	constructor(root: DiscoveryRoot, walk: RootWalk, options: WalkOptions, rootReal: string) {
+	constructor(root: DiscoveryRoot, walk: RootWalk, options: WalkOptions, rootReal: string, skill: typeof SkillStage) {
+		this.#skill = skill;
 		this.#root = root;
 		this.#walk = walk;
 		this.#options = options;
@@ -195,9 +206,8 @@ class WalkState {
 			this.#walk.diagnostics.push(discoveryDiagnostic("walk.entry-limit", message, this.#root.path));
 			return [];
 		}
-		const skillFile = pickSkillFileName(
-			entries.filter((e) => e.kind === "file" || e.kind === "link").map((e) => e.name),
-		);
+		// Any non-folder counts, so a FIFO or device named SKILL.md is reported as unreadable rather than ignored.
+		const skillFile = this.#skill.pickSkillFileName(entries.filter((e) => e.kind !== "dir").map((e) => e.name));
 		if (skillFile) {
 			this.#addSkill(item, entries, skillFile.name);
 			return [];
@@ -214,8 +224,8 @@ class WalkState {
 			relDir: relative(this.#root.path, item.dir).split(sep).join("/"),
 			diagnostics: [],
 		};
-		if (fileName !== SKILL_FILE_NAME) {
-			const message = `The skill file is named '${fileName}', not '${SKILL_FILE_NAME}'`;
+		if (fileName !== this.#skill.SKILL_FILE_NAME) {
+			const message = `The skill file is named '${fileName}', not '${this.#skill.SKILL_FILE_NAME}'`;
 			const info = { code: "entry.case", severity: "warning", message, file: candidate.file } as const;
 			candidate.diagnostics.push({ ...info, hint: "Rename the file to `SKILL.md`." });
 		}
@@ -251,9 +261,9 @@ class WalkState {
 	#reportNested(item: Pending, entries: DirEntry[], candidate: Candidate): void {
 		const subdirs = entries.filter((e) => e.kind === "dir" && !RESOURCE_DIRS.has(e.name) && !isSkipped(e.name));
 		for (const sub of subdirs) {
-			const nested = join(item.dir, sub.name, SKILL_FILE_NAME);
+			const nested = join(item.dir, sub.name, this.#skill.SKILL_FILE_NAME);
 			if (!isFile(nested)) continue;
-			const message = `${sub.name}/${SKILL_FILE_NAME} is inside the skill '${candidate.relDir}' and is not loaded`;
+			const message = `${sub.name}/${this.#skill.SKILL_FILE_NAME} is inside the skill '${candidate.relDir}' and is not loaded`;
 			this.#walk.diagnostics.push(discoveryDiagnostic("entry.nested", message, nested));
 		}
 	}

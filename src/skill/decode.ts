@@ -1,4 +1,4 @@
-import { isUtf8 } from "node:buffer";
+import { Buffer, isUtf8 } from "node:buffer";
 import type { Finding, Position } from "./diagnostics.ts";
 
 /** A byte range of SKILL.md decoded to text, with CRLF read as LF. */
@@ -16,7 +16,8 @@ const decoder = new TextDecoder("utf-8", { fatal: false, ignoreBOM: true });
 export function decodeRange(bytes: Uint8Array, start: number, end: number, firstLine: number): DecodedText {
 	const slice = bytes.subarray(start, end);
 	const findings: Finding[] = [];
-	if (!isUtf8(slice)) {
+	const valid = isUtf8(slice);
+	if (!valid) {
 		const bad = firstInvalidUtf8(slice);
 		findings.push({
 			code: "encoding.invalid-utf8",
@@ -24,7 +25,8 @@ export function decodeRange(bytes: Uint8Array, start: number, end: number, first
 			at: bytePosition(slice, bad, firstLine),
 		});
 	}
-	let text = decoder.decode(slice);
+	// Valid UTF-8 decodes the same either way; a Buffer's own decoder is the cheaper call for small inputs.
+	let text = valid && Buffer.isBuffer(slice) ? slice.toString("utf8") : decoder.decode(slice);
 	const crlf = text.indexOf("\r\n");
 	if (crlf !== -1) {
 		findings.push({
@@ -39,7 +41,12 @@ export function decodeRange(bytes: Uint8Array, start: number, end: number, first
 
 /** Index of the first NUL byte in `bytes[start, end)`, or -1. */
 export function findNul(bytes: Uint8Array, start: number, end: number): number {
-	const at = bytes.subarray(start, end).indexOf(0);
+	// A Buffer searches with memchr: many times faster than Uint8Array#indexOf on a 4 KiB chunk.
+	if (Buffer.isBuffer(bytes)) {
+		const at = bytes.indexOf(0, start);
+		return at === -1 || at >= end ? -1 : at;
+	}
+	const at = Buffer.from(bytes.buffer, bytes.byteOffset + start, Math.max(0, end - start)).indexOf(0);
 	return at === -1 ? -1 : start + at;
 }
 

@@ -1,3 +1,4 @@
+import { Buffer } from "node:buffer";
 import type { Finding } from "./diagnostics.ts";
 
 const LF = 0x0a;
@@ -5,6 +6,7 @@ const CR = 0x0d;
 const SPACE = 0x20;
 const TAB = 0x09;
 const DASH = 0x2d;
+const FENCE_START: Buffer = Buffer.from("\n---");
 
 /** The frontmatter cap: 64 KiB of YAML between the fences. */
 export const DEFAULT_MAX_FRONTMATTER_BYTES: number = 64 * 1024;
@@ -41,7 +43,9 @@ export interface LocateOptions {
  * are allowed on both. Works on a prefix of the file and answers `need-more` until the closing fence is in view.
  * Searching bytes is safe because no UTF-8 sequence contains the bytes of `-`, CR or LF.
  */
-export function locateFrontmatter(bytes: Uint8Array, options: LocateOptions): FenceResult {
+export function locateFrontmatter(source: Uint8Array, options: LocateOptions): FenceResult {
+	// A Buffer view: its indexOf is memchr, where Uint8Array#indexOf walks the array generically.
+	const bytes = Buffer.isBuffer(source) ? source : Buffer.from(source.buffer, source.byteOffset, source.byteLength);
 	const findings: Finding[] = [];
 	const bomLength = hasBom(bytes) ? 3 : 0;
 	if (bomLength)
@@ -89,21 +93,30 @@ interface OpenFence {
 	findings: Finding[];
 }
 
-function findClosingFence(bytes: Uint8Array, open: OpenFence): FenceResult {
+function findClosingFence(bytes: Buffer, open: OpenFence): FenceResult {
 	const maxBytes = open.maxFrontmatterBytes ?? DEFAULT_MAX_FRONTMATTER_BYTES;
-	let pos = open.yamlStart;
-	while (pos <= bytes.length) {
-		if (pos - open.yamlStart > maxBytes) return tooLarge(open, maxBytes);
-		const newline = bytes.indexOf(LF, pos);
-		if (newline === -1 && !open.complete) return { kind: "need-more" };
-		const end = newline === -1 ? bytes.length : newline;
-		if (isFenceLine(bytes, pos, end)) {
-			const { bomLength, openLine, yamlStart, findings } = open;
-			const bodyStart = newline === -1 ? bytes.length : newline + 1;
-			return { kind: "found", bomLength, openLine, yamlStart, yamlEnd: pos, bodyStart, findings };
-		}
+	// Only lines starting with `---` can close it: jump between them with one memmem search each.
+	for (let search = open.yamlStart - 1; ; ) {
+		const newline = bytes.indexOf(FENCE_START, search);
+		const lineStart = newline === -1 ? Math.max(open.yamlStart, bytes.lastIndexOf(LF) + 1) : newline + 1;
+		if (lineStart - open.yamlStart > maxBytes) return tooLarge(open, maxBytes);
+		const lineEnd = newline === -1 ? -1 : bytes.indexOf(LF, lineStart);
+		if (lineEnd === -1 && !open.complete) return { kind: "need-more" };
 		if (newline === -1) break;
-		pos = newline + 1;
+		const end = lineEnd === -1 ? bytes.length : lineEnd;
+		if (isFenceLine(bytes, lineStart, end)) {
+			const { bomLength, openLine, yamlStart, findings } = open;
+			return {
+				kind: "found",
+				bomLength,
+				openLine,
+				yamlStart,
+				yamlEnd: lineStart,
+				bodyStart: Math.min(end + 1, bytes.length),
+				findings,
+			};
+		}
+		search = lineStart;
 	}
 	const unclosed: Finding = {
 		code: "frontmatter.unclosed",

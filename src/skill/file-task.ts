@@ -1,4 +1,8 @@
-import { close, closeSync, fstat, fstatSync, open, openSync, read, readSync, type Stats } from "node:fs";
+import { close, closeSync, constants, fstat, fstatSync, open, openSync, read, readSync, type Stats } from "node:fs";
+
+// Non-blocking open: a FIFO or device named SKILL.md opens at once (and fstat then refuses it) instead of blocking
+// until a writer appears. It changes nothing for regular files. O_NONBLOCK does not exist on Windows.
+const OPEN_FLAGS: number = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
 
 /** One file operation a read task asks for. */
 export type FileOp =
@@ -49,7 +53,7 @@ export async function runAsync<T>(task: FileTask<T>): Promise<T> {
 function doSync(op: FileOp): number | Stats | undefined {
 	switch (op.op) {
 		case "open":
-			return openSync(op.path, "r");
+			return openSync(op.path, OPEN_FLAGS);
 		case "fstat":
 			return fstatSync(op.fd);
 		case "read":
@@ -66,7 +70,7 @@ function doAsync(op: FileOp): Promise<number | Stats | undefined> {
 			error ? reject(error) : resolve(value);
 		switch (op.op) {
 			case "open":
-				return open(op.path, "r", done);
+				return open(op.path, OPEN_FLAGS, done);
 			case "fstat":
 				return fstat(op.fd, done);
 			case "read":

@@ -107,7 +107,7 @@ const MODELLED: Readonly<Record<string, keyof SkillProperties>> = {
 /** Reads the extension fields a profile knows, type-checked; other fields go to `extra` as written. */
 export function readExtensionFields(
 	fields: ReadonlyMap<string, FrontmatterField>,
-	known: Map<string, FieldType | null>,
+	known: ReadonlyMap<string, FieldType | null>,
 	profile: Profile,
 	properties: SkillProperties,
 	out: Finding[],

@@ -64,8 +64,19 @@ export function validateFrontmatter(
 	return { properties: complete ? properties : null, findings };
 }
 
-/** The field names a profile accepts, each with its type when it is an extension field. */
-function knownFields(profile: Profile, options: ValidateOptions): Map<string, FieldType | null> {
+// The lenient table without `allowFields`, built once: discovery validates every skill with it.
+let lenientKnown: ReadonlyMap<string, FieldType | null> | undefined;
+
+/** The field names a profile accepts, each with its type when it is an extension field. Never mutated by callers. */
+function knownFields(profile: Profile, options: ValidateOptions): ReadonlyMap<string, FieldType | null> {
+	if (profile === "lenient" && (options.allowFields ?? []).length === 0) {
+		lenientKnown ??= buildKnownFields(profile, {});
+		return lenientKnown;
+	}
+	return buildKnownFields(profile, options);
+}
+
+function buildKnownFields(profile: Profile, options: ValidateOptions): Map<string, FieldType | null> {
 	const known = new Map<string, FieldType | null>(SPEC_FIELDS.map((field) => [field, null]));
 	const sets = profile === "lenient" ? EXTENSION_SETS : (options.allowExtensions ?? []);
 	for (const set of sets) {
@@ -79,7 +90,7 @@ function knownFields(profile: Profile, options: ValidateOptions): Map<string, Fi
 
 function checkUnknownFields(
 	fields: ReadonlyMap<string, FrontmatterField>,
-	known: Map<string, unknown>,
+	known: ReadonlyMap<string, unknown>,
 	out: Finding[],
 ) {
 	for (const field of fields.values()) {

@@ -1,3 +1,5 @@
+import type { Finding } from "./diagnostics.ts";
+
 /** A frontmatter text with unquoted `: ` values quoted, and the 0-based lines that were changed. */
 export interface RepairedYaml {
 	text: string;
@@ -47,4 +49,15 @@ function isContinuation(line: string, keyIndent: number): boolean {
 function stripComment(value: string): string {
 	const at = value.search(/\s#/);
 	return at === -1 ? value : value.slice(0, at);
+}
+
+/** The `yaml.repaired` findings for a repair, one per changed line, placed in the repaired text. */
+export function repairFindings(repair: RepairedYaml): Finding[] {
+	const starts = [0];
+	for (let i = repair.text.indexOf("\n"); i !== -1; i = repair.text.indexOf("\n", i + 1)) starts.push(i + 1);
+	return repair.lines.map((line) => ({
+		code: "yaml.repaired",
+		message: "A value containing ': ' was quoted to make the YAML valid",
+		at: starts[line] ?? 0,
+	}));
 }

@@ -1,22 +1,11 @@
-import {
-	CST,
-	type Document,
-	type DocumentOptions,
-	isAlias,
-	isMap,
-	isNode,
-	isScalar,
-	isSeq,
-	Lexer,
-	type ParseOptions,
-	parseAllDocuments,
-	type SchemaOptions,
-	type YAMLError,
-	type YAMLMap,
-} from "yaml";
+import { createRequire } from "node:module";
+import type * as Yaml from "yaml";
+import type { Document, DocumentOptions, ParseOptions, SchemaOptions, YAMLError, YAMLMap } from "yaml";
 import type { Profile } from "./codes.ts";
 import type { Finding } from "./diagnostics.ts";
-import { repairColonValues } from "./yaml-repair.ts";
+import { parseFrontmatterFast } from "./yaml-fast.ts";
+import { parseRepairedFast } from "./yaml-fast-repair.ts";
+import { repairColonValues, repairFindings } from "./yaml-repair.ts";
 
 /** A frontmatter value: YAML core-schema scalars, lists, and null-prototype mappings. */
 export type FrontmatterValue = string | number | boolean | null | FrontmatterValue[] | FrontmatterMap;
@@ -64,6 +53,14 @@ export const MAX_YAML_DEPTH = 32;
 /** Most keys accepted: duplicate-key checking is quadratic in the key count. */
 export const MAX_YAML_KEYS = 1000;
 
+let yamlModule: typeof Yaml | undefined;
+
+/** The `yaml` package, loaded on first use: frontmatter the fast path answers never needs it, nor does start-up. */
+function yaml(): typeof Yaml {
+	yamlModule ??= createRequire(import.meta.url)("yaml") as typeof Yaml;
+	return yamlModule;
+}
+
 const FORBIDDEN_KEYS: ReadonlySet<string> = new Set(["__proto__", "constructor", "prototype"]);
 
 const YAML_OPTIONS: ParseOptions & DocumentOptions & SchemaOptions = {
@@ -81,28 +78,34 @@ const YAML_OPTIONS: ParseOptions & DocumentOptions & SchemaOptions = {
 /**
  * Parses frontmatter YAML the hardened way: a lexer pre-scan bounds nesting and key count before the parser runs,
  * then one document only, core schema, no merge keys, no aliases or anchors, no tags or directives, unique keys,
- * warnings as errors, `__proto__`/`constructor`/`prototype` rejected, and null-prototype results.
+ * warnings as errors, `__proto__`/`constructor`/`prototype` rejected, and null-prototype results. Frontmatter of
+ * the common shape is answered by a one-pass reader that gives exactly the same result (`yaml-fast.ts`); the `yaml`
+ * package is loaded only for the rest.
  */
 export function parseFrontmatterYaml(text: string, options: ParseYamlOptions = {}): ParsedYaml {
+	const fast = parseFrontmatterFast(text) ?? (options.profile === "lenient" ? parseRepairedFast(text) : undefined);
+	return fast ?? parseFrontmatterYamlFull(text, options);
+}
+
+/** The full, hardened path of {@link parseFrontmatterYaml}, without the fast path (which must agree with it). */
+export function parseFrontmatterYamlFull(text: string, options: ParseYamlOptions = {}): ParsedYaml {
 	const failed = (findings: Finding[]): ParsedYaml => ({ data: null, fields: new Map(), text, findings });
 	const prescan = prescanYaml(text);
 	if (prescan.length > 0) return failed(prescan);
 	const strict = options.profile !== "lenient";
 	const first = parseOnce(text, strict);
-	if (first.data !== null || strict || !first.repairable) return first;
+	if (first.data !== null || strict || !first.repairable) return parsedOf(first);
 	const repair = repairColonValues(text);
-	if (!repair) return first;
-	const second = parseOnce(repair.text, strict);
-	if (second.data === null) return first;
-	const starts = lineStarts(repair.text);
-	for (const line of repair.lines) {
-		second.findings.push({
-			code: "yaml.repaired",
-			message: "A value containing ': ' was quoted to make the YAML valid",
-			at: starts[line] ?? 0,
-		});
-	}
+	if (!repair) return parsedOf(first);
+	const second = parsedOf(parseOnce(repair.text, strict));
+	if (second.data === null) return parsedOf(first);
+	second.findings.push(...repairFindings(repair));
 	return second;
+}
+
+/** The result without the internal `repairable` flag, so callers see exactly a {@link ParsedYaml}. */
+function parsedOf(once: ParseOnce): ParsedYaml {
+	return { data: once.data, fields: once.fields, text: once.text, findings: once.findings };
 }
 
 /** Rejects input whose flow nesting or key count would make the parser itself the danger. */
@@ -110,6 +113,7 @@ function prescanYaml(text: string): Finding[] {
 	let depth = 0;
 	let keys = 0;
 	let offset = 0;
+	const { CST, Lexer } = yaml();
 	for (const token of new Lexer().lex(text)) {
 		const type = CST.tokenType(token);
 		if (type === "flow-map-start" || type === "flow-seq-start") {
@@ -133,7 +137,7 @@ interface ParseOnce extends ParsedYaml {
 
 function parseOnce(text: string, reportFlow: boolean): ParseOnce {
 	const result: ParseOnce = { data: null, fields: new Map(), text, findings: [], repairable: false };
-	const documents = parseAllDocuments(text, YAML_OPTIONS);
+	const documents = yaml().parseAllDocuments(text, YAML_OPTIONS);
 	if (documents.length > 1) {
 		const second = documents[1]?.range[0] ?? 0;
 		result.findings.push({ code: "yaml.multiple-documents", message: "More than one YAML document", at: second });
@@ -150,7 +154,7 @@ function parseOnce(text: string, reportFlow: boolean): ParseOnce {
 		return result;
 	}
 	const contents = document.contents;
-	if (!isMap(contents)) {
+	if (!yaml().isMap(contents)) {
 		const at = contents?.range[0] ?? 0;
 		result.findings.push({
 			code: "frontmatter.not-mapping",
@@ -205,17 +209,17 @@ class Converter {
 	value(node: unknown, depth: number): FrontmatterValue {
 		if (!node) return null;
 		if (depth > MAX_YAML_DEPTH) return this.#reject("yaml.too-deep", `Nesting deeper than ${MAX_YAML_DEPTH}`, node);
-		if (isAlias(node)) return this.#reject("yaml.alias", `Alias *${node.source} is not allowed`, node);
-		if (isNode(node)) {
+		if (yaml().isAlias(node)) return this.#reject("yaml.alias", `Alias *${node.source} is not allowed`, node);
+		if (yaml().isNode(node)) {
 			if (node.anchor) this.#reject("yaml.alias", `Anchor &${node.anchor} is not allowed`, node);
 			if (node.tag) this.#reject("yaml.tag", `Tag ${node.tag} is not allowed`, node);
 		}
-		if (isMap(node)) return this.map(node, depth);
-		if (isSeq(node)) {
+		if (yaml().isMap(node)) return this.map(node, depth);
+		if (yaml().isSeq(node)) {
 			this.#flow(node);
 			return node.items.map((item) => this.value(item, depth + 1));
 		}
-		if (isScalar(node)) return scalarValue(node.value, node.source);
+		if (yaml().isScalar(node)) return scalarValue(node.value, node.source);
 		return this.#reject("yaml.invalid", "Unsupported YAML node", node);
 	}
 
@@ -223,7 +227,7 @@ class Converter {
 		this.#flow(node);
 		const out: FrontmatterMap = Object.create(null);
 		for (const pair of node.items) {
-			const key = isScalar(pair.key) ? String(pair.key.value ?? "") : "";
+			const key = yaml().isScalar(pair.key) ? String(pair.key.value ?? "") : "";
 			if (FORBIDDEN_KEYS.has(key)) {
 				this.#reject("yaml.forbidden-key", `The key '${key}' is not allowed`, pair.key);
 				continue;
@@ -243,7 +247,7 @@ class Converter {
 	}
 
 	#reject(code: Finding["code"], message: string, node: unknown): null {
-		const at = isNode(node) || isAlias(node) ? (node.range?.[0] ?? 0) : 0;
+		const at = yaml().isNode(node) || yaml().isAlias(node) ? (node.range?.[0] ?? 0) : 0;
 		this.findings.push({ code, message, at });
 		this.fatal = true;
 		return null;
@@ -259,7 +263,7 @@ function scalarValue(value: unknown, source: string | undefined): FrontmatterVal
 function childFields(map: YAMLMap, data: FrontmatterMap): Map<string, FrontmatterField> {
 	const fields = new Map<string, FrontmatterField>();
 	for (const pair of map.items) {
-		if (!isScalar(pair.key)) continue;
+		if (!yaml().isScalar(pair.key)) continue;
 		const key = String(pair.key.value ?? "");
 		if (!Object.hasOwn(data, key)) continue;
 		fields.set(key, describeNode(key, pair.key.range?.[0] ?? 0, pair.value, data[key] ?? null));
@@ -268,22 +272,16 @@ function childFields(map: YAMLMap, data: FrontmatterMap): Map<string, Frontmatte
 }
 
 function describeNode(key: string, keyOffset: number, node: unknown, value: FrontmatterValue): FrontmatterField {
-	const valueOffset = isNode(node) ? (node.range?.[0] ?? keyOffset) : keyOffset;
+	const valueOffset = yaml().isNode(node) ? (node.range?.[0] ?? keyOffset) : keyOffset;
 	const field: FrontmatterField = { key, value, text: undefined, kind: "scalar", keyOffset, valueOffset };
-	if (isMap(node) && value !== null && typeof value === "object" && !Array.isArray(value)) {
+	if (yaml().isMap(node) && value !== null && typeof value === "object" && !Array.isArray(value)) {
 		field.kind = "mapping";
 		field.children = childFields(node, value);
-	} else if (isSeq(node) && Array.isArray(value)) {
+	} else if (yaml().isSeq(node) && Array.isArray(value)) {
 		field.kind = "sequence";
 		field.items = node.items.map((item, index) => describeNode(String(index), valueOffset, item, value[index] ?? null));
 	} else {
-		field.text = isScalar(node) ? (node.source ?? String(node.value ?? "")) : "";
+		field.text = yaml().isScalar(node) ? (node.source ?? String(node.value ?? "")) : "";
 	}
 	return field;
-}
-
-function lineStarts(text: string): number[] {
-	const starts = [0];
-	for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) starts.push(i + 1);
-	return starts;
 }

@@ -1,5 +1,6 @@
 // Stage-level access for tests that need to act between the walk and the read (the package entry hides both).
-import { DEFAULT_WALK_LIMITS, type ListDir, loadCandidate, walkRoot } from "../../src/discovery/index.ts";
+import { DEFAULT_WALK_LIMITS, type ListDir, walkRoot } from "../../src/discovery/index.ts";
+import { loadCandidate } from "../../src/discovery/load.ts";
 
 /** Walks `dir` as a workspace root (optionally listing folders with `listDir`); candidates load on demand. */
 export async function walkRootForTest(dir: string, listDir?: ListDir) {

@@ -3,6 +3,7 @@ import type { ParseArgsConfig } from "node:util";
 import type { DiscoveryReport } from "../../discovery/index.ts";
 import { type DiscoveryFlagValues, discoverFor, discoveryFlags, discoveryUsage } from "../discovery-flags.ts";
 import { type CliIo, type CommandResult, type Style, UsageError } from "../io.ts";
+import { renderBoundNotices } from "../render-bounds.ts";
 import {
 	checkDetail,
 	type Detail,
@@ -57,6 +58,7 @@ export async function run(
 export function render(report: DiscoveryReport, style: Style, detail: Detail = {}): string {
 	if (detail.quiet) return `${summaryLine(report)}\n`;
 	const lines: string[] = [
+		...renderBoundNotices(report, style),
 		style.bold(`Roots (${report.roots.filter((r) => r.exists).length} of ${report.roots.length} exist)`),
 	];
 	// Conventional folders that do not exist are the normal case; list them only when they were asked for.

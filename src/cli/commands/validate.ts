@@ -91,7 +91,7 @@ export async function run(
 		const collection = named.kind === "skill" ? undefined : await skillsBelow(named.dir, values["include-hidden"]);
 		const paths = collection ? collection.dirs.map((dir) => join(path, relative(named.dir, dir))) : [path];
 		if (collection && paths.length === 0) {
-			const diagnostics = [noSkillsDiagnostic(path, collection.report)];
+			const diagnostics = [await noSkillsDiagnostic(path, collection.report)];
 			data.push({ path, file: null, valid: false, profile, skill: null, diagnostics });
 		}
 		for (const skillPath of paths) {

@@ -1,0 +1,77 @@
+import { spawnSync } from "node:child_process";
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { beforeAll, describe, expect, it } from "vitest";
+import { skillMd, tempDir, writeTree } from "../helpers/temp.ts";
+
+// Issue 10: start-up pays for every module a command loads. A loader hook lists what the built CLI loads.
+const BIN = join(import.meta.dirname, "..", "..", "dist", "cli", "bin.js");
+let root: string;
+let register: string;
+let requireReport: string;
+
+beforeAll(async () => {
+	root = await tempDir();
+	const hooks = join(root, "hooks.mjs");
+	await writeFile(
+		hooks,
+		'export async function load(url, context, next) { if (url.startsWith("file:")) process.stderr.write("LOADED " + url + "\\n"); return next(url, context); }\n',
+	);
+	register = join(root, "register.mjs");
+	await writeFile(
+		register,
+		`import { register } from "node:module";\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n`,
+	);
+	// CommonJS packages (yaml) load through require, which the hook does not see: list the require cache at exit.
+	requireReport = join(root, "require-report.cjs");
+	await writeFile(
+		requireReport,
+		'process.on("exit", () => { for (const file of Object.keys(require.cache)) process.stderr.write("LOADED file://" + file + "\\n"); });\n',
+	);
+});
+
+function loaded(cwd: string, ...args: string[]): string[] {
+	const run = spawnSync(process.execPath, ["--import", register, "--require", requireReport, BIN, ...args], {
+		cwd,
+		encoding: "utf8",
+		env: { ...process.env, HOME: join(root, "home"), NO_COLOR: "1" },
+		timeout: 30_000,
+	});
+	expect(run.status).toBe(0);
+	return run.stderr
+		.split("\n")
+		.filter((line) => line.startsWith("LOADED "))
+		.map((line) => line.slice("LOADED ".length));
+}
+
+describe("what the CLI loads", () => {
+	it("scans an empty workspace without loading the skill, catalog, policy or runtime stages, or yaml", async () => {
+		const empty = join(root, "empty");
+		await writeTree(empty, { "README.md": "nothing here\n" });
+		const modules = loaded(empty, "scan", "--exit-zero");
+		expect(modules.some((url) => url.includes("/dist/discovery/"))).toBe(true);
+		expect(
+			// The error class alone (one small file) is allowed: option checks need it.
+			modules.filter(
+				(url) =>
+					/\/dist\/(skill|catalog|policy|runtime)\/|\/node_modules\/yaml\//.test(url) &&
+					!url.endsWith("/dist/skill/errors.js"),
+			),
+		).toEqual([]);
+	});
+
+	it("loads the skill stage but not yaml for skills the fast path reads", async () => {
+		const workspace = join(root, "workspace");
+		await writeTree(join(workspace, ".agents", "skills"), { "one/SKILL.md": skillMd("one") });
+		const modules = loaded(workspace, "scan", "--exit-zero");
+		expect(modules.some((url) => url.includes("/dist/skill/"))).toBe(true);
+		expect(modules.filter((url) => url.includes("/node_modules/yaml/"))).toEqual([]);
+		// A comment is outside the fast path's shape: then, and only then, the yaml package loads.
+		const commented = join(root, "commented");
+		await writeTree(join(commented, ".agents", "skills"), {
+			"one/SKILL.md": "---\nname: one\n# a comment\ndescription: d\n---\nbody\n",
+		});
+		expect(loaded(commented, "scan", "--exit-zero").some((url) => url.includes("/node_modules/yaml/"))).toBe(true);
+	});
+});
