@@ -89,10 +89,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
 	} catch (error) {
 		const missing = missingOptionalPackage(error);
 		if (!missing) throw error;
-		io.stderr(
-			`skillset: '${name}' needs the optional package ${missing}, which is not installed: add it beside skillset (npm i ${missing}) or run npx -p skillset -p ${missing} skillset ${name}\n`,
-		);
-		return 1;
+		return missingPackage(io, name, missing);
 	}
 	try {
 		const { values, positionals } = parseArgs({
@@ -116,9 +113,19 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
 		if (error instanceof UsageError || isParseArgsError(error)) {
 			return usageError(io, (error as Error).message, name);
 		}
+		// A discovering command given an MCP origin loads the optional SDK only then.
+		const missing = missingOptionalPackage(error);
+		if (missing) return missingPackage(io, name, missing);
 		io.stderr(`skillset: internal error (please report it): ${(error as Error).stack ?? String(error)}\n`);
 		return EXIT_INTERNAL_ERROR;
 	}
+}
+
+function missingPackage(io: CliIo, name: string, missing: string): number {
+	io.stderr(
+		`skillset: '${name}' needs the optional package ${missing}, which is not installed: add it beside skillset (npm i ${missing}) or run npx -p skillset -p ${missing} skillset ${name}\n`,
+	);
+	return 1;
 }
 
 function mainUsage(): string {

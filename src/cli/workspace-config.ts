@@ -16,6 +16,9 @@ export const TRUST_SENSITIVE_KEYS: readonly string[] = [
 	"builtinRoots",
 	"scopeOrder",
 	"lock",
+	// Origins spawn commands and fetch from the network: a cloned repository must not choose them.
+	"mcpServers",
+	"indexes",
 ];
 
 /**
