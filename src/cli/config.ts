@@ -149,7 +149,8 @@ const mcpServer: Check = (value, key, label) => {
 	if (!isObject(value) || Object.hasOwn(value, "command") === Object.hasOwn(value, "url")) {
 		throw new UsageError(`${label(key)} must be an object with either "command" or "url"`);
 	}
-	if (Object.hasOwn(value, "command")) object({ command: string, args: list(text), env: stringMap, cwd: string })(value, key, label);
+	if (Object.hasOwn(value, "command"))
+		object({ command: string, args: list(text), env: stringMap, cwd: string })(value, key, label);
 	else {
 		object({ url: url(["http:", "https:"]), token: string, tokenEnv: envName })(value, key, label);
 		if (Object.hasOwn(value, "token") && Object.hasOwn(value, "tokenEnv")) {

@@ -10,8 +10,8 @@ import {
 	type SavedConversation,
 } from "../../agent/index.ts";
 import { ChatRepl, terminalSafe } from "../chat-repl.ts";
-import { type DiscoveryFlagValues, discoveryFlags, discoveryUsage, settingsFor } from "../discovery-flags.ts";
 import { type McpServerSetting, ORIGIN_LABEL } from "../config.ts";
+import { type DiscoveryFlagValues, discoveryFlags, discoveryUsage, settingsFor } from "../discovery-flags.ts";
 import { type CliIo, type CommandResult, createStyle, type Style, UsageError } from "../io.ts";
 import { splitCommandLine } from "../origin-settings.ts";
 import { loadIntegrity, lockPath, sessionFlags, sessionUsage } from "../session-flags.ts";
