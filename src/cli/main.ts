@@ -69,6 +69,14 @@ const COMMANDS: Readonly<Record<string, CommandEntry>> = {
 	outdated: command("say which installed skills have newer versions", () => import("./commands/outdated.ts")),
 	remove: command("remove installed skills and their lock entries", () => import("./commands/remove.ts")),
 	publish: command("write a static well-known skills index for a folder", () => import("./commands/publish.ts")),
+	sources: command(
+		"list the remote origins (MCP servers, indexes) with status, skills, last refresh and cache size",
+		() => import("./commands/sources.ts"),
+	),
+	cache: command(
+		"prune the origin cache: unconfigured origins and superseded copies",
+		() => import("./commands/cache.ts"),
+	),
 };
 
 /** Exit status for a bug in skillset itself, kept apart from 1 (findings) and 2 (usage). */
