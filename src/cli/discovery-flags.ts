@@ -49,7 +49,7 @@ export const discoveryFlags: NonNullable<ParseArgsConfig["options"]> = {
 };
 
 /** Usage lines for {@link discoveryFlags}. */
-export const discoveryUsage = `Discovery options:
+export const discoveryUsage: string = `Discovery options:
   --root DIR                 an extra workspace root, highest precedence first (repeatable; must exist)
   --no-default-roots         scan only the roots given (no .agents/skills, .claude/skills, .skills)
   --preset NAME              add a client's folders: claude, codex, opencode, gemini, copilot, cline,

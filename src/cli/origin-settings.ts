@@ -14,10 +14,11 @@ export const originFlags: NonNullable<ParseArgsConfig["options"]> = {
 };
 
 /** Usage lines for {@link originFlags}. */
-export const originUsage = `  --mcp LABEL=COMMAND ARGS   an MCP server as an origin of skills: a command line (split like a shell would,
+export const originUsage: string = `  --mcp LABEL=COMMAND ARGS   an MCP server as an origin of skills: a command line (split like a shell would,
                              never run by one) or LABEL=https://URL (repeatable)
   --index LABEL=URL          a well-known skills index as an origin (https:, http: or file:; repeatable)
-  --origin-timeout MS        how long one origin may take to load (default 20000)
+  --origin-timeout MS        how long an origin may take: a whole MCP load (default 20000), each index request
+                             (default 30000)
   --no-origins               ignore the origins of the config file and SKILLSET_* (flags still count)`;
 
 /** The parsed values of {@link originFlags}. */

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { publishSkills } from "skillset/sources";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { cli } from "../helpers/cli.ts";
+import { startScriptedLlm, systemOf } from "../helpers/scripted-llm.ts";
 import { skillMd, tempDir, writeTree } from "../helpers/temp.ts";
 
 // Peers on loopback: a node:http server with a well-known index (published by `publishSkills`), and a minimal MCP
@@ -140,6 +141,26 @@ describe("discovering commands across origins", () => {
 		]);
 		expect(sources.data[0].cacheBytes).toBeGreaterThan(0);
 		expect(Date.parse(sources.data[0].refreshedAt)).toBeGreaterThan(Date.now() - 60_000);
+	});
+});
+
+describe("skillset chat --mcp", () => {
+	it("brings in the skills of a server that declares the skills extension, as origin mcp:NAME", async () => {
+		const llm = await startScriptedLlm();
+		try {
+			llm.script([{ content: "Done." }]);
+			const ws = await workspace();
+			const script = join(ws.root, "server.mjs");
+			await writeFile(script, MCP_SERVER);
+			const skills = join(ws.root, "skills.json");
+			await writeFile(skills, JSON.stringify({ review: { "SKILL.md": skillMd("review", "Reviews diffs.") } }));
+			const args = ["--base-url", llm.url, "--model", "scripted", "-p", "hello"];
+			const run = await ws.run(["chat", ...args, "--mcp", `acme=${process.execPath} ${script} ${skills}`]);
+			expect(run).toMatchObject({ exitCode: 0, stdout: "Done.\n" });
+			expect(systemOf(llm.requests[0])).toContain("Reviews diffs.");
+		} finally {
+			await llm.close();
+		}
 	});
 });
 
