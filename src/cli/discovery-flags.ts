@@ -33,7 +33,7 @@ import {
 	originUsage,
 	summarizeOrigins,
 } from "./origin-settings.ts";
-import { guardWorkspaceConfig } from "./workspace-config.ts";
+import { guardWorkspaceCommands, guardWorkspaceConfig } from "./workspace-config.ts";
 
 /** The options every command that discovers takes. */
 export const discoveryFlags: NonNullable<ParseArgsConfig["options"]> = {
@@ -101,7 +101,10 @@ async function resolveSettings(
 	const store = values["trust-store"] && !values.untrusted ? await trustedByStore(cwd, io) : undefined;
 	const trusted = !values.untrusted && (store ?? env.trustWorkspace ?? true);
 	const guarded = explicitConfig === undefined ? guardWorkspaceConfig(loaded, cwd, trusted) : undefined;
-	const file = guarded?.config ?? loaded;
+	const explicitlyTrusted = trusted && (store === true || env.trustWorkspace === true);
+	const commands =
+		guarded && !values["no-origins"] ? guardWorkspaceCommands(guarded.config, cwd, explicitlyTrusted) : undefined;
+	const file = commands?.config ?? guarded?.config ?? loaded;
 	const config: SkillsetConfig = {
 		...file,
 		...env,
@@ -118,7 +121,8 @@ async function resolveSettings(
 	const cacheDir = cacheDirFor(io.env);
 	const origins = summarizeOrigins(config, cacheDir);
 	if (origins.length > 0) discoverOptions.origins = await createOriginProviders(config, io.env, cacheDir);
-	return { config, discover: discoverOptions, diagnostics: guarded?.diagnostics ?? [], origins, cacheDir };
+	const diagnostics = [...(guarded?.diagnostics ?? []), ...(commands?.diagnostics ?? [])];
+	return { config, discover: discoverOptions, diagnostics, origins, cacheDir };
 }
 
 /** A folder the user named (a workspace DIR, a --root) must be one: anything else is a usage error, never silence. */

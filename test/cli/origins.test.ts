@@ -262,6 +262,31 @@ describe("origin settings", () => {
 		expect(unset.stderr).toContain("takes its token from WEB_TOKEN, which is not set");
 	});
 
+	it("runs a workspace config's MCP server command only in a workspace trusted explicitly", async () => {
+		const ws = await workspace();
+		const script = join(ws.root, "server.mjs");
+		await writeFile(script, MCP_SERVER);
+		const skills = join(ws.root, "skills.json");
+		await writeFile(skills, JSON.stringify({ lint: { "SKILL.md": skillMd("lint") } }));
+		const marker = join(ws.root, "ran");
+		const spy = join(ws.root, "spy.mjs");
+		await writeFile(
+			spy,
+			`import { writeFileSync } from "node:fs"; writeFileSync(${JSON.stringify(marker)}, ""); await import(${JSON.stringify(script)});`,
+		);
+		const config = { mcpServers: { acme: { command: process.execPath, args: [spy, skills] } } };
+		await writeTree(ws.ws, { "skillset.config.json": JSON.stringify(config) });
+		const scan = await ws.json(["scan", "--exit-zero"]);
+		expect(scan.data.selected).toEqual([]);
+		const ignored = scan.data.diagnostics.find((d: { code: string }) => d.code === "trust.config-ignored");
+		expect(ignored.message).toMatch(/would run MCP server commands \(acme\)/);
+		expect(existsSync(marker)).toBe(false);
+		// `--mcp` is the user's own choice, and so is an explicitly trusted workspace.
+		const trusted = await ws.json(["list"], { SKILLSET_TRUST_WORKSPACE: "1" });
+		expect(trusted.data.map((s: { name: string }) => s.name)).toEqual(["lint"]);
+		expect(existsSync(marker)).toBe(true);
+	});
+
 	it("ignores the origins of an untrusted workspace's own config, and never runs its server command", async () => {
 		await publish({ "planted/SKILL.md": skillMd("planted") });
 		const marker = join(await tempDir(), "ran");
@@ -346,9 +371,11 @@ describe("skillset sources and cache prune", () => {
 		await writeFile(skills, JSON.stringify({ lint: { "SKILL.md": skillMd("lint") } }));
 		const config = { mcpServers: { acme: { command: process.execPath, args: [script, skills] } } };
 		await writeTree(ws.ws, { "skillset.config.json": JSON.stringify(config) });
-		expect((await ws.json(["list"])).data.map((s: { origin: string }) => s.origin)).toEqual(["mcp:acme"]);
-		expect((await ws.json(["cache", "prune"])).data.removed).toEqual([]);
-		expect((await ws.json(["cache", "prune", "--no-origins"])).data.removed).toHaveLength(1);
+		// The workspace's config runs a command: only in a workspace trusted explicitly.
+		const trusted = { SKILLSET_TRUST_WORKSPACE: "1" };
+		expect((await ws.json(["list"], trusted)).data.map((s: { origin: string }) => s.origin)).toEqual(["mcp:acme"]);
+		expect((await ws.json(["cache", "prune"], trusted)).data.removed).toEqual([]);
+		expect((await ws.json(["cache", "prune", "--no-origins"], trusted)).data.removed).toHaveLength(1);
 	});
 
 	it("asks for the action", async () => {
