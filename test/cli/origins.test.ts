@@ -144,6 +144,16 @@ describe("discovering commands across origins", () => {
 	});
 });
 
+describe("skillset publish with origins", () => {
+	it("publishes only the workspace's own skills, never an origin's", async () => {
+		await publish({ "remote/SKILL.md": skillMd("remote") });
+		const ws = await workspace({ ".agents/skills/mine/SKILL.md": skillMd("mine") });
+		const out = join(ws.root, "site");
+		const run = await ws.json(["publish", "--out", out, "--index", `acme=${base}`]);
+		expect(run.data.map((e: { name: string }) => e.name)).toEqual(["mine"]);
+	});
+});
+
 describe("skillset chat --mcp", () => {
 	it("brings in the skills of a server that declares the skills extension, as origin mcp:NAME", async () => {
 		const llm = await startScriptedLlm();
