@@ -164,10 +164,19 @@ describe("skillset chat --mcp", () => {
 			await writeFile(script, MCP_SERVER);
 			const skills = join(ws.root, "skills.json");
 			await writeFile(skills, JSON.stringify({ review: { "SKILL.md": skillMd("review", "Reviews diffs.") } }));
+			// The spy logs each start of the server, then runs it.
+			const log = join(ws.root, "starts.log");
+			const spy = join(ws.root, "spy.mjs");
+			await writeFile(
+				spy,
+				`import { appendFileSync } from "node:fs"; appendFileSync(${JSON.stringify(log)}, "start\\n"); await import(${JSON.stringify(script)});`,
+			);
 			const args = ["--base-url", llm.url, "--model", "scripted", "-p", "hello"];
-			const run = await ws.run(["chat", ...args, "--mcp", `acme=${process.execPath} ${script} ${skills}`]);
+			const run = await ws.run(["chat", ...args, "--mcp", `acme=${process.execPath} ${spy} ${skills}`]);
 			expect(run).toMatchObject({ exitCode: 0, stdout: "Done.\n" });
 			expect(systemOf(llm.requests[0])).toContain("Reviews diffs.");
+			// Once as the origin (rescans with unchanged local roots reuse the index) and once for its tools.
+			expect((await readFile(log, "utf8")).split("\n").filter(Boolean)).toHaveLength(2);
 		} finally {
 			await llm.close();
 		}
