@@ -40,9 +40,13 @@ export interface SkillsetConfig {
 }
 
 /** One MCP server origin as configured: a command to spawn, or a URL with an optional bearer token. */
-export type McpServerSetting =
+export type McpServerSetting = (
 	| { command: string; args?: string[]; env?: Record<string, string>; cwd?: string }
-	| { url: string; token?: string; tokenEnv?: string };
+	| { url: string; token?: string; tokenEnv?: string }
+) & {
+	/** Skill URIs to fetch with `skills/get` even when the server does not list them. */
+	skillUris?: string[];
+};
 
 /** What an origin label may be: the host's own short name, lowercase letters, digits and '-'. */
 export const ORIGIN_LABEL: RegExp = /^[a-z0-9][a-z0-9-]{0,62}$/;
@@ -150,9 +154,17 @@ const mcpServer: Check = (value, key, label) => {
 		throw new UsageError(`${label(key)} must be an object with either "command" or "url"`);
 	}
 	if (Object.hasOwn(value, "command"))
-		object({ command: string, args: list(text), env: stringMap, cwd: string })(value, key, label);
+		object({ command: string, args: list(text), env: stringMap, cwd: string, skillUris: list(string) })(
+			value,
+			key,
+			label,
+		);
 	else {
-		object({ url: url(["http:", "https:"]), token: string, tokenEnv: envName })(value, key, label);
+		object({ url: url(["http:", "https:"]), token: string, tokenEnv: envName, skillUris: list(string) })(
+			value,
+			key,
+			label,
+		);
 		if (Object.hasOwn(value, "token") && Object.hasOwn(value, "tokenEnv")) {
 			throw new UsageError(`${label(`${key}.token`)} and tokenEnv cannot be used together: choose one`);
 		}

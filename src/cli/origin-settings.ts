@@ -170,8 +170,8 @@ export async function createOriginProviders(
 	const servers = Object.entries(config.mcpServers ?? {});
 	if (servers.length > 0) {
 		const { createMcpOrigin } = await import("../mcp/index.ts");
-		for (const [label, server] of servers) {
-			const options = { cacheDir, ...(timeoutMs ? { timeoutMs } : {}) };
+		for (const [label, { skillUris, ...server }] of servers) {
+			const options = { cacheDir, ...(timeoutMs ? { timeoutMs } : {}), ...(skillUris ? { skillUris } : {}) };
 			providers.push(createMcpOrigin(label, withToken(label, server, env), options));
 		}
 	}

@@ -62,7 +62,8 @@ const find = (uri) => {
 	for (const [name, files] of Object.entries(skills))
 		for (const [path, text] of Object.entries(files)) if (uri === "skill://" + name + "/" + path) return { text };
 };
-const source = { async list() { return { skills: entries }; }, async get(uri) { return entries.find((e) => e.uri === uri); }, async read(uri) { return find(uri); } };
+// Skills named hidden-* are not listed, only served by skills/get.
+const source = { async list() { return { skills: entries.filter((e) => !e.uri.startsWith("skill://hidden-")) }; }, async get(uri) { return entries.find((e) => e.uri === uri); }, async read(uri) { return find(uri); } };
 new ext.SkillsExtension({ source }).attach(mcp);
 await mcp.connect(new stdio.StdioServerTransport());
 `;
@@ -141,6 +142,28 @@ describe("discovering commands across origins", () => {
 		]);
 		expect(sources.data[0].cacheBytes).toBeGreaterThan(0);
 		expect(Date.parse(sources.data[0].refreshedAt)).toBeGreaterThan(Date.now() - 60_000);
+	});
+});
+
+describe("mcpServers in a config file named with --config", () => {
+	it("spawns the server (the user's own file) and fetches the skillUris it does not list", async () => {
+		const ws = await workspace();
+		const script = join(ws.root, "server.mjs");
+		await writeFile(script, MCP_SERVER);
+		const skills = join(ws.root, "skills.json");
+		const files = {
+			review: { "SKILL.md": skillMd("review") },
+			"hidden-extra": { "SKILL.md": skillMd("hidden-extra") },
+		};
+		await writeFile(skills, JSON.stringify(files));
+		const server = { command: process.execPath, args: [script, skills] };
+		const config = join(ws.root, "mine.json");
+		const names = async (extra: object) => {
+			await writeFile(config, JSON.stringify({ mcpServers: { acme: { ...server, ...extra } } }));
+			return (await ws.json(["list", "--config", config])).data.map((s: { name: string }) => s.name).sort();
+		};
+		expect(await names({})).toEqual(["review"]);
+		expect(await names({ skillUris: ["skill://hidden-extra/SKILL.md"] })).toEqual(["hidden-extra", "review"]);
 	});
 });
 
