@@ -329,6 +329,35 @@ describe("origin settings", () => {
 		expect(existsSync(marker)).toBe(true);
 	});
 
+	it("sends the tokenEnv token as a bearer token to a Streamable HTTP server, and --mcp LABEL=URL takes none", async () => {
+		const seen: (string | undefined)[] = [];
+		const peer = createServer((req, res) => {
+			seen.push(req.headers.authorization);
+			res.writeHead(401).end();
+		});
+		await new Promise<void>((resolve) => peer.listen(0, "127.0.0.1", resolve));
+		const url = `http://127.0.0.1:${(peer.address() as AddressInfo).port}/mcp`;
+		try {
+			const ws = await workspace({
+				"skillset.config.json": JSON.stringify({ mcpServers: { web: { url, tokenEnv: "WEB_TOKEN" } } }),
+			});
+			const run = await ws.json(["sources"], { WEB_TOKEN: "env-secret-123" });
+			expect(seen).toContain("Bearer env-secret-123");
+			expect(run.data).toEqual([
+				expect.objectContaining({ origin: "mcp:web", kind: "mcp", where: url, status: "failed" }),
+			]);
+			expect(run.stdout + run.stderr).not.toContain("env-secret-123");
+			seen.length = 0;
+			const flag = await ws.json(["sources", "--no-origins", "--mcp", `other=${url}`]);
+			expect(flag.data).toEqual([expect.objectContaining({ origin: "mcp:other", where: url })]);
+			expect(seen.length).toBeGreaterThan(0);
+			expect(seen.every((header) => header === undefined)).toBe(true);
+		} finally {
+			peer.closeAllConnections();
+			await new Promise<void>((resolve) => peer.close(() => resolve()));
+		}
+	});
+
 	it("ignores the origins of an untrusted workspace's own config, and never runs its server command", async () => {
 		await publish({ "planted/SKILL.md": skillMd("planted") });
 		const marker = join(await tempDir(), "ran");
