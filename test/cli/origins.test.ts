@@ -167,6 +167,18 @@ describe("mcpServers in a config file named with --config", () => {
 	});
 });
 
+describe("skillset lock with origins", () => {
+	it("pins only the workspace's own skills, never a path into the cache", async () => {
+		await publish({ "remote/SKILL.md": skillMd("remote") });
+		const ws = await workspace({ ".agents/skills/mine/SKILL.md": skillMd("mine") });
+		const run = await ws.run(["lock", "--index", `acme=${base}`]);
+		expect(run.exitCode).toBe(0);
+		const lock = JSON.parse(await readFile(join(ws.ws, "skills.lock.json"), "utf8"));
+		expect(Object.keys(lock.skills)).toEqual(["mine"]);
+		expect((await ws.run(["lock", "--verify", "--index", `acme=${base}`])).exitCode).toBe(0);
+	});
+});
+
 describe("skillset publish with origins", () => {
 	it("publishes only the workspace's own skills, never an origin's", async () => {
 		await publish({ "remote/SKILL.md": skillMd("remote") });
