@@ -118,7 +118,7 @@ async function resolveSettings(
 	if (store !== undefined) config.trustWorkspace = store;
 	if (values.untrusted) config.trustWorkspace = false;
 	const discoverOptions = discoverOptionsFrom(config, cwd, homeFrom(io.env, homedir()));
-	const cacheDir = cacheDirFor(io.env);
+	const cacheDir = cacheDirFor(io.env, io.cwd);
 	const origins = summarizeOrigins(config, cacheDir);
 	if (origins.length > 0) discoverOptions.origins = await createOriginProviders(config, io.env, cacheDir);
 	const diagnostics = [...(guarded?.diagnostics ?? []), ...(commands?.diagnostics ?? [])];

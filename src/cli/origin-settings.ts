@@ -1,4 +1,5 @@
 import { homedir } from "node:os";
+import { resolve } from "node:path";
 import type { ParseArgsConfig } from "node:util";
 import type { OriginProvider } from "../discovery/index.ts";
 import { createIndexOrigin, DEFAULT_FETCH_LIMITS, defaultCacheDir, OriginCache } from "../sources/index.ts";
@@ -134,9 +135,9 @@ export function layerOrigins(
 	return { mcpServers, indexes };
 }
 
-/** The cache folder origins use (`SKILLSET_CACHE_DIR`, else the user cache folder). */
-export function cacheDirFor(env: Readonly<Record<string, string | undefined>>): string {
-	return defaultCacheDir({ ...env, HOME: env.HOME ?? homedir() });
+/** The cache folder origins use (`SKILLSET_CACHE_DIR`, relative to `cwd`, else the user cache folder). */
+export function cacheDirFor(env: Readonly<Record<string, string | undefined>>, cwd: string): string {
+	return resolve(cwd, defaultCacheDir({ ...env, HOME: env.HOME ?? homedir() }));
 }
 
 /** What every configured origin is, where it is and where its cache is, without loading any. */

@@ -444,6 +444,12 @@ describe("skillset sources and cache prune", () => {
 		const list = await ws.json(["list", ...acme]);
 		expect(list.data).toEqual([expect.objectContaining({ name: "notes", description: "Version two." })]);
 		expect((await ws.run(["cache", "prune", ...acme])).stdout).toMatch(/^Nothing to prune/);
+		// A relative SKILLSET_CACHE_DIR is the same cache, seen from the working folder.
+		const relative = { SKILLSET_CACHE_DIR: "../cache" };
+		expect((await ws.json(["cache", "prune", ...acme], relative)).data).toMatchObject({
+			cacheDir: ws.cacheDir,
+			removed: [],
+		});
 	});
 
 	it("keeps an MCP origin's cache when that origin is still configured", async () => {
