@@ -17,8 +17,9 @@ const STAGES = [
 	"cli",
 ];
 const SRC = join(import.meta.dirname, "..", "src");
-// The one error class may be imported on its own: checking an option must not load a whole stage at start-up.
-const DIRECT_ENTRIES: ReadonlySet<string> = new Set(["skill/errors.ts"]);
+// Imported on their own, past their stage's index.ts: the one error class (checking an option must not load a whole
+// stage at start-up), and the MCP origin (it needs only the client SDK; the stage's entry loads the server's too).
+const DIRECT_ENTRIES: ReadonlySet<string> = new Set(["skill/errors.ts", "mcp/origin.ts"]);
 
 function sourceFiles(dir: string): string[] {
 	return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>

@@ -31,6 +31,12 @@ export interface SkillsetConfig {
 	catalog?: { format?: CatalogFormat; location?: boolean } & CatalogBudget;
 	/** The ceiling for `skillset chat`: tool patterns allowed at all, and patterns always denied. */
 	permissions?: { allow?: string[]; deny?: string[] };
+	/** Remote origins: MCP servers by the host's label (a stdio command, or a Streamable HTTP URL). */
+	mcpServers?: Record<string, McpServerSetting>;
+	/** Remote origins: well-known skills indexes by the host's label (`https:`, `http:` or `file:` base URLs). */
+	indexes?: Record<string, string>;
+	/** How long one origin may take to load, in milliseconds. */
+	originTimeoutMs?: number;
 }
 
 // The catalog's formats, spelled here so that reading a config does not load the catalog stage (start-up time);
@@ -38,6 +44,18 @@ export interface SkillsetConfig {
 const CATALOG_FORMATS = ["xml", "markdown", "json"] as const satisfies readonly CatalogFormat[];
 const _formatsComplete: [Exclude<CatalogFormat, (typeof CATALOG_FORMATS)[number]>] extends [never] ? true : never =
 	true;
+
+/** One MCP server origin as configured: a command to spawn, or a URL with an optional bearer token. */
+export type McpServerSetting = (
+	| { command: string; args?: string[]; env?: Record<string, string>; cwd?: string }
+	| { url: string; token?: string; tokenEnv?: string }
+) & {
+	/** Skill URIs to fetch with `skills/get` even when the server does not list them. */
+	skillUris?: string[];
+};
+
+/** What an origin label may be: the host's own short name, lowercase letters, digits and '-'. */
+export const ORIGIN_LABEL: RegExp = /^[a-z0-9][a-z0-9-]{0,62}$/;
 
 /** The config file name looked for in the working directory. */
 const CONFIG_FILE_NAME = "skillset.config.json";
@@ -91,6 +109,74 @@ const object =
 		}
 	};
 
+const isObject = (value: unknown): value is Record<string, unknown> =>
+	value !== null && typeof value === "object" && !Array.isArray(value);
+const text: Check = (value, key, label) => {
+	if (typeof value !== "string") throw new UsageError(`${label(key)} must be a string`);
+};
+/** An object keyed by origin label; each value checked by `item`. */
+const byLabel =
+	(item: Check): Check =>
+	(value, key, label) => {
+		if (!isObject(value)) throw new UsageError(`${label(key)} must be an object of LABEL: setting`);
+		for (const [name, child] of Object.entries(value)) {
+			if (!ORIGIN_LABEL.test(name)) {
+				throw new UsageError(
+					`${label(key)}: '${name}' is not a valid origin label (lowercase letters, digits and '-', starting with a letter or digit)`,
+				);
+			}
+			item(child, `${key}.${name}`, label);
+		}
+	};
+const stringMap: Check = (value, key, label) => {
+	if (!isObject(value)) throw new UsageError(`${label(key)} must be an object of NAME: value`);
+	for (const [name, child] of Object.entries(value)) text(child, `${key}.${name}`, label);
+};
+/** A URL with one of `protocols`, and no user name or password in it (those belong in a token, never printed). */
+const url =
+	(protocols: readonly string[]): Check =>
+	(value, key, label) => {
+		string(value, key, label);
+		let parsed: URL;
+		try {
+			parsed = new URL(value as string);
+		} catch {
+			throw new UsageError(`${label(key)} is not a URL: ${shown(value)}`);
+		}
+		if (!protocols.includes(parsed.protocol)) {
+			throw new UsageError(`${label(key)} must be a ${protocols.join(", ")} URL, not ${parsed.protocol}`);
+		}
+		if (parsed.username || parsed.password) {
+			throw new UsageError(`${label(key)} must not carry credentials: give a token (tokenEnv) instead`);
+		}
+	};
+const envName: Check = (value, key, label) => {
+	if (typeof value !== "string" || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(value)) {
+		throw new UsageError(`${label(key)} must be an environment variable name, not ${shown(value)}`);
+	}
+};
+const mcpServer: Check = (value, key, label) => {
+	if (!isObject(value) || Object.hasOwn(value, "command") === Object.hasOwn(value, "url")) {
+		throw new UsageError(`${label(key)} must be an object with either "command" or "url"`);
+	}
+	if (Object.hasOwn(value, "command"))
+		object({ command: string, args: list(text), env: stringMap, cwd: string, skillUris: list(string) })(
+			value,
+			key,
+			label,
+		);
+	else {
+		object({ url: url(["http:", "https:"]), token: string, tokenEnv: envName, skillUris: list(string) })(
+			value,
+			key,
+			label,
+		);
+		if (Object.hasOwn(value, "token") && Object.hasOwn(value, "tokenEnv")) {
+			throw new UsageError(`${label(`${key}.token`)} and tokenEnv cannot be used together: choose one`);
+		}
+	}
+};
+
 const CONFIG_SHAPE: Check = object({
 	roots: list(string),
 	defaultRoots: boolean,
@@ -117,6 +203,9 @@ const CONFIG_SHAPE: Check = object({
 		fraction: positive,
 	}),
 	permissions: object({ allow: list(string), deny: list(string) }),
+	mcpServers: byLabel(mcpServer),
+	indexes: byLabel(url(["http:", "https:", "file:"])),
+	originTimeoutMs: positive,
 });
 
 /**
@@ -151,7 +240,21 @@ function relativeTo(base: string, config: SkillsetConfig): SkillsetConfig {
 		const resolved = paths(config[key]);
 		if (resolved) out[key] = resolved;
 	}
+	// A server's folder is relative to the file too; without one it starts in the file's folder.
+	if (config.mcpServers) out.mcpServers = serversIn(base, config.mcpServers);
 	return out;
+}
+
+/** Stdio servers with their `cwd` resolved against `base` (and `base` when none is given). */
+export function serversIn(
+	base: string,
+	servers: Readonly<Record<string, McpServerSetting>>,
+): Record<string, McpServerSetting> {
+	const entries = Object.entries(servers).map(([name, server]) => [
+		name,
+		"command" in server ? { ...server, cwd: resolve(base, server.cwd ?? ".") } : server,
+	]);
+	return Object.fromEntries(entries);
 }
 
 /** The variable behind each setting `configFromEnv` reads, so messages name what the user set. */
@@ -165,12 +268,18 @@ const ENV_NAMES: Readonly<Record<string, string>> = {
 	"catalog.tokens": "SKILLSET_BUDGET_TOKENS",
 	"catalog.chars": "SKILLSET_BUDGET_CHARS",
 	"catalog.contextWindow": "SKILLSET_CONTEXT_WINDOW",
+	mcpServers: "SKILLSET_MCP_SERVERS",
+	indexes: "SKILLSET_INDEXES",
+	originTimeoutMs: "SKILLSET_ORIGIN_TIMEOUT_MS",
 };
 
 /** The name a setting has among `names` (a setting's list item is named as the setting). */
 export function labelFrom(names: Readonly<Record<string, string>>): Label {
 	return (key) => {
 		const bare = key.replace(/\[\d+\]$/, "");
+		const [first = bare, ...rest] = bare.split(".");
+		// A part of a structured setting (`mcpServers.acme.url`) is named after the setting that holds it.
+		if (names[bare] === undefined && names[first] !== undefined) return `${names[first]} (${rest.join(".")})`;
 		return names[bare] ?? bare;
 	};
 }
@@ -198,9 +307,38 @@ export function configFromEnv(env: Readonly<Record<string, string | undefined>>,
 	if (env.SKILLSET_BUDGET_CHARS) catalog.chars = envNumber(env.SKILLSET_BUDGET_CHARS);
 	if (env.SKILLSET_CONTEXT_WINDOW) catalog.contextWindow = envNumber(env.SKILLSET_CONTEXT_WINDOW);
 	if (Object.keys(catalog).length > 0) config.catalog = catalog;
+	Object.assign(config, originsFromEnv(env, cwd));
 	const label = labelFrom(ENV_NAMES);
 	CONFIG_SHAPE(config, "", label);
 	checkOneBudget(config.catalog, "catalog", label);
+	return config;
+}
+
+/**
+ * Origins from `SKILLSET_INDEXES` (`label=url,label=url`), `SKILLSET_MCP_SERVERS` (JSON, as `mcpServers` in the
+ * config file) and `SKILLSET_ORIGIN_TIMEOUT_MS`; checked by the caller.
+ */
+function originsFromEnv(env: Readonly<Record<string, string | undefined>>, cwd: string): SkillsetConfig {
+	const config: SkillsetConfig = {};
+	if (env.SKILLSET_INDEXES) {
+		config.indexes = {};
+		for (const pair of env.SKILLSET_INDEXES.split(",").filter((p) => p.trim() !== "")) {
+			const at = pair.indexOf("=");
+			if (at < 1) throw new UsageError(`SKILLSET_INDEXES must be LABEL=URL pairs separated by commas, not '${pair}'`);
+			config.indexes[pair.slice(0, at).trim()] = pair.slice(at + 1).trim();
+		}
+	}
+	if (env.SKILLSET_MCP_SERVERS) {
+		let servers: unknown;
+		try {
+			servers = JSON.parse(env.SKILLSET_MCP_SERVERS);
+		} catch (error) {
+			throw new UsageError(`SKILLSET_MCP_SERVERS is not valid JSON: ${(error as Error).message}`);
+		}
+		checkSetting(servers, "mcpServers", labelFrom(ENV_NAMES));
+		config.mcpServers = serversIn(cwd, servers as Record<string, McpServerSetting>);
+	}
+	if (env.SKILLSET_ORIGIN_TIMEOUT_MS) config.originTimeoutMs = envNumber(env.SKILLSET_ORIGIN_TIMEOUT_MS);
 	return config;
 }
 
@@ -252,7 +390,7 @@ function parseBoolean(value: string, name: string): boolean {
 
 /** Discovery options from a merged config (later sources already applied over earlier ones). */
 export function discoverOptionsFrom(config: SkillsetConfig, cwd: string, home: string): DiscoverOptions {
-	const { catalog: _catalog, ...rest } = config;
+	const { catalog: _catalog, mcpServers: _servers, indexes: _indexes, originTimeoutMs: _timeout, ...rest } = config;
 	return { ...rest, cwd, home };
 }
 

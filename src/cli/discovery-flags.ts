@@ -21,7 +21,18 @@ import {
 	type SkillsetConfig,
 } from "./config.ts";
 import { type CliIo, UsageError } from "./io.ts";
-import { guardWorkspaceConfig } from "./workspace-config.ts";
+import {
+	cacheDirFor,
+	createOriginProviders,
+	layerOrigins,
+	type OriginFlagValues,
+	type OriginSummary,
+	originFlags,
+	originsFromFlags,
+	originUsage,
+	summarizeOrigins,
+} from "./origin-settings.ts";
+import { guardWorkspaceCommands, guardWorkspaceConfig } from "./workspace-config.ts";
 
 /** The options every command that discovers takes. */
 export const discoveryFlags: NonNullable<ParseArgsConfig["options"]> = {
@@ -33,10 +44,11 @@ export const discoveryFlags: NonNullable<ParseArgsConfig["options"]> = {
 	untrusted: { type: "boolean" },
 	"trust-store": { type: "boolean" },
 	"include-hidden": { type: "boolean" },
+	...originFlags,
 };
 
 /** Usage lines for {@link discoveryFlags}. */
-export const discoveryUsage = `Discovery options:
+export const discoveryUsage: string = `Discovery options:
   --root DIR                 an extra workspace root, highest precedence first (repeatable; must exist)
   --no-default-roots         scan only the roots given (no .agents/skills, .claude/skills, .skills)
   --preset NAME              add a client's folders: claude, codex, opencode, gemini, copilot, cline,
@@ -45,10 +57,11 @@ export const discoveryUsage = `Discovery options:
   --config FILE              settings file (default: ./skillset.config.json when present)
   --untrusted                treat the workspace as untrusted: its skills stay out of the catalog
   --trust-store              trust the workspace only if the trust store says so ('skillset trust')
-  --include-hidden           also scan hidden folders below each root (e.g. skills/.curated)`;
+  --include-hidden           also scan hidden folders below each root (e.g. skills/.curated)
+${originUsage}`;
 
 /** The parsed values of {@link discoveryFlags}. */
-export interface DiscoveryFlagValues {
+export interface DiscoveryFlagValues extends OriginFlagValues {
 	root?: string[];
 	"no-default-roots"?: boolean;
 	preset?: string[];
@@ -65,23 +78,38 @@ export interface ResolvedSettings {
 	discover: DiscoverOptions;
 	/** About the settings themselves (keys of an untrusted workspace's config that were ignored). */
 	diagnostics: DiscoveryDiagnostic[];
+	/** The configured remote origins (never their tokens), and the cache folder their verified copies go to. */
+	origins: OriginSummary[];
+	cacheDir: string;
 }
 
 /** Merges config file, environment and flags into discovery options for a scan of `cwd`. */
-async function resolveSettings(values: DiscoveryFlagValues, cwd: string, io: CliIo): Promise<ResolvedSettings> {
+async function resolveSettings(
+	values: DiscoveryFlagValues,
+	cwd: string,
+	io: CliIo,
+	extra: SkillsetConfig,
+): Promise<ResolvedSettings> {
 	// A config file named by flag or variable is relative to where the user is; the default one is in the workspace.
 	const explicitConfig = values.config ?? io.env.SKILLSET_CONFIG;
 	const loaded = await loadConfig(explicitConfig === undefined ? undefined : resolve(io.cwd, explicitConfig), cwd);
 	const env = configFromEnv(io.env, cwd);
 	const flags = configFromFlags(values);
+	const originFlagConfig = originsFromFlags(values, io.cwd);
+	const flagOrigins = { ...originFlagConfig, ...layerOrigins([originFlagConfig], extra, false) };
 	const store = values["trust-store"] && !values.untrusted ? await trustedByStore(cwd, io) : undefined;
 	const trusted = !values.untrusted && (store ?? env.trustWorkspace ?? true);
 	const guarded = explicitConfig === undefined ? guardWorkspaceConfig(loaded, cwd, trusted) : undefined;
-	const file = guarded?.config ?? loaded;
+	const explicitlyTrusted = trusted && (store === true || env.trustWorkspace === true);
+	const commands =
+		guarded && !values["no-origins"] ? guardWorkspaceCommands(guarded.config, cwd, explicitlyTrusted) : undefined;
+	const file = commands?.config ?? guarded?.config ?? loaded;
 	const config: SkillsetConfig = {
 		...file,
 		...env,
 		...flags,
+		...flagOrigins,
+		...layerOrigins([file, env], flagOrigins, values["no-origins"] === true),
 		roots: [...(env.roots ?? []), ...(file.roots ?? [])],
 		catalog: layerCatalog(file.catalog, env.catalog),
 	};
@@ -89,7 +117,11 @@ async function resolveSettings(values: DiscoveryFlagValues, cwd: string, io: Cli
 	if (store !== undefined) config.trustWorkspace = store;
 	if (values.untrusted) config.trustWorkspace = false;
 	const discoverOptions = discoverOptionsFrom(config, cwd, homeFrom(io.env, homedir()));
-	return { config, discover: discoverOptions, diagnostics: guarded?.diagnostics ?? [] };
+	const cacheDir = cacheDirFor(io.env, io.cwd);
+	const origins = await summarizeOrigins(config, cacheDir);
+	if (origins.length > 0) discoverOptions.origins = await createOriginProviders(config, io.env, cacheDir);
+	const diagnostics = [...(guarded?.diagnostics ?? []), ...(commands?.diagnostics ?? [])];
+	return { config, discover: discoverOptions, diagnostics, origins, cacheDir };
 }
 
 /** A folder the user named (a workspace DIR, a --root) must be one: anything else is a usage error, never silence. */
@@ -147,15 +179,19 @@ export async function discoverFor(
 	return { ...settings, ...result };
 }
 
-/** The settings {@link discoverFor} scans with, without scanning (for commands that scan on their own). */
+/**
+ * The settings {@link discoverFor} scans with, without scanning (for commands that scan on their own).
+ * `extraOrigins` are origins the command itself was given (chat's `--mcp`), at the precedence of flags.
+ */
 export async function settingsFor(
 	values: DiscoveryFlagValues,
 	dir: string | undefined,
 	io: CliIo,
+	extraOrigins: SkillsetConfig = {},
 ): Promise<ResolvedSettings> {
 	const cwd = resolve(io.cwd, dir ?? ".");
 	if (dir !== undefined) await checkFolder(`DIR ${dir}`, cwd);
-	const settings = await resolveSettings(values, cwd, io);
+	const settings = await resolveSettings(values, cwd, io, extraOrigins);
 	const flagRoots = (values.root ?? []).map((root) => resolve(io.cwd, root));
 	for (const [i, root] of flagRoots.entries()) await checkFolder(`--root ${values.root?.[i]}`, root);
 	const roots = [...flagRoots, ...(settings.discover.roots ?? [])];

@@ -73,6 +73,14 @@ const COMMANDS: Readonly<Record<string, CommandEntry>> = {
 		"serve skills to MCP clients (SEP-2640 skills extension) over stdio or HTTP",
 		() => import("./commands/mcp.ts"),
 	),
+	sources: command(
+		"list the remote origins (MCP servers, indexes) with status, skills, last refresh and cache size",
+		() => import("./commands/sources.ts"),
+	),
+	cache: command(
+		"prune the origin cache: unconfigured origins and superseded copies",
+		() => import("./commands/cache.ts"),
+	),
 };
 
 /** Exit status for a bug in skillset itself, kept apart from 1 (findings) and 2 (usage). */
@@ -93,10 +101,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
 	} catch (error) {
 		const missing = missingOptionalPackage(error);
 		if (!missing) throw error;
-		io.stderr(
-			`skillset: '${name}' needs the optional package ${missing}, which is not installed: add it beside skillset (npm i ${missing}) or run npx -p skillset -p ${missing} skillset ${name}\n`,
-		);
-		return 1;
+		return missingPackage(io, name, missing);
 	}
 	try {
 		const { values, positionals } = parseArgs({
@@ -120,9 +125,19 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
 		if (error instanceof UsageError || isParseArgsError(error)) {
 			return usageError(io, (error as Error).message, name);
 		}
+		// A discovering command given an MCP origin loads the optional SDK only then.
+		const missing = missingOptionalPackage(error);
+		if (missing) return missingPackage(io, name, missing);
 		io.stderr(`skillset: internal error (please report it): ${(error as Error).stack ?? String(error)}\n`);
 		return EXIT_INTERNAL_ERROR;
 	}
+}
+
+function missingPackage(io: CliIo, name: string, missing: string): number {
+	io.stderr(
+		`skillset: '${name}' needs the optional package ${missing}, which is not installed: add it beside skillset (npm i ${missing}) or run npx -p skillset -p ${missing} skillset ${name}\n`,
+	);
+	return 1;
 }
 
 function mainUsage(): string {

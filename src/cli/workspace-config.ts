@@ -16,6 +16,9 @@ export const TRUST_SENSITIVE_KEYS: readonly string[] = [
 	"builtinRoots",
 	"scopeOrder",
 	"lock",
+	// Origins spawn commands and fetch from the network: a cloned repository must not choose them.
+	"mcpServers",
+	"indexes",
 ];
 
 /**
@@ -36,4 +39,25 @@ export function guardWorkspaceConfig(
 	const { severity, hint } = DISCOVERY_CODES["trust.config-ignored"];
 	const diagnostic: DiscoveryDiagnostic = { code: "trust.config-ignored", severity, message, file, hint };
 	return { config: kept as SkillsetConfig, diagnostics: [diagnostic] };
+}
+
+/**
+ * A workspace's own config may name MCP servers to spawn only in a workspace trusted explicitly (the trust store with
+ * `--trust-store`, or `SKILLSET_TRUST_WORKSPACE=1`): trust by default is enough to read a cloned repository's skills,
+ * not to run its commands. URL origins are kept; stdio servers are dropped with a `trust.config-ignored` diagnostic.
+ */
+export function guardWorkspaceCommands(
+	config: SkillsetConfig,
+	cwd: string,
+	explicitlyTrusted: boolean,
+): { config: SkillsetConfig; diagnostics: DiscoveryDiagnostic[] } {
+	const servers = Object.entries(config.mcpServers ?? {});
+	const commands = servers.filter(([, server]) => "command" in server).map(([label]) => label);
+	if (explicitlyTrusted || commands.length === 0) return { config, diagnostics: [] };
+	const kept = Object.fromEntries(servers.filter(([label]) => !commands.includes(label)));
+	const file = resolve(cwd, "skillset.config.json");
+	const message = `the workspace's config would run MCP server commands (${commands.join(", ")}): they are ignored unless the workspace is trusted explicitly ('skillset trust' with --trust-store, or SKILLSET_TRUST_WORKSPACE=1)`;
+	const { severity, hint } = DISCOVERY_CODES["trust.config-ignored"];
+	const diagnostic: DiscoveryDiagnostic = { code: "trust.config-ignored", severity, message, file, hint };
+	return { config: { ...config, mcpServers: kept }, diagnostics: [diagnostic] };
 }

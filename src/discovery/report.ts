@@ -10,6 +10,8 @@ export interface RootReport {
 	rank: number;
 	source: RootSource;
 	preset?: string;
+	/** For a remote origin's verified copies: `mcp:<label>` or `index:<label>`. */
+	origin?: string;
 	exists: boolean;
 	trusted: boolean;
 	locked: boolean;
@@ -37,6 +39,8 @@ export interface SkillSummary {
 	root: string;
 	file: string;
 	modelInvocable: boolean;
+	/** The remote origin it came from, if any. */
+	origin?: string;
 	/** For shadowed skills: the qualified name of the copy that wins. */
 	shadowedBy?: string;
 	diagnostics: DiscoveryDiagnostic[];
@@ -115,6 +119,7 @@ function rootReport(walk: RootWalk, input: ReportInput): RootReport {
 		rank: root.rank,
 		source: root.source,
 		...(root.preset ? { preset: root.preset } : {}),
+		...(root.origin ? { origin: root.origin } : {}),
 		exists: walk.exists,
 		trusted: root.trusted,
 		locked: root.locked,
@@ -142,6 +147,7 @@ function summarize(skill: IndexedSkill): SkillSummary {
 		root: skill.root,
 		file: skill.file,
 		modelInvocable: skill.modelInvocable,
+		...(skill.origin ? { origin: skill.origin } : {}),
 		...(skill.shadowedBy ? { shadowedBy: skill.shadowedBy } : {}),
 		diagnostics: [...skill.diagnostics],
 	};

@@ -33,3 +33,32 @@ describe("the built skillset binary (npm test builds it first)", () => {
 		expect(JSON.parse(result.stdout)[0].skill.name).toBe("release-notes");
 	});
 });
+
+describe("the built binary without the optional MCP SDK", () => {
+	it("says which package an MCP origin needs, and other commands and --index origins never load it", async () => {
+		const { cp, mkdir, readdir, symlink } = await import("node:fs/promises");
+		const { tempDir } = await import("../helpers/temp.ts");
+		// A copy of the package whose node_modules has everything but @modelcontextprotocol.
+		const copy = await tempDir();
+		await cp(join(ROOT, "dist"), join(copy, "dist"), { recursive: true });
+		await cp(join(ROOT, "package.json"), join(copy, "package.json"));
+		await mkdir(join(copy, "node_modules"));
+		for (const name of await readdir(join(ROOT, "node_modules"))) {
+			if (name === "@modelcontextprotocol" || name.startsWith(".")) continue;
+			await symlink(join(ROOT, "node_modules", name), join(copy, "node_modules", name));
+		}
+		const bin = (...args: string[]) =>
+			spawnSync(process.execPath, [join(copy, "dist", "cli", "bin.js"), ...args], {
+				cwd: copy,
+				encoding: "utf8",
+				env: { PATH: process.env.PATH, HOME: copy, SKILLSET_CACHE_DIR: join(copy, "cache"), NO_COLOR: "1" },
+			});
+		const mcp = bin("list", "--mcp", "acme=node server.mjs");
+		expect(mcp.status).toBe(1);
+		expect(mcp.stderr).toMatch(
+			/'list' needs the optional package @modelcontextprotocol\/client@[\d.]+, which is not installed/,
+		);
+		expect(bin("list", "--index", `acme=file://${join(copy, "none")}`).status).toBe(0);
+		expect(bin("list").status).toBe(0);
+	});
+});

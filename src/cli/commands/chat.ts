@@ -10,8 +10,10 @@ import {
 	type SavedConversation,
 } from "../../agent/index.ts";
 import { ChatRepl, terminalSafe } from "../chat-repl.ts";
+import { type McpServerSetting, ORIGIN_LABEL } from "../config.ts";
 import { type DiscoveryFlagValues, discoveryFlags, discoveryUsage, settingsFor } from "../discovery-flags.ts";
 import { type CliIo, type CommandResult, createStyle, type Style, UsageError } from "../io.ts";
+import { splitCommandLine } from "../origin-settings.ts";
 import { loadIntegrity, lockPath, sessionFlags, sessionUsage } from "../session-flags.ts";
 
 /** The command's options, for `node:util` parseArgs. */
@@ -44,7 +46,7 @@ endpoint (OpenAI, Ollama, vLLM, LM Studio, llama.cpp server). Without -p it is a
 slash commands: /skills /load NAME /unload NAME /tokens /compact /save FILE /quit. A message that starts with
 $name or /name loads that skill first.
 
-${discoveryUsage}
+${discoveryUsage.replace(/ {2}--mcp LABEL=[^\n]*\n[^\n]*\n/, "")}
 
 Model options:
   -p, --prompt TEXT          run one task without prompts, print the final answer, and exit
@@ -68,7 +70,8 @@ Agent options:
   --resume FILE              continue a conversation saved with /save
   --json                     with -p: print {status, text, toolCalls} as JSON instead of the answer
   --mcp [NAME=]SERVER        an MCP server whose tools join as deferred tools: a command line (stdio) or an
-                             http(s) URL (Streamable HTTP), e.g. --mcp 'files=npx -y some-mcp-server .' (repeatable)
+                             http(s) URL (Streamable HTTP), e.g. --mcp 'files=npx -y some-mcp-server .' (repeatable);
+                             if it declares the skills extension its skills join too, as origin mcp:NAME
 
 Exit status: 0 done, 1 the task was refused or failed (-p), 2 usage error.`;
 
@@ -159,7 +162,12 @@ async function agentFor(
 	io: CliIo,
 	confirm: Confirm | undefined,
 ): Promise<Agent> {
-	const settings = await settingsFor(values, dir, io);
+	const workspaceDir = resolve(io.cwd, dir ?? ".");
+	const servers = (values.mcp ?? []).map((spec, i) => parseMcpSpec(spec, i, workspaceDir));
+	// The same servers are origins too (one flag, one meaning across commands); a NAME that is no origin label
+	// (upper case, '_') keeps the server's tools only.
+	const { mcp: _mcp, ...discoveryValues } = values;
+	const settings = await settingsFor(discoveryValues, dir, io, { mcpServers: originServers(servers) });
 	for (const diagnostic of settings.diagnostics) io.stderr(`skillset: ${diagnostic.code}: ${diagnostic.message}\n`);
 	const workspace = resolve(io.cwd, dir ?? ".");
 	const contextWindow = positiveInteger(values["context-window"], "--context-window");
@@ -195,7 +203,7 @@ async function agentFor(
 		saveSkills: save,
 		...(values.events ? { eventLog: resolve(io.cwd, values.events) } : {}),
 		...(values.resume ? { resume: await readSaved(resolve(io.cwd, values.resume)) } : {}),
-		...(values.mcp?.length ? { mcp: values.mcp.map((spec, i) => parseMcpSpec(spec, i, workspace)) } : {}),
+		...(servers.length > 0 ? { mcp: servers } : {}),
 	});
 }
 
@@ -205,10 +213,19 @@ export function parseMcpSpec(text: string, position: number, cwd: string): McpSe
 	const name = named?.[1] ?? `mcp${position + 1}`;
 	const rest = (named?.[2] ?? text).trim();
 	if (/^https?:\/\//.test(rest)) return { name, url: rest };
-	const words = [...rest.matchAll(/"([^"]*)"|'([^']*)'|(\S+)/g)].map((m) => m[1] ?? m[2] ?? m[3] ?? "");
-	const [command, ...args] = words;
+	const [command, ...args] = splitCommandLine(rest);
 	if (!command) throw new UsageError(`--mcp needs a command or a URL, not '${text}'`);
 	return { name, command, args, cwd };
+}
+
+function originServers(servers: readonly McpServerSpec[]): Record<string, McpServerSetting> {
+	const out: Record<string, McpServerSetting> = {};
+	for (const { name, command, args, url, cwd } of servers) {
+		if (!ORIGIN_LABEL.test(name)) continue;
+		if (url) out[name] = { url };
+		else if (command) out[name] = { command, args: [...(args ?? [])], ...(cwd ? { cwd } : {}) };
+	}
+	return out;
 }
 
 async function readSaved(file: string): Promise<SavedConversation> {

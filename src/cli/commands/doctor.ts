@@ -37,6 +37,8 @@ export interface DoctorCopy {
 	scope: string;
 	status: IndexedSkill["status"] | "rejected";
 	qualifiedName: string | null;
+	/** The remote origin of a skill from elsewhere. */
+	origin?: string;
 	/** Plain-language reasons, most important first. */
 	reasons: string[];
 	catalog: CatalogPlace;
@@ -95,6 +97,7 @@ function skillCopy(skill: IndexedSkill, catalog: CatalogReport): DoctorCopy {
 		scope: skill.scope,
 		status: skill.status,
 		qualifiedName: skill.qualifiedName,
+		...(skill.origin ? { origin: skill.origin } : {}),
 		reasons,
 		catalog: place,
 		diagnostics: [...skill.diagnostics],
@@ -142,7 +145,12 @@ export function render(data: DoctorResult, style: Style): string {
 	const lines = [style.bold(`${data.name}: ${verdict}`)];
 	for (const copy of data.copies) {
 		lines.push(`  ${copy.file}`);
-		lines.push(`    ${style.dim(`${copy.scope}${copy.root ? ` root ${copy.root}` : ""}, ${copy.status}`)}`);
+		const where = copy.origin
+			? ` from ${copy.origin}, verified copy in the cache`
+			: copy.root
+				? ` root ${copy.root}`
+				: "";
+		lines.push(`    ${style.dim(`${copy.scope}${where}, ${copy.status}`)}`);
 		for (const reason of copy.reasons) lines.push(`    - ${reason}`);
 		for (const d of copy.diagnostics) lines.push(`      ${renderDiagnostic(d, style, false)}`);
 	}

@@ -32,6 +32,8 @@ export interface ListedSkill {
 	description: string;
 	file: string;
 	modelInvocable: boolean;
+	/** The remote origin (`mcp:<label>`, `index:<label>`) of a skill from elsewhere. */
+	origin?: string;
 }
 
 /** Lists skills (selected, or all with --all). */
@@ -52,6 +54,7 @@ export async function run(
 		description: s.description,
 		file: s.file,
 		modelInvocable: s.modelInvocable,
+		...(s.origin ? { origin: s.origin } : {}),
 	}));
 	if (values.all) data.push(...report.rejected.map(rejectedEntry));
 	return { exitCode: deeper ? 1 : 0, data };
@@ -79,7 +82,8 @@ export function render(data: readonly ListedSkill[], style: Style): string {
 		const status = s.status === "selected" ? "" : ` ${s.status}`;
 		const manual = s.modelInvocable || s.status === "rejected" ? "" : " user-only";
 		const why = s.status === "rejected" && s.description ? `  ${style.dim(s.description)}` : "";
-		return `${s.name.padEnd(width)}  ${style.dim(`${s.scope}${status}${manual}`)}  ${s.file}${why}`;
+		const scope = s.origin ? `${s.scope} ${s.origin}` : s.scope;
+		return `${s.name.padEnd(width)}  ${style.dim(`${scope}${status}${manual}`)}  ${s.file}${why}`;
 	});
 	return `${lines.join("\n")}\n`;
 }

@@ -82,12 +82,15 @@ export async function run(
 	const empty = await emptyWorkspace("lock", dir, named.workspace, report, io);
 	const data: LockResult = { file, verify: verifying, skills: [], problems: empty ? [empty] : [] };
 	if (empty) return { exitCode: 1, data };
+	// Remote skills are pinned by their origin's digests and the verified cache, not by a workspace lock (whose
+	// paths would point into this machine's cache).
+	const selected = index.selected.filter((skill) => !skill.origin);
 	if (verifying) {
-		data.skills = await verify(file, index.selected);
+		data.skills = await verify(file, selected);
 		data.matched = data.skills.filter((s) => s.status === "ok").length;
 		data.differ = data.skills.length - data.matched;
 	} else {
-		const written = await write(file, index.selected);
+		const written = await write(file, selected);
 		if (typeof written === "string") data.error = written;
 		else data.skills = written;
 	}

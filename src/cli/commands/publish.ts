@@ -35,11 +35,14 @@ export async function run(
 	if (!values.out) throw new UsageError("publish needs --out OUT");
 	if (positionals.length > 1) throw new UsageError("publish takes at most one DIR");
 	const { index } = await discoverFor(values, positionals[0], io);
-	const skills = index.selected.map((skill) => ({
-		name: skill.id,
-		description: skill.properties.description,
-		dir: skill.dir,
-	}));
+	// Only the workspace's own skills: a skill from an origin is that origin's to publish.
+	const skills = index.selected
+		.filter((skill) => !skill.origin)
+		.map((skill) => ({
+			name: skill.id,
+			description: skill.properties.description,
+			dir: skill.dir,
+		}));
 	const entries = await publishSkills(skills, resolve(io.cwd, values.out));
 	return { exitCode: entries.length > 0 ? 0 : 1, data: entries };
 }

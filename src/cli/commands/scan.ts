@@ -3,6 +3,7 @@ import type { ParseArgsConfig } from "node:util";
 import type { DiscoveryReport } from "../../discovery/index.ts";
 import { type DiscoveryFlagValues, discoverFor, discoveryFlags, discoveryUsage } from "../discovery-flags.ts";
 import { type CliIo, type CommandResult, type Style, UsageError } from "../io.ts";
+import { type OriginStatus, originStatuses } from "../origin-status.ts";
 import { renderBoundNotices } from "../render-bounds.ts";
 import {
 	checkDetail,
@@ -40,22 +41,28 @@ ${detailUsage}
 
 Exit status: 0 nothing rejected, 1 a skill or root was rejected, 2 usage error.`;
 
+/** The scan's data: the discovery report, and each configured origin's status when there are any. */
+export type ScanData = DiscoveryReport & { origins?: OriginStatus[] };
+
 /** Scans and returns the report; exit 1 when a skill was rejected or a root failed. */
 export async function run(
 	values: DiscoveryFlagValues & Detail & { "exit-zero"?: boolean },
 	positionals: readonly string[],
 	io: CliIo,
-): Promise<CommandResult<DiscoveryReport>> {
+): Promise<CommandResult<ScanData>> {
 	if (positionals.length > 1) throw new UsageError("scan takes at most one DIR");
 	checkDetail(values);
-	const { report } = await discoverFor(values, positionals[0], io);
+	const startedAt = Date.now();
+	const { report, origins } = await discoverFor(values, positionals[0], io);
 	const deeper = await noteDeeperSkills("scan", positionals[0], report, io);
 	const failed = deeper || report.rejected.length > 0 || report.diagnostics.some((d) => d.severity === "error");
-	return { exitCode: failed && !values["exit-zero"] ? 1 : 0, data: report };
+	const data: ScanData =
+		origins.length > 0 ? { ...report, origins: await originStatuses(origins, report, startedAt) } : report;
+	return { exitCode: failed && !values["exit-zero"] ? 1 : 0, data };
 }
 
 /** The readable summary: roots, then what was selected, shadowed, untrusted, disabled and rejected, and why. */
-export function render(report: DiscoveryReport, style: Style, detail: Detail = {}): string {
+export function render(report: ScanData, style: Style, detail: Detail = {}): string {
 	if (detail.quiet) return `${summaryLine(report)}\n`;
 	const lines: string[] = [
 		...renderBoundNotices(report, style),
@@ -64,6 +71,16 @@ export function render(report: DiscoveryReport, style: Style, detail: Detail = {
 	// Conventional folders that do not exist are the normal case; list them only when they were asked for.
 	const shown = report.roots.filter((root) => root.exists || root.source === "option");
 	for (const root of shown) {
+		const origin = root.origin ? report.origins?.find((o) => o.origin === root.origin) : undefined;
+		if (root.origin) {
+			// An origin is named by its label; its folder is only the cache of its verified copies.
+			const state = origin ? `, ${origin.status}` : "";
+			const where = origin ? `  ${style.dim(origin.where)}` : "";
+			lines.push(
+				`  ${root.origin}  ${style.dim(`remote${state}`)}  ${plural(root.counts.candidates, "skill")}${where}`,
+			);
+			continue;
+		}
 		const flags = [
 			root.scope,
 			root.exists ? null : "missing",
@@ -80,7 +97,7 @@ export function render(report: DiscoveryReport, style: Style, detail: Detail = {
 		style,
 		`Selected (${report.selected.length})`,
 		report.selected,
-		(s) => `${s.name}  ${style.dim(`${s.scope}  ${s.file}`)}`,
+		(s) => `${s.name}  ${style.dim(`${s.origin ? `${s.scope} ${s.origin}` : s.scope}  ${s.file}`)}`,
 		!detail.verbose,
 	);
 	section(
