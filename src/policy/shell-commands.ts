@@ -79,7 +79,7 @@ function modelProgram(name: string, args: ShellWord[], effects: Effects): void {
 	else if (interpreterRunsInline(name, texts)) effects.reasons.push(`${name} runs inline code or a script from stdin`);
 	else if (name === "find") findActions(texts, effects);
 	else if (name === "git") gitCommand(texts, effects);
-	else if (name === "sed") sedCommand(texts, effects);
+	else if (name === "sed") sedCommand(args, effects);
 	else if (name === "sort" && texts.some((t) => /^-[^-]*o|^--output/.test(t))) effects.reasons.push("sort -o");
 	else if (name === "uniq" || name === "xxd") lastOfTwo(args, effects);
 	else if (WRITERS[name]) writerOperands(name, args, effects);
@@ -133,8 +133,12 @@ function gitCommand(texts: string[], effects: Effects): void {
 	else if (!GIT_READ.has(sub)) effects.reasons.push(`git ${sub || "(no subcommand)"} writes files or may be an alias`);
 }
 
-function sedCommand(texts: string[], effects: Effects): void {
+function sedCommand(args: ShellWord[], effects: Effects): void {
+	const texts = args.map((word) => word.text);
 	if (texts.some((t) => /^-[^-]*i|^--in-place/.test(t))) {
+		// Still unaccountable (the script and backups are not modelled), but the files it names are written: a plain
+		// path into a skill folder meets the hard rule and is denied outright instead of asked.
+		for (const word of sedFiles(args)) addWrite(word, effects);
 		effects.reasons.push("sed -i edits files in place");
 		return;
 	}
@@ -150,6 +154,21 @@ function sedCommand(texts: string[], effects: Effects): void {
 		if (first !== undefined) scripts.push(first);
 	}
 	if (scripts.some((script) => !safeSedScript(script))) effects.reasons.push("a sed script that may write or run");
+}
+
+/** The file operands of a sed command: every non-option word after the script (or all, when `-e`/`-f` give it). */
+function sedFiles(args: ShellWord[]): ShellWord[] {
+	const operands: ShellWord[] = [];
+	let scriptGiven = false;
+	for (let i = 0; i < args.length; i++) {
+		const text = (args[i] as ShellWord).text;
+		if (text === "-e" || text === "--expression" || text === "-f" || text === "--file" || text === "-l") {
+			if (text !== "-l") scriptGiven = true;
+			i++;
+		} else if (text.startsWith("--expression=") || text.startsWith("--file=")) scriptGiven = true;
+		else if (!text.startsWith("-") || text === "-") operands.push(args[i] as ShellWord);
+	}
+	return scriptGiven ? operands : operands.slice(1);
 }
 
 // Addresses, then p/d/q/n/= or s///flags or y///: no `w`, `W`, `e`, `r` and no `s///w` or `s///e`.

@@ -53,7 +53,7 @@ describe("the permission gate", () => {
 		);
 	});
 
-	it("asks about sed -i (the policy cannot account for it), and the sandbox keeps the skill intact on yes", async () => {
+	it("denies sed -i into a skill folder without asking (the file it edits is a known write)", async () => {
 		const fixture = await workspaceFixture(defaultSkills());
 		const asked: PermissionRequest[] = [];
 		const agent = await agentFor(llm.url, fixture, {
@@ -65,8 +65,8 @@ describe("the permission gate", () => {
 		const command = `sed -i s/deploy/owned/ ${skillFile}`;
 		fresh([{ toolCalls: [{ name: "run_shell", arguments: { command } }] }, { content: "ok" }]);
 		await agent.send("edit the skill");
-		expect(asked.map((r) => r.rule)).toEqual(["unaccountable"]);
-		expect(toolResultsOf(llm.requests[1])[0]).toMatch(/^exit code [1-9]/);
+		expect(asked).toEqual([]);
+		expect(toolResultsOf(llm.requests[1])[0]).toMatch(/^Refused by the permission policy \(rule skill-dir-readonly\)/);
 		expect(await readFile(join(fixture.workspace, skillFile), "utf8")).not.toContain("owned");
 	});
 

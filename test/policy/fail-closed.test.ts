@@ -96,6 +96,8 @@ describe("skill folders, their roots and their ancestors are read-only to the sh
 		["if true; then rm -rf .agents; fi"],
 		["{ rm -rf .agents/skills; }"],
 		["while false; do mv .agents x; done"],
+		["sed -i s/a/b/ .agents/skills/broken/SKILL.md"],
+		["sed -i.bak -e s/a/b/ src/app.ts .agents/skills/broken/SKILL.md"],
 	])("%s → deny", (command) => {
 		expect(bash(plain, command)).toMatchObject({ decision: "deny", rule: "skill-dir-readonly" });
 	});
