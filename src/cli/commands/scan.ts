@@ -3,7 +3,7 @@ import type { ParseArgsConfig } from "node:util";
 import type { DiscoveryReport } from "../../discovery/index.ts";
 import { type DiscoveryFlagValues, discoverFor, discoveryFlags, discoveryUsage } from "../discovery-flags.ts";
 import { type CliIo, type CommandResult, type Style, UsageError } from "../io.ts";
-import { type OriginStatus, originStatuses } from "../origin-status.ts";
+import type { OriginStatus } from "../origin-status.ts";
 import { renderBoundNotices } from "../render-bounds.ts";
 import {
 	checkDetail,
@@ -15,7 +15,6 @@ import {
 	renderDiagnostic,
 	renderGroups,
 } from "../render-diagnostics.ts";
-import { noteDeeperSkills } from "../workspace.ts";
 
 /** The command's options, for `node:util` parseArgs. */
 export const options: NonNullable<ParseArgsConfig["options"]> = {
@@ -54,10 +53,13 @@ export async function run(
 	checkDetail(values);
 	const startedAt = Date.now();
 	const { report, origins } = await discoverFor(values, positionals[0], io);
-	const deeper = await noteDeeperSkills("scan", positionals[0], report, io);
+	// Loaded only when needed: a plain scan stays close to a bare Node start.
+	const deeper =
+		positionals[0] !== undefined &&
+		(await (await import("../workspace.ts")).noteDeeperSkills("scan", positionals[0], report, io));
 	const failed = deeper || report.rejected.length > 0 || report.diagnostics.some((d) => d.severity === "error");
-	const data: ScanData =
-		origins.length > 0 ? { ...report, origins: await originStatuses(origins, report, startedAt) } : report;
+	const statuses = origins.length > 0 ? (await import("../origin-status.ts")).originStatuses : undefined;
+	const data: ScanData = statuses ? { ...report, origins: await statuses(origins, report, startedAt) } : report;
 	return { exitCode: failed && !values["exit-zero"] ? 1 : 0, data };
 }
 
