@@ -1,4 +1,4 @@
-import type { ToolSpec } from "../policy/index.ts";
+import type { SandboxOptions, SandboxResult, ToolSpec } from "../policy/index.ts";
 import type { ToolResult } from "../tools/index.ts";
 import type { AgentJsonSchema } from "./json-schema.ts";
 
@@ -26,27 +26,10 @@ export interface AgentTool {
 	execute(input: Record<string, unknown>, context: ToolContext): Promise<string | ToolResult>;
 }
 
-/** The options and result of one shell command, the same shape as the policy stage's sandbox. */
-export interface ShellOptions {
-	workspace: string;
-	/** Folders the command may read but never write (skill roots). */
-	readOnly?: readonly string[];
-	network?: boolean;
-	timeoutMs?: number;
-	maxOutputBytes?: number;
-	env?: Readonly<Record<string, string>>;
-	signal?: AbortSignal;
-}
-
+/** The options and result of one shell command: the policy stage's sandbox types. */
+export type ShellOptions = SandboxOptions;
 /** What a shell command did. */
-export interface ShellResult {
-	exitCode: number | null;
-	signal: string | null;
-	stdout: string;
-	stderr: string;
-	timedOut: boolean;
-	truncated: boolean;
-}
+export type ShellResult = SandboxResult;
 
 /** Runs one shell command; `runSandboxed` from the policy stage has this shape. */
 export type ShellExecutor = (command: string, options: ShellOptions) => Promise<ShellResult>;

@@ -1,8 +1,7 @@
 import { isUtf8 } from "node:buffer";
 import { lstatSync, type Stats } from "node:fs";
 import { join, posix } from "node:path";
-import { readContained, type SkillsLock, sha256 } from "../runtime/index.ts";
-import { mimeTypeOf } from "./mime.ts";
+import { mediaTypeOf, readContained, type SkillsLock, sha256 } from "../runtime/index.ts";
 import type { JsonValue, ServedSkill, ServePlan } from "./plan.ts";
 import { directoryUri, fileUri, uriSegments } from "./uri.ts";
 import { type FileRules, SKIPPED_DIRS, type TreeProblem, walkSkill } from "./walk.ts";
@@ -121,7 +120,7 @@ export function readFile(plan: ServePlan, uri: string, rules: ServeRules): FileC
 	});
 	if (!read.ok) return undefined;
 	if (rules.lock && !matchesLock(found.served, read.path, sha256(read.bytes), rules.lock)) return undefined;
-	const mimeType = mimeTypeOf(read.path);
+	const mimeType = mediaTypeOf(read.path);
 	const binary = read.bytes.subarray(0, 8192).includes(0) || !isUtf8(read.bytes);
 	return binary ? { bytes: read.bytes, mimeType } : { text: Buffer.from(read.bytes).toString("utf8"), mimeType };
 }
@@ -149,7 +148,7 @@ export function readDirectory(
 			if (!digest || !matchesLock(found.served, file.rel, digest.hex, rules.lock)) continue;
 		}
 		const name = posix.basename(file.rel);
-		children.push({ uri: fileUri(path, file.rel), name, mimeType: mimeTypeOf(name), size: file.stats.size });
+		children.push({ uri: fileUri(path, file.rel), name, mimeType: mediaTypeOf(name), size: file.stats.size });
 	}
 	return children.sort((a, b) => (a.uri < b.uri ? -1 : a.uri > b.uri ? 1 : 0));
 }

@@ -27,6 +27,7 @@ export {
 	sortedPaths,
 } from "./integrity.ts";
 export type { IntegrityOptions } from "./load-skill.ts";
+export { mediaTypeOf } from "./media-type.ts";
 export type { ReferenceCode, ReferenceEdge, ReferenceGraph } from "./refs.ts";
 export { buildReferenceGraph, REFERENCE_CODES } from "./refs.ts";
 export type { RenderableActivation } from "./render.ts";

@@ -5,6 +5,7 @@ import type { IndexedSkill } from "../discovery/index.ts";
 import { type ContainCode, checkRelativePath, readContained } from "./contain.ts";
 import { sha256 } from "./integrity.ts";
 import type { IntegrityOptions } from "./load-skill.ts";
+import { mediaTypeOf } from "./media-type.ts";
 import type { RefusalCode } from "./session-types.ts";
 
 /**
@@ -56,29 +57,6 @@ export type ResourceRead = ResourceReadOk | ResourceReadError;
 
 const DEFAULT_LINES = 2000;
 const MAX_PAGE_BYTES = 50_000;
-const MEDIA_TYPES: Readonly<Record<string, string>> = {
-	".md": "text/markdown",
-	".txt": "text/plain",
-	".py": "text/x-python",
-	".sh": "text/x-shellscript",
-	".js": "text/javascript",
-	".ts": "text/typescript",
-	".json": "application/json",
-	".yaml": "application/yaml",
-	".yml": "application/yaml",
-	".html": "text/html",
-	".css": "text/css",
-	".csv": "text/csv",
-	".png": "image/png",
-	".jpg": "image/jpeg",
-	".jpeg": "image/jpeg",
-	".gif": "image/gif",
-	".svg": "image/svg+xml",
-	".pdf": "application/pdf",
-	".zip": "application/zip",
-	".ttf": "font/ttf",
-	".woff2": "font/woff2",
-};
 
 /** Reads one file of a skill through the contained reader, checks it in verify mode, and pages it. */
 export function readSkillResource(
@@ -116,7 +94,7 @@ export function readSkillResource(
 		if (pinned.sha256 !== sha256(read.bytes))
 			return fail("integrity.mismatch", `'${read.path}' changed since it was locked`);
 	}
-	const mediaType = MEDIA_TYPES[extname(read.path).toLowerCase()] ?? "application/octet-stream";
+	const mediaType = mediaTypeOf(read.path);
 	const base = { ok: true as const, name: skill.name, path: read.path, size: read.size, mediaType };
 	if (isBinary(read.bytes)) {
 		const content = `${read.path} is a binary file (${mediaType}, ${read.size} bytes); its content is not shown.`;

@@ -34,7 +34,7 @@ const TYPES: Readonly<Record<string, string>> = {
 	".woff2": "font/woff2",
 };
 
-/** The MIME type of a skill file by its extension; `application/octet-stream` when unknown. */
-export function mimeTypeOf(path: string): string {
+/** The media (MIME) type of a skill file by its extension; `application/octet-stream` when unknown. */
+export function mediaTypeOf(path: string): string {
 	return TYPES[extname(path).toLowerCase()] ?? "application/octet-stream";
 }
