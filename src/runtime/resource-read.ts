@@ -1,5 +1,5 @@
 import { isUtf8 } from "node:buffer";
-import { dirname, extname } from "node:path";
+import { dirname } from "node:path";
 import type { Tokenizer } from "../catalog/index.ts";
 import type { IndexedSkill } from "../discovery/index.ts";
 import { type ContainCode, checkRelativePath, readContained } from "./contain.ts";
