@@ -78,13 +78,18 @@ export function attachConnection(mcp: McpServer, first: ServeSnapshot, options: 
 	const subscriptions = new Set<string>();
 	let current = first;
 	let tools = new Map<string, SkillTool>();
+	// One session for the connection's life: a rescan moves it to the new index, so what the client already loaded
+	// stays loaded (no second delivery, the same limits) instead of starting over.
+	let session: ReturnType<typeof createSession> | undefined;
 	const registeredTools = new Map<string, { registered: RegisteredTool; key: string }>();
 
 	// Tools change by difference (add, update, remove): one changed skill costs a notification or two. The tool
 	// handlers look up the current tools when they are called.
 	const setTools = (snapshot: ServeSnapshot): void => {
 		if (!options.tools) return;
-		tools = new Map(createSkillTools(createSession(snapshot.index, sessionOptions)).map((tool) => [tool.name, tool]));
+		if (session) session.useIndex(snapshot.index);
+		else session = createSession(snapshot.index, sessionOptions);
+		tools = new Map(createSkillTools(session).map((tool) => [tool.name, tool]));
 		for (const [name, entry] of registeredTools) {
 			if (tools.has(name)) continue;
 			entry.registered.remove();

@@ -271,6 +271,26 @@ describe("digests", () => {
 		await server.close();
 	}, 20_000);
 
+	it("keep a connection's session across a rescan: a skill loaded before a change stays loaded", async () => {
+		const root = await writeTree(await tempDir(), { "kept/SKILL.md": skillMd("kept") });
+		const settings = { cwd: root, home: root, defaultRoots: false, roots: [root] };
+		const server = await createSkillServer({ ...settings, watch: true, debounceMs: 50 });
+		const serving = await serveHttp(server, { port: 0 });
+		const { client } = await httpClient(serving.url);
+		const load = async () => {
+			const result = await client.callTool({ name: "load_skill", arguments: { name: "kept" } });
+			return (result.content as { text: string }[])[0]?.text ?? "";
+		};
+		expect(await load()).toContain("# kept");
+		const changed = new Promise((resolve) => server.onChange(resolve));
+		await writeTree(root, { "added/SKILL.md": skillMd("added") });
+		await changed;
+		expect(server.served.map((s) => s.name).sort()).toEqual(["added", "kept"]);
+		expect(await load()).toContain('cached="true"');
+		await serving.close();
+		await server.close();
+	}, 20_000);
+
 	it("are computed once per file and again when the file changes", async () => {
 		const root = await writeTree(await tempDir(), {
 			"demo/SKILL.md": skillMd("demo"),
