@@ -1,13 +1,15 @@
-import { constants } from "node:fs";
-import { chmod, copyFile, lstat, mkdir, mkdtemp, rename, rm, stat } from "node:fs/promises";
+import { lstat, mkdir, mkdtemp, rename, rm, writeFile } from "node:fs/promises";
 import { dirname, join, relative, sep } from "node:path";
-import { hashPackage, type LockedSource } from "../runtime/index.ts";
+import { hashPackage, type LockedSource, readContained, sha256 } from "../runtime/index.ts";
 import { describeFailure, SourceError, type SourceErrorCode } from "./errors.ts";
 import type { FetchLimits } from "./fetch.ts";
 import { readLockFile, writeLockFile } from "./lock-file.ts";
 import { findSkillDirs, reviewSkill, type SkillReview } from "./review.ts";
 import { parseSource } from "./source.ts";
 import { type SourceRecord, stageSource } from "./stage.ts";
+
+/** The largest file an installed skill may carry (the runtime serves no larger resource either). */
+const MAX_INSTALL_FILE_BYTES = 16 << 20;
 
 /** What `addSkills` does with one skill. */
 export interface InstallOutcome {
@@ -203,11 +205,17 @@ export async function placeSkill(
 	try {
 		for (const path of Object.keys(hashed.files)) {
 			if (signal?.aborted) throw new SourceError("install.io", "interrupted; nothing of this skill was installed");
-			const from = join(review.dir, ...path.split("/"));
+			// Read through the contained reader (no link followed, regular files only), never by plain path: a
+			// source folder changed between the hash and the copy cannot slip a file from elsewhere in.
+			const read = readContained(review.dir, path, { maxBytes: MAX_INSTALL_FILE_BYTES });
+			if (!read.ok) throw new SourceError("install.invalid", `${review.name}: ${path}: ${read.message}`);
+			if (sha256(read.bytes) !== hashed.files[path]?.sha256) {
+				throw new SourceError("install.invalid", `${review.name}: ${path} changed while it was being installed`);
+			}
 			const to = join(staging, ...path.split("/"));
 			await mkdir(dirname(to), { recursive: true });
-			await copyFile(from, to, constants.COPYFILE_EXCL);
-			await chmod(to, (await stat(from)).mode & 0o111 ? 0o755 : 0o644);
+			const executable = ((await lstat(read.absolute)).mode & 0o111) !== 0;
+			await writeFile(to, read.bytes, { flag: "wx", mode: executable ? 0o755 : 0o644 });
 		}
 		if (signal?.aborted) throw new SourceError("install.io", "interrupted; nothing of this skill was installed");
 		await swapInto(staging, dest, existing !== undefined);

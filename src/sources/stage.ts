@@ -1,7 +1,7 @@
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { lstat, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join, relative, resolve, sep } from "node:path";
-import { sha256 } from "../runtime/index.ts";
+import { dirname, join, relative, resolve, sep } from "node:path";
+import { hashPackage, readContained, sha256 } from "../runtime/index.ts";
 import { describeFailure, SourceError, type SourceErrorCode } from "./errors.ts";
 import { DEFAULT_FETCH_LIMITS, type FetchLimits, fetchBytes } from "./fetch.ts";
 import { checkoutRepository } from "./git.ts";
@@ -50,16 +50,6 @@ export interface StageOptions {
  */
 export async function stageSource(spec: SourceSpec, options: StageOptions = {}): Promise<StagedSource> {
 	const limits = options.limits ?? DEFAULT_FETCH_LIMITS;
-	if (spec.kind === "dir") {
-		return {
-			dir: spec.path,
-			record: { type: "dir", url: spec.path },
-			digests: new Map(),
-			failures: new Map(),
-			warnings: [],
-			cleanup: async () => undefined,
-		};
-	}
 	const temp = await mkdtemp(join(tmpdir(), "skillset-source-"));
 	const cleanup = () => rm(temp, { recursive: true, force: true });
 	try {
@@ -73,10 +63,17 @@ export async function stageSource(spec: SourceSpec, options: StageOptions = {}):
 
 async function stageInto(
 	temp: string,
-	spec: Exclude<SourceSpec, { kind: "dir" }>,
+	spec: SourceSpec,
 	limits: FetchLimits,
 	only: readonly string[] | undefined,
 ): Promise<Omit<StagedSource, "cleanup">> {
+	if (spec.kind === "dir") {
+		// A private copy first: the review and the install then see the same bytes, whatever happens to the
+		// folder meanwhile.
+		const dir = join(temp, "folder");
+		await copyFolder(spec.path, dir);
+		return { dir, record: { type: "dir", url: spec.path }, digests: new Map(), failures: new Map(), warnings: [] };
+	}
 	if (spec.kind === "git") {
 		const checkout = await checkoutRepository(spec.url, spec.ref, join(temp, "repo"), limits.timeoutMs);
 		const dir = spec.subpath ? contained(checkout.dir, spec.subpath) : checkout.dir;
@@ -153,4 +150,23 @@ function contained(base: string, path: string): string {
 		throw new SourceError("archive.traversal", `${path} leaves the source folder`);
 	}
 	return target;
+}
+
+/** Copies a folder's files through contained reads; a link or special file refuses the source (never followed). */
+async function copyFolder(from: string, to: string): Promise<void> {
+	const hashed = hashPackage(from);
+	if (hashed.problems.length > 0) {
+		throw new SourceError(
+			"install.invalid",
+			`${from} holds what cannot be installed: ${hashed.problems.slice(0, 3).join("; ")}`,
+		);
+	}
+	for (const path of Object.keys(hashed.files)) {
+		const read = readContained(from, path, { maxBytes: 16 << 20 });
+		if (!read.ok) throw new SourceError("install.invalid", `${path}: ${read.message}`);
+		const target = join(to, ...path.split("/"));
+		await mkdir(dirname(target), { recursive: true });
+		const executable = ((await lstat(read.absolute)).mode & 0o111) !== 0;
+		await writeFile(target, read.bytes, { flag: "wx", mode: executable ? 0o755 : 0o644 });
+	}
 }

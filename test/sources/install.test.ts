@@ -344,3 +344,20 @@ describe("skillset lock after installs", () => {
 		expect((await cli(["outdated"], { cwd, env })).exitCode).toBe(0);
 	});
 });
+
+describe("skillset add from a local folder", () => {
+	it("installs a private copy of what it reviewed, and refuses a folder holding a link", async () => {
+		const { symlink } = await import("node:fs/promises");
+		const source = await writeTree(await tempDir(), { "local-skill/SKILL.md": skill("local-skill") });
+		const ws = await workspace();
+		expect((await ws.run("add", join(source, "local-skill"))).exitCode).toBe(0);
+		expect(ws.installed()).toEqual(["local-skill"]);
+		expect((await ws.lock()).skills["local-skill"].source).toMatchObject({ type: "dir" });
+		const linked = await writeTree(await tempDir(), { "linked/SKILL.md": skill("linked") });
+		await symlink("/etc/passwd", join(linked, "linked", "passwd"));
+		const refused = await ws.run("add", join(linked, "linked"), "--json");
+		expect(refused.exitCode).toBe(1);
+		expect(JSON.parse(refused.stdout).failure).toMatchObject({ code: "install.invalid" });
+		expect(ws.installed()).toEqual(["local-skill"]);
+	});
+});
