@@ -85,7 +85,9 @@ function readEntry(raw: unknown, base: URL, warnings: string[]): IndexEntry | un
 	if (typeof description !== "string" || description.length > 1024) return invalid(warnings, name, "a description");
 	if (typeof url !== "string") return invalid(warnings, name, "a url");
 	if (typeof digest !== "string" || !DIGEST.test(digest)) return invalid(warnings, name, "a sha256: digest");
-	return { name, description, type, url: new URL(url, base), digest };
+	const resolved = resolveAgainst(base, url);
+	if (!resolved) return invalid(warnings, name, "a url of the index's own scheme (http(s) or file)");
+	return { name, description, type, url: resolved, digest };
 }
 
 function readEntryV1(raw: unknown, base: URL, warnings: string[]): IndexEntry | undefined {
@@ -96,7 +98,27 @@ function readEntryV1(raw: unknown, base: URL, warnings: string[]): IndexEntry | 
 	if (typeof description !== "string") return invalid(warnings, name, "a description");
 	if (!Array.isArray(files) || !files.every((file) => typeof file === "string"))
 		return invalid(warnings, name, "files");
-	return { name, description, type: "files", base: new URL(`${name}/`, base), files: files as string[] };
+	const folder = new URL(`${name}/`, base);
+	if (!files.every((file) => resolveAgainst(folder, file)?.href.startsWith(folder.href))) {
+		return invalid(warnings, name, "files inside its own folder");
+	}
+	return { name, description, type: "files", base: folder, files: files as string[] };
+}
+
+/**
+ * A URL from an index, resolved against the index's own URL: an index served over HTTP may point only to HTTP(S)
+ * URLs, and a local one only to local files, so an entry cannot make a client read another kind of place.
+ */
+export function resolveAgainst(base: URL, ref: string): URL | undefined {
+	let resolved: URL;
+	try {
+		resolved = new URL(ref, base);
+	} catch {
+		return undefined;
+	}
+	const web = (url: URL) => url.protocol === "http:" || url.protocol === "https:";
+	if (web(base) ? web(resolved) : resolved.protocol === base.protocol) return resolved;
+	return undefined;
 }
 
 function invalid(warnings: string[], name: unknown, what: string): undefined {

@@ -152,4 +152,31 @@ describe("a well-known index as a discovery origin", () => {
 		expect(index.get("edited")).toBeUndefined();
 		expect(report.diagnostics.map((d) => d.code)).toContain("origin.refused");
 	});
+
+	it("skips entries that point to another kind of place (a file: URL from an HTTP index, a v0.1.0 file outside its folder)", async () => {
+		const digest = `sha256:${"0".repeat(64)}`;
+		overrides.set(
+			`/${INDEX_PATH}`,
+			JSON.stringify({
+				$schema: "https://schemas.agentskills.io/discovery/0.2.0/schema.json",
+				skills: [{ name: "local-file", type: "skill-md", description: "x", url: "file:///etc/passwd", digest }],
+			}),
+		);
+		const ws = await workspace();
+		const { index, report } = await ws.run();
+		expect(index.size).toBe(0);
+		expect(report.diagnostics.map((d) => d.message).join("\n")).toMatch(
+			/local-file.*lacks a url of the index's own scheme/,
+		);
+		overrides.clear();
+		missing.add(`/${INDEX_PATH}`);
+		await writeTree(site, {
+			".well-known/skills/index.json": JSON.stringify({
+				skills: [{ name: "climber", description: "x", files: ["SKILL.md", "../../secret.txt"] }],
+			}),
+		});
+		const climbed = await ws.run();
+		expect(climbed.index.get("climber")).toBeUndefined();
+		expect(climbed.report.diagnostics.map((d) => d.message).join("\n")).toMatch(/climber.*files inside its own folder/);
+	});
 });
