@@ -2,6 +2,7 @@ import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/cli
 import { type Skill, SkillsClient } from "@modelcontextprotocol/client/ext/skills";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import type { DiscoveryDiagnostic, OriginLoad, OriginProvider } from "../discovery/index.ts";
+import { isValidSkillName } from "../skill/index.ts";
 import { type CachedSkill, OriginCache } from "../sources/index.ts";
 
 /** How to reach an MCP server: a command to spawn (stdio) or a Streamable HTTP URL. */
@@ -99,6 +100,7 @@ async function refresh(
 	for (const entry of entries) {
 		const name = String(entry.frontmatter.name);
 		try {
+			if (!isValidSkillName(name)) throw new Error(`'${name}' is not a valid skill name`);
 			if (current[name]) throw new Error(`two listed skills are named '${name}'`);
 			current[name] = await fetchSkill(skills, entry, previous[name], cache);
 		} catch (error) {

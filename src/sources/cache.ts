@@ -3,6 +3,7 @@ import { mkdir, mkdtemp, readFile, rename, rm, writeFile } from "node:fs/promise
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { hashPackage, packageDigest, sha256 } from "../runtime/index.ts";
+import { isValidSkillName } from "../skill/index.ts";
 
 /** The folder for verified remote copies: `SKILLSET_CACHE_DIR`, else `$XDG_CACHE_HOME/skillset`, else `~/.cache/skillset`. */
 export function defaultCacheDir(env: Readonly<Record<string, string | undefined>> = process.env): string {
@@ -62,8 +63,15 @@ export class OriginCache {
 
 	/** Stores verified files (path → bytes) as the copy of `name`; returns its record. */
 	async store(name: string, files: ReadonlyMap<string, Uint8Array>, published: string): Promise<CachedSkill> {
+		// The name becomes a folder: only a spec name (lowercase letters, digits, hyphens) can never climb out.
+		if (!isValidSkillName(name)) throw new Error(`'${name}' is not a valid skill name`);
 		const pins: CachedSkill["files"] = {};
-		for (const [path, bytes] of files) pins[path] = { sha256: sha256(bytes), size: bytes.length };
+		for (const [path, bytes] of files) {
+			if (path.split("/").some((part) => part === "" || part === "." || part === ".." || part.includes("\0"))) {
+				throw new Error(`${JSON.stringify(path)} is not a plain relative path`);
+			}
+			pins[path] = { sha256: sha256(bytes), size: bytes.length };
+		}
 		const digest = packageDigest(pins);
 		const dir = `${digest.slice(7)}/${name}`;
 		const target = join(this.skillsFolder, ...dir.split("/"));

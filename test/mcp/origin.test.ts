@@ -150,3 +150,14 @@ describe("an MCP server as a discovery origin", () => {
 		});
 	});
 });
+
+describe("the origin cache", () => {
+	it("refuses a skill name or file path that could lead out of its folder", async () => {
+		const { OriginCache } = await import("skillset/sources");
+		const cache = new OriginCache(await tempDir(), "mcp:acme", "node server.mjs");
+		const files = (path: string) => new Map([[path, new TextEncoder().encode("x")]]);
+		await expect(cache.store("../escape", files("SKILL.md"), "p")).rejects.toThrow(/not a valid skill name/);
+		await expect(cache.store("ok", files("../SKILL.md"), "p")).rejects.toThrow(/not a plain relative path/);
+		await expect(cache.store("ok", files("SKILL.md"), "p")).resolves.toMatchObject({ name: "ok" });
+	});
+});
