@@ -1,5 +1,7 @@
+import { existsSync } from "node:fs";
 import { lstat, mkdtemp, rename, rm } from "node:fs/promises";
-import { basename, dirname, join, resolve } from "node:path";
+import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
+import { isValidSkillName } from "../skill/index.ts";
 import { describeFailure, type SourceErrorCode } from "./errors.ts";
 import { readLockFile, writeLockFile } from "./lock-file.ts";
 
@@ -32,6 +34,24 @@ export async function removeSkills(options: RemoveOptions): Promise<RemoveOutcom
 	for (const name of options.names) {
 		const entry = lock.skills[name];
 		const dir = entry ? resolve(dirname(options.lockFile), entry.path) : join(options.target, name);
+		if (!entry && !isValidSkillName(name)) {
+			outcomes.push({ name, status: "refused", code: "install.unknown", message: `'${name}' is not a skill name` });
+			continue;
+		}
+		// A lock file is data from the repository: its path must lead to a skill folder below the lock's folder.
+		const base = dirname(options.lockFile);
+		if (
+			entry &&
+			(relative(base, dir).startsWith("..") || relative(base, dir) === "" || isAbsolute(relative(base, dir)))
+		) {
+			outcomes.push({
+				name,
+				status: "refused",
+				code: "install.io",
+				message: `${dir} is not below ${base}: not removed`,
+			});
+			continue;
+		}
 		if (!entry && !options.force) {
 			outcomes.push({
 				name,
@@ -43,8 +63,8 @@ export async function removeSkills(options: RemoveOptions): Promise<RemoveOutcom
 		}
 		try {
 			const stats = await lstat(dir).catch(() => undefined);
-			if (stats && !stats.isDirectory()) {
-				outcomes.push({ name, status: "refused", code: "install.io", message: `${dir} is not a folder` });
+			if (stats && (!stats.isDirectory() || !existsSync(join(dir, "SKILL.md")))) {
+				outcomes.push({ name, status: "refused", code: "install.io", message: `${dir} is not a skill folder` });
 				continue;
 			}
 			if (stats) {

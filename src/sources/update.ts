@@ -1,7 +1,7 @@
-import { resolve } from "node:path";
+import { dirname, isAbsolute, relative, resolve } from "node:path";
 import { diffPermissions, type PermissionDiff } from "../policy/index.ts";
 import { hashPackage, type LockedSkill, type LockedSource, sha256 } from "../runtime/index.ts";
-import { validateSkillPath } from "../skill/index.ts";
+import { isValidSkillName, validateSkillPath } from "../skill/index.ts";
 import { describeFailure, type SourceErrorCode } from "./errors.ts";
 import { DEFAULT_FETCH_LIMITS, type FetchLimits, fetchBytes } from "./fetch.ts";
 import { remoteCommit } from "./git.ts";
@@ -113,6 +113,15 @@ export async function updateSkills(options: UpdateOptions): Promise<UpdateOutcom
 async function updateOne(name: string, skill: LockedSkill, options: UpdateOptions): Promise<UpdateOutcome> {
 	const source = skill.source as LockedSource;
 	const installedDir = resolve(options.lockFile, "..", skill.path);
+	const below = relative(dirname(options.lockFile), installedDir);
+	if (below === "" || below.startsWith("..") || isAbsolute(below) || !isValidSkillName(name)) {
+		return {
+			name,
+			status: "refused",
+			code: "install.io",
+			message: `${installedDir} is not a skill folder below the lock file`,
+		};
+	}
 	const { spec, path } = specOf(name, source);
 	let staged: Awaited<ReturnType<typeof stageSource>> | undefined;
 	try {

@@ -361,3 +361,23 @@ describe("skillset add from a local folder", () => {
 		expect(ws.installed()).toEqual(["local-skill"]);
 	});
 });
+
+describe("skillset remove with a hostile lock file", () => {
+	it("never removes a folder outside the lock's folder or one that is not a skill", async () => {
+		const ws = await workspace();
+		const outside = await writeTree(await tempDir(), { "precious/data.txt": "keep\n" });
+		const lock = {
+			version: 1,
+			skills: {
+				evil: { path: join("..", "..", outside, "precious"), digest: "sha256:0", files: {} },
+				"not-a-skill": { path: "docs", digest: "sha256:0", files: {} },
+			},
+		};
+		await writeTree(ws.cwd, { "skills.lock.json": JSON.stringify(lock), "docs/readme.md": "docs\n" });
+		const run = await ws.run("remove", "evil", "not-a-skill", "../x", "--force", "--json");
+		expect(run.exitCode).toBe(1);
+		expect(JSON.parse(run.stdout).map((o: { status: string }) => o.status)).toEqual(["refused", "refused", "refused"]);
+		expect(existsSync(join(outside, "precious/data.txt"))).toBe(true);
+		expect(existsSync(join(ws.cwd, "docs/readme.md"))).toBe(true);
+	});
+});
