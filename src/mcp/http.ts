@@ -83,6 +83,7 @@ export async function serveHttp(server: SkillServer, options: HttpServeOptions):
 			if (!(await isLegacyRequest(request, parsed)))
 				return writeResponse(res, await modern.fetch(request, { parsedBody: parsed }));
 		}
+		let fresh: WebStandardStreamableHTTPServerTransport | undefined;
 		if (!transport) {
 			if (!isInitializeRequest(parsed)) return sendError(res, 400, "No session: send initialize first");
 			if (sessions.size >= (options.maxSessions ?? MAX_SESSIONS)) return sendError(res, 503, "Too many open sessions");
@@ -99,8 +100,16 @@ export async function serveHttp(server: SkillServer, options: HttpServeOptions):
 			});
 			await server.connect(created);
 			transport = created;
+			fresh = created;
 		}
-		const response = await transport.handleRequest(toRequest(req, res, host, body), { parsedBody: parsed });
+		let response: Response;
+		try {
+			response = await transport.handleRequest(toRequest(req, res, host, body), { parsedBody: parsed });
+		} finally {
+			// An initialize the transport refused (wrong Accept, bad body) opened no session: close its server, or
+			// every such request would leave a connected server and session behind, outside the session cap.
+			if (fresh && (fresh.sessionId === undefined || sessions.get(fresh.sessionId) !== fresh)) await fresh.close();
+		}
 		await writeResponse(res, response);
 	};
 

@@ -91,6 +91,8 @@ export function walkSkill(dir: string, rules: FileRules, listings?: ListingCache
 					return { code: "mcp.too-many-files", message: `more than ${SKILL_FILE_LIMIT} folders` };
 				continue;
 			}
+			// A `.git` file (a submodule's gitfile) is refused on read like the folder, so it is never listed either.
+			if (SKIPPED_DIRS.has(name) && stats.isFile()) continue;
 			const problem = fileProblem(path, stats, rules);
 			if (problem) return problem;
 			bytes += stats.size;
