@@ -11,7 +11,8 @@ export type McpCode =
 	| "mcp.too-large"
 	| "mcp.too-many-files"
 	| "mcp.unreadable"
-	| "mcp.lock-mismatch";
+	| "mcp.lock-mismatch"
+	| "mcp.remote";
 
 /** What the table knows about an MCP code. */
 export interface McpCodeInfo {
@@ -22,6 +23,12 @@ export interface McpCodeInfo {
 
 /** The one table of the `mcp/` stage's codes: every reason a selected skill is left out of the server. */
 export const MCP_CODES: Readonly<Record<McpCode, McpCodeInfo>> = {
+	"mcp.remote": {
+		severity: "info",
+		description:
+			"A skill from a remote origin (an MCP server or an index) is not served again: it belongs to its origin.",
+		hint: "Clients that want it can use that origin directly.",
+	},
 	"mcp.name-invalid": {
 		severity: "warning",
 		description: "The frontmatter `name` is missing or not a spec-valid name, so no skill URI can end with it.",

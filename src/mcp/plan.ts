@@ -70,6 +70,9 @@ function checkSkill(skill: IndexedSkill, rules: PlanRules): ServedSkill | LeftOu
 		code,
 		message,
 	});
+	// Another origin's skill is that origin's to publish: serving it again would strip its origin from clients.
+	if (skill.origin)
+		return leave("mcp.remote", `${skill.qualifiedName} comes from ${skill.origin}; it is not served again`);
 	if (basename(skill.realFile) !== "SKILL.md")
 		return leave("mcp.skill-file", `${basename(skill.realFile)} is not named SKILL.md`);
 	const dir = dirname(skill.realFile);

@@ -81,3 +81,18 @@ describe("skillset's own MCP server as an origin", () => {
 		expect(index.get("review@mcp:one")?.dir).not.toBe(index.get("review@mcp:two")?.dir);
 	});
 });
+
+describe("a skills server whose discovery has remote origins", () => {
+	it("does not serve another origin's skills again, and says so", async () => {
+		const project = await served();
+		const folder = await writeTree(await tempDir(), { "remote-one/SKILL.md": skillMd("remote-one") });
+		const origin = {
+			origin: "index:elsewhere",
+			load: async () => ({ folder, skills: [{ dir: "remote-one" }], diagnostics: [] }),
+		};
+		const server = await createSkillServer({ cwd: project, home: project, watch: false, origins: [origin] });
+		expect(server.served.map((s) => s.name).sort()).toEqual(["deploy", "review"]);
+		expect(server.leftOut).toContainEqual(expect.objectContaining({ name: "remote-one", code: "mcp.remote" }));
+		await server.close();
+	});
+});
