@@ -1,0 +1,45 @@
+import { mkdir, readFile, symlink } from "node:fs/promises";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type ScriptedLlm, startScriptedLlm, toolResultsOf } from "../helpers/scripted-llm.ts";
+import { writeTree } from "../helpers/temp.ts";
+import { agentFor, defaultSkills, workspaceFixture } from "./fixture.ts";
+
+let llm: ScriptedLlm;
+beforeAll(async () => {
+	llm = await startScriptedLlm();
+});
+afterAll(() => llm.close());
+
+describe("file tools resolve paths the way the policy checked them", () => {
+	it("a `..` after a link leads where the kernel goes, not out of the workspace or into a skill", async () => {
+		const fixture = await workspaceFixture(defaultSkills());
+		await writeTree(fixture.repo, { "secret.txt": "outside the workspace\n" });
+		await mkdir(join(fixture.workspace, "deep/a/b"), { recursive: true });
+		// A link to a deeper folder of the workspace: `L/..` is `deep/a` for the kernel, the workspace for path.resolve.
+		await symlink(join(fixture.workspace, "deep/a/b"), join(fixture.workspace, "L"));
+		const skillFile = join(fixture.workspace, ".agents/skills/deploy/SKILL.md");
+		const skillText = await readFile(skillFile, "utf8");
+		const agent = await agentFor(llm.url, fixture, { yes: true });
+		llm.requests.length = 0;
+		llm.script([
+			{ toolCalls: [{ name: "read_file", arguments: { path: "L/../../secret.txt" } }] },
+			{ toolCalls: [{ name: "write_file", arguments: { path: "L/../../secret.txt", content: "owned" } }] },
+			{
+				toolCalls: [
+					{ name: "write_file", arguments: { path: "L/../.agents/skills/deploy/SKILL.md", content: "owned" } },
+				],
+			},
+			{ content: "done" },
+		]);
+		await agent.send("go");
+		const results = toolResultsOf(llm.requests[3]);
+		expect(results[0]).not.toContain("outside the workspace");
+		expect(results[0]).toMatch(/ENOENT/);
+		expect(await readFile(join(fixture.repo, "secret.txt"), "utf8")).toBe("outside the workspace\n");
+		expect(await readFile(skillFile, "utf8")).toBe(skillText);
+		// The writes went where the policy said they would.
+		expect(await readFile(join(fixture.workspace, "deep/secret.txt"), "utf8")).toBe("owned");
+		expect(await readFile(join(fixture.workspace, "deep/a/.agents/skills/deploy/SKILL.md"), "utf8")).toBe("owned");
+	});
+});
