@@ -43,3 +43,23 @@ describe("file tools resolve paths the way the policy checked them", () => {
 		expect(await readFile(join(fixture.workspace, "deep/a/.agents/skills/deploy/SKILL.md"), "utf8")).toBe("owned");
 	});
 });
+
+describe("the host's deny patterns", () => {
+	it("cover a path reached through a link, as the tool will reach it", async () => {
+		const fixture = await workspaceFixture();
+		await writeTree(fixture.workspace, { "secrets/key.txt": "hunter2\n" });
+		await symlink(join(fixture.workspace, "secrets"), join(fixture.workspace, "s"));
+		const agent = await agentFor(llm.url, fixture, { yes: true, deny: ["read_file(secrets/**)"] });
+		llm.requests.length = 0;
+		llm.script([
+			{ toolCalls: [{ name: "read_file", arguments: { path: "s/key.txt" } }] },
+			{ toolCalls: [{ name: "read_file", arguments: { path: "secrets/key.txt" } }] },
+			{ content: "done" },
+		]);
+		await agent.send("go");
+		const results = toolResultsOf(llm.requests[2]);
+		expect(results[0]).toMatch(/rule ceiling-deny/);
+		expect(results[1]).toMatch(/rule ceiling-deny/);
+		expect(results.join("\n")).not.toContain("hunter2");
+	});
+});
