@@ -130,7 +130,15 @@ export function grantPattern(tool: string, args: Record<string, unknown>, spec: 
 	if (spec.commandArg && typeof args[spec.commandArg] === "string") return `${tool}(${args[spec.commandArg]})`;
 	const path = spec.pathArgs?.map((key) => args[key]).find((value) => typeof value === "string");
 	if (typeof path === "string") {
-		return `${tool}(${relative(workspace, resolve(workspace, path)).split(sep).join("/")})`;
+		// The file the call will reach (links resolved, as the policy and the file tools do), not a lexical reading.
+		let reached: string;
+		try {
+			const real = realOrResolved(workspace);
+			reached = relative(real, resolvePath(real, path));
+		} catch {
+			reached = relative(workspace, resolve(workspace, path));
+		}
+		return `${tool}(${reached.split(sep).join("/")})`;
 	}
 	return tool;
 }

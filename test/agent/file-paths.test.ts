@@ -1,5 +1,6 @@
 import { mkdir, readFile, symlink } from "node:fs/promises";
 import { join } from "node:path";
+import type { PermissionRequest } from "skillset/agent";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ScriptedLlm, startScriptedLlm, toolResultsOf } from "../helpers/scripted-llm.ts";
 import { writeTree } from "../helpers/temp.ts";
@@ -61,5 +62,26 @@ describe("the host's deny patterns", () => {
 		expect(results[0]).toMatch(/rule ceiling-deny/);
 		expect(results[1]).toMatch(/rule ceiling-deny/);
 		expect(results.join("\n")).not.toContain("hunter2");
+	});
+});
+
+describe("the question the user is asked", () => {
+	it("names the file the call will write, and an always-grant covers that file", async () => {
+		const fixture = await workspaceFixture();
+		await mkdir(join(fixture.workspace, "deep/a/b"), { recursive: true });
+		await symlink(join(fixture.workspace, "deep/a/b"), join(fixture.workspace, "L"));
+		const asked: PermissionRequest[] = [];
+		const agent = await agentFor(llm.url, fixture, {
+			confirm: async (request) => {
+				asked.push(request);
+				return "always";
+			},
+		});
+		const write = (path: string) => ({ toolCalls: [{ name: "write_file", arguments: { path, content: "x" } }] });
+		llm.requests.length = 0;
+		llm.script([write("L/../notes.txt"), write("deep/a/notes.txt"), { content: "done" }]);
+		await agent.send("go");
+		expect(asked.map((request) => request.pattern)).toEqual(["write_file(deep/a/notes.txt)"]);
+		expect(await readFile(join(fixture.workspace, "deep/a/notes.txt"), "utf8")).toBe("x");
 	});
 });
