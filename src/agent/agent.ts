@@ -1,3 +1,4 @@
+import { dirname } from "node:path";
 import type { Tokenizer } from "../catalog/index.ts";
 import type { Discovery } from "../discovery/index.ts";
 import { createPolicy, type Policy, type SandboxAvailability, type ToolSpec } from "../policy/index.ts";
@@ -504,6 +505,11 @@ export class Agent {
 				return (await this.#askDirect("create_skill", args, spec, decision)).allowed;
 			},
 			onCreated: (name, dir) => this.#emit({ type: "agent.skill.created", name, dir }),
+			existing: async (name) => {
+				const { index } = await this.#discovery.scan();
+				const same = index.skills.find((skill) => skill.id === name || skill.name === name);
+				return same && dirname(same.realFile);
+			},
 		});
 		const host = this.#options.tools ?? [];
 		for (const tool of host) {

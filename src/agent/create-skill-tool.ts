@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createSkill } from "../authoring/index.ts";
 import { type AuditFinding, auditSkill } from "../policy/index.ts";
+import { normalizeSkillName } from "../skill/index.ts";
 import { type AgentTool, errorResult, textResult } from "./agent-tool.ts";
 
 /** What `create_skill` needs from the agent. */
@@ -12,6 +13,11 @@ export interface CreateSkillToolOptions {
 	/** Asks the user to approve a skill with P1 audit findings; false when nobody can approve. */
 	approve: (name: string, findings: AuditFinding[]) => Promise<boolean>;
 	onCreated: (name: string, dir: string) => void;
+	/**
+	 * Where a skill of this name already is, in any root (a fresh scan): such a name is refused, so that a saved skill
+	 * never shadows or is shadowed by another. Throwing refuses too.
+	 */
+	existing?: (name: string) => Promise<string | undefined>;
 }
 
 /**
@@ -48,6 +54,17 @@ export function createSkillTool(options: CreateSkillToolOptions): AgentTool {
 				files: (input.files ?? {}) as Record<string, string>,
 				agentCreated: true,
 			};
+			let found: string | undefined;
+			try {
+				found = await options.existing?.(normalizeSkillName(draft.name));
+			} catch (error) {
+				found = `a folder the scan could not read (${(error as Error).message})`;
+			}
+			if (found !== undefined)
+				return errorResult(
+					`Not created (exists): a skill named ${draft.name} already exists in ${found}; choose another name`,
+					{ code: "exists" },
+				);
 			const staging = await mkdtemp(join(tmpdir(), "skillset-new-skill-"));
 			try {
 				const staged = await createSkill({ ...draft, root: staging });

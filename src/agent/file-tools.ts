@@ -1,7 +1,7 @@
 import { constants } from "node:fs";
 import { lstat, mkdir, open, readdir, rename, rm } from "node:fs/promises";
-import { dirname, isAbsolute, join, resolve } from "node:path";
-import { realOrResolved } from "../policy/index.ts";
+import { dirname, join, resolve } from "node:path";
+import { resolvePath } from "../policy/index.ts";
 import { type AgentTool, errorResult, textResult } from "./agent-tool.ts";
 
 /** Largest file read_file and edit_file open, in bytes. */
@@ -18,9 +18,9 @@ export function createFileTools(): AgentTool[] {
 }
 
 function target(path: unknown, workspace: string): string {
-	const text = String(path);
-	// Real path, the same way the gate resolved it: a link swapped in later cannot redirect the open below.
-	return realOrResolved(isAbsolute(text) ? text : resolve(workspace, text));
+	// Resolved exactly as the policy resolved it: links followed before a later `..`. A lexical `..` first would
+	// reach a different file than the one authorized (`link/../x`), even one outside the workspace.
+	return resolvePath(resolve(workspace), String(path));
 }
 
 function readFileTool(): AgentTool {

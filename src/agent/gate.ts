@@ -1,5 +1,13 @@
 import { relative, resolve, sep } from "node:path";
-import { type Decision, matchesPattern, type Policy, parseToolPattern, type ToolSpec } from "../policy/index.ts";
+import {
+	type Decision,
+	matchesPattern,
+	type Policy,
+	parseToolPattern,
+	realOrResolved,
+	resolvePath,
+	type ToolSpec,
+} from "../policy/index.ts";
 import type { SkillSession } from "../runtime/index.ts";
 import type { AgentLoopEvent } from "./events.ts";
 
@@ -90,10 +98,21 @@ function deniedBy(
 	if (!options.deny?.length) return undefined;
 	const command =
 		spec.commandArg && typeof args[spec.commandArg] === "string" ? String(args[spec.commandArg]) : undefined;
-	const paths = (spec.pathArgs ?? [])
-		.map((key) => args[key])
-		.filter((value): value is string => typeof value === "string")
-		.map((path) => relative(options.workspace, resolve(options.workspace, path)).split(sep).join("/"));
+	// Each path as written and as the tool will reach it (links resolved, as the policy does): any match denies.
+	let paths: string[];
+	try {
+		const workspace = realOrResolved(options.workspace);
+		paths = (spec.pathArgs ?? [])
+			.map((key) => args[key])
+			.filter((value): value is string => typeof value === "string")
+			.flatMap((path) => [
+				relative(options.workspace, resolve(options.workspace, path)),
+				relative(workspace, resolvePath(workspace, path)),
+			])
+			.map((path) => path.split(sep).join("/"));
+	} catch {
+		return "a call whose path cannot be resolved"; // a link loop made after the policy's check: fail closed
+	}
 	const subject = { tool, ...(command !== undefined ? { command } : {}), paths };
 	return options.deny.find((pattern) => {
 		// A denied command prefix also catches the same command chained after others.
@@ -101,6 +120,7 @@ function deniedBy(
 			return command
 				.split(/&&|\|\||;|\||\n|`|\$\(|\)/)
 				.some((part) => matchesPattern(pattern, { ...subject, command: part }));
+		if (paths.length > 0) return paths.some((path) => matchesPattern(pattern, { ...subject, paths: [path] }));
 		return matchesPattern(pattern, subject);
 	});
 }
@@ -110,7 +130,15 @@ export function grantPattern(tool: string, args: Record<string, unknown>, spec: 
 	if (spec.commandArg && typeof args[spec.commandArg] === "string") return `${tool}(${args[spec.commandArg]})`;
 	const path = spec.pathArgs?.map((key) => args[key]).find((value) => typeof value === "string");
 	if (typeof path === "string") {
-		return `${tool}(${relative(workspace, resolve(workspace, path)).split(sep).join("/")})`;
+		// The file the call will reach (links resolved, as the policy and the file tools do), not a lexical reading.
+		let reached: string;
+		try {
+			const real = realOrResolved(workspace);
+			reached = relative(real, resolvePath(real, path));
+		} catch {
+			reached = relative(workspace, resolve(workspace, path));
+		}
+		return `${tool}(${reached.split(sep).join("/")})`;
 	}
 	return tool;
 }

@@ -6,7 +6,7 @@ import { validateSkillMd } from "skillset";
 import { type AgentTool, validateJson } from "skillset/agent";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ScriptedLlm, startScriptedLlm, systemOf, toolResultsOf } from "../helpers/scripted-llm.ts";
-import { writeTree } from "../helpers/temp.ts";
+import { skillMd, writeTree } from "../helpers/temp.ts";
 import { agentFor, defaultSkills, workspaceFixture } from "./fixture.ts";
 
 let llm: ScriptedLlm;
@@ -109,6 +109,21 @@ describe("create_skill", () => {
 		);
 		await agent.send("next task");
 		expect(systemOf(llm.requests[2])).toContain("csv-report: Summarise a CSV file");
+	});
+
+	it("refuses a name another root already has, so a saved skill never shadows the user's own", async () => {
+		const fixture = await workspaceFixture();
+		await writeTree(fixture.home, {
+			".claude/skills/deploy/SKILL.md": skillMd("deploy", "The user's own deploy steps."),
+		});
+		const agent = await agentFor(llm.url, fixture);
+		const skill = { name: "deploy", description: "Deploy another way. Use when deploying.", body: "Other steps." };
+		fresh([{ toolCalls: [{ name: "create_skill", arguments: skill }] }, { content: "ok" }, { content: "next" }]);
+		await agent.send("save it");
+		expect(toolResultsOf(llm.requests[1])[0]).toMatch(/Not created \(exists\): a skill named deploy already exists/);
+		expect(existsSync(join(fixture.home, ".agents/skills/deploy"))).toBe(false);
+		await agent.send("next task");
+		expect(systemOf(llm.requests[2])).toContain("deploy: The user's own deploy steps.");
 	});
 
 	it.each([
