@@ -315,6 +315,13 @@ function manifestBounds(
 	return undefined;
 }
 
+/**
+ * Files that something runs later, outside any sandbox: git hooks and config, CI workflows, agent and editor
+ * settings and MCP configurations, shell start-up files. Paths are relative to the workspace (or absolute).
+ */
+const RUNS_LATER =
+	/(^|\/)(\.git\/(hooks(\/|$)|config$)|\.husky\/|\.github\/workflows\/|\.claude\/settings(\.local)?\.json$|\.mcp\.json$|\.cursor\/mcp\.json$|\.vscode\/(settings|tasks|mcp)\.json$|\.codex\/config\.toml$|\.(bashrc|bash_profile|profile|zshrc|zprofile|zshenv)$)/;
+
 function byRisk(
 	spec: ToolSpec,
 	subject: { tool: string; command?: string; paths: string[] },
@@ -328,8 +335,10 @@ function byRisk(
 		return { decision: "allow", rule: "read", reason: `${subject.tool} reads inside the allowed bounds` };
 	// While an unapproved remote skill is active, no skill's allowed-tools pre-approve anything: only the user does.
 	const pending = held.filter((h) => h.pending).map((h) => h.skill.qualifiedName);
+	// A write to a file that something runs later is never a skill's to pre-approve: only the user's.
+	const runsLater = subject.paths.some((path) => RUNS_LATER.test(path));
 	const preapproved =
-		pending.length === 0
+		pending.length === 0 && !runsLater
 			? held.find((h) => h.allowedTools?.some((pattern) => matchesPattern(pattern, subject)))
 			: undefined;
 	if (preapproved) {

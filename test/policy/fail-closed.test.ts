@@ -285,3 +285,30 @@ describe("analyzeShell", () => {
 		expect(analysis.unaccountable).toBeUndefined();
 	});
 });
+
+describe("writes to files that run later are never pre-approved by a skill", () => {
+	let session: SkillSession;
+	let where: string;
+	beforeAll(async () => {
+		where = await tempDir();
+		await writeTree(where, { ".agents/skills/writer/SKILL.md": skill("writer", "allowed-tools: Write\n") });
+		const { index } = await discover({ cwd: where, home: where });
+		session = createSession(index, { tokenizer: estimateTokenizer });
+		expect((await session.activate("writer")).ok).toBe(true);
+	});
+
+	it.each<[string, "allow" | "ask"]>([
+		["notes.txt", "allow"],
+		[".git/hooks/pre-commit", "ask"],
+		[".git/config", "ask"],
+		[".github/workflows/ci.yml", "ask"],
+		[".mcp.json", "ask"],
+		[".claude/settings.json", "ask"],
+		[".vscode/tasks.json", "ask"],
+		[".bashrc", "ask"],
+	])("Write %s under allowed-tools: Write → %s", (file, decision) => {
+		const policy = createPolicy({ workspace: where, sandbox });
+		const decided = policy.authorize({ tool: "Write", args: { file_path: file } }, { session });
+		expect(decided).toMatchObject({ decision });
+	});
+});
