@@ -25,6 +25,8 @@ export interface HttpServeOptions {
 	allowRemote?: boolean;
 	/** Most MCP sessions open at once (then 503). Default 256. */
 	maxSessions?: number;
+	/** A session with no request for this long is closed (the client re-initializes). Default 30 minutes. */
+	idleSessionMs?: number;
 }
 
 /** A running Streamable HTTP endpoint. */
@@ -36,6 +38,7 @@ export interface HttpServing {
 }
 
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
+const IDLE_SESSION_MS = 30 * 60 * 1000;
 /** Open MCP sessions at once by default; a client that never ends its session cannot grow the server unbounded. */
 const MAX_SESSIONS = 256;
 
@@ -59,6 +62,22 @@ export async function serveHttp(server: SkillServer, options: HttpServeOptions):
 	if (!loopback && !options.token) throw new Error(`refusing to bind ${host} without a bearer token`);
 	const expected = options.token === undefined ? undefined : digestOf(options.token);
 	const sessions = new Map<string, WebStandardStreamableHTTPServerTransport>();
+	// When each session last made a request: idle ones are closed, so clients that vanish cannot hold the cap.
+	const lastUsed = new Map<string, number>();
+	const idleMs = options.idleSessionMs ?? IDLE_SESSION_MS;
+	const sweep = setInterval(
+		() => {
+			const now = Date.now();
+			for (const [id, at] of lastUsed) {
+				if (now - at < idleMs) continue;
+				lastUsed.delete(id);
+				void sessions.get(id)?.close();
+				sessions.delete(id);
+			}
+		},
+		Math.max(10, Math.min(idleMs / 2, 60_000)),
+	);
+	sweep.unref();
 	// 2026-07-28 requests carry their own envelope and need no session: a server per request, as the SDK serves them.
 	const modern = createMcpHandler(() => server.createServer(), { legacy: "reject" });
 	const unsubscribe = server.onChange((change) => {
@@ -78,6 +97,7 @@ export async function serveHttp(server: SkillServer, options: HttpServeOptions):
 		const sessionId = req.headers["mcp-session-id"];
 		let transport = typeof sessionId === "string" ? sessions.get(sessionId) : undefined;
 		if (typeof sessionId === "string" && !transport) return sendError(res, 404, "Session not found");
+		if (typeof sessionId === "string") lastUsed.set(sessionId, Date.now());
 		if (!transport && req.method === "POST") {
 			const request = toRequest(req, res, host, body);
 			if (!(await isLegacyRequest(request, parsed)))
@@ -93,9 +113,11 @@ export async function serveHttp(server: SkillServer, options: HttpServeOptions):
 				enableJsonResponse: true,
 				onsessioninitialized: (id) => {
 					sessions.set(id, created);
+					lastUsed.set(id, Date.now());
 				},
 				onsessionclosed: (id) => {
 					sessions.delete(id);
+					lastUsed.delete(id);
 				},
 			});
 			await server.connect(created);
@@ -130,6 +152,7 @@ export async function serveHttp(server: SkillServer, options: HttpServeOptions):
 		url: `http://${shown}:${port}/mcp`,
 		port,
 		async close() {
+			clearInterval(sweep);
 			unsubscribe();
 			await modern.close();
 			await Promise.all([...sessions.values()].map((transport) => transport.close()));

@@ -190,6 +190,17 @@ describe("sessions, tokens and origins over HTTP", () => {
 		expect((await rawInitialize(url, {})).status).toBe(503);
 	});
 
+	it("closes sessions that stay idle, so clients that vanish cannot hold the cap", async () => {
+		const server = await createSkillServer(options());
+		const serving = await serveHttp(server, { port: 0, maxSessions: 1, idleSessionMs: 200 });
+		expect((await rawInitialize(serving.url, {})).status).toBe(200);
+		expect((await rawInitialize(serving.url, {})).status).toBe(503);
+		await new Promise((resolve) => setTimeout(resolve, 500));
+		expect((await rawInitialize(serving.url, {})).status).toBe(200);
+		await serving.close();
+		await server.close();
+	});
+
 	it("refuses a foreign Host or Origin on loopback (DNS rebinding), and accepts localhost ones", async () => {
 		const { url } = await httpServer(options());
 		expect((await rawInitialize(url, { host: "evil.example" })).status).toBe(403);
