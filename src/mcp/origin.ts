@@ -47,10 +47,10 @@ export function createMcpOrigin(label: string, server: McpServerConfig, options:
 			try {
 				const current = await Promise.race([refresh(client, server, state.skills, cache, options, note), deadline]);
 				await cache.save({ origin, url: where, refreshedAt: new Date().toISOString(), skills: current });
-				return served(cache, current, diagnostics, origin, false);
+				return cache.serve(current, diagnostics, false);
 			} catch (error) {
 				note("origin.failed", "warning", `${(error as Error).message ?? String(error)}`);
-				return served(cache, state.skills, diagnostics, origin, true);
+				return cache.serve(state.skills, diagnostics, true);
 			} finally {
 				clearTimeout(timer);
 				await client.close().catch(() => undefined);
@@ -135,33 +135,4 @@ async function fetchSkill(
 	}
 	if (!files.has("SKILL.md")) throw new Error("its resources do not include SKILL.md");
 	return cache.store(String(entry.frontmatter.name), files, published);
-}
-
-function served(
-	cache: OriginCache,
-	skills: Record<string, CachedSkill>,
-	diagnostics: DiscoveryDiagnostic[],
-	origin: string,
-	stale: boolean,
-): OriginLoad {
-	const out: OriginLoad["skills"] = [];
-	for (const record of Object.values(skills)) {
-		if (cache.verify(record)) out.push({ dir: record.dir, pins: record.files });
-		else
-			diagnostics.push({
-				code: "origin.refused",
-				severity: "error",
-				message: `${record.name}: the cached copy no longer matches its digests`,
-				file: origin,
-			});
-	}
-	if (stale && out.length > 0) {
-		diagnostics.push({
-			code: "origin.cached",
-			severity: "info",
-			message: `${out.length} skill(s) served from the last verified copies`,
-			file: origin,
-		});
-	}
-	return { folder: cache.skillsFolder, skills: out, diagnostics };
 }

@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
+import type { DiscoveryDiagnostic, OriginLoad } from "../discovery/index.ts";
 import { hashPackage, packageDigest, sha256 } from "../runtime/index.ts";
 import { isValidSkillName } from "../skill/index.ts";
 
@@ -42,8 +43,10 @@ export class OriginCache {
 	readonly folder: string;
 	readonly skillsFolder: string;
 	readonly #stateFile: string;
+	readonly #origin: string;
 
 	constructor(cacheDir: string, origin: string, url: string) {
+		this.#origin = origin;
 		const key = `${origin.replace(/[^a-z0-9._-]/gi, "_")}-${sha256(new TextEncoder().encode(url)).slice(0, 12)}`;
 		this.folder = join(cacheDir, "origins", key);
 		this.skillsFolder = join(this.folder, "skills");
@@ -99,6 +102,26 @@ export class OriginCache {
 		if (!existsSync(dir)) return false;
 		const hashed = hashPackage(dir);
 		return hashed.problems.length === 0 && hashed.digest === record.digest;
+	}
+
+	/**
+	 * What discovery gets from this origin: the current copies that still verify (a copy changed on disk is refused,
+	 * never served), with their pins, and a note when they serve because the origin could not be reached (`stale`).
+	 */
+	serve(skills: Record<string, CachedSkill>, diagnostics: DiscoveryDiagnostic[], stale: boolean): OriginLoad {
+		const served: OriginLoad["skills"] = [];
+		for (const record of Object.values(skills)) {
+			if (this.verify(record)) served.push({ dir: record.dir, pins: record.files });
+			else {
+				const message = `${record.name}: the cached copy no longer matches its digests`;
+				diagnostics.push({ code: "origin.refused", severity: "error", message, file: this.#origin });
+			}
+		}
+		if (stale && served.length > 0) {
+			const message = `${served.length} skill(s) served from the last verified copies`;
+			diagnostics.push({ code: "origin.cached", severity: "info", message, file: this.#origin });
+		}
+		return { folder: this.skillsFolder, skills: served, diagnostics };
 	}
 
 	/** Records the current copies and the time of this refresh. */

@@ -39,7 +39,7 @@ export function createIndexOrigin(label: string, url: string, options: IndexOrig
 				entries = index.entries;
 			} catch (error) {
 				report("origin.failed", describeFailure(error, "source.fetch").message, "warning");
-				return served(cache, state, diagnostics, origin);
+				return cache.serve(state.skills, diagnostics, true);
 			}
 			const current: Record<string, CachedSkill> = {};
 			for (const entry of entries) {
@@ -53,41 +53,9 @@ export function createIndexOrigin(label: string, url: string, options: IndexOrig
 				}
 			}
 			await cache.save({ origin, url, refreshedAt: new Date().toISOString(), skills: current });
-			return served(cache, { ...state, skills: current }, diagnostics, origin);
+			return cache.serve(current, diagnostics, false);
 		},
 	};
-}
-
-/** The cached copies that still verify; a copy changed on disk is refused, not served. */
-function served(
-	cache: OriginCache,
-	state: { skills: Record<string, CachedSkill> },
-	diagnostics: DiscoveryDiagnostic[],
-	origin: string,
-): OriginLoad {
-	const skills: OriginLoad["skills"] = [];
-	const stale = diagnostics.some((d) => d.code === "origin.failed" && !d.message.includes("v0.1.0"));
-	for (const record of Object.values(state.skills)) {
-		if (!cache.verify(record)) {
-			diagnostics.push({
-				code: "origin.refused",
-				severity: "error",
-				message: `${record.name}: the cached copy no longer matches its digests`,
-				file: origin,
-			});
-			continue;
-		}
-		skills.push({ dir: record.dir, pins: record.files });
-	}
-	if (stale && skills.length > 0) {
-		diagnostics.push({
-			code: "origin.cached",
-			severity: "info",
-			message: `${skills.length} skill(s) served from the last verified copies`,
-			file: origin,
-		});
-	}
-	return { folder: cache.skillsFolder, skills, diagnostics };
 }
 
 async function refresh(
