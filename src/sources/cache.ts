@@ -98,6 +98,18 @@ export class OriginCache {
 
 	/** True when the cached copy's files are exactly the recorded ones (nothing changed, added or missing). */
 	verify(record: CachedSkill): boolean {
+		// The state file is data: its record must be self-consistent (the folder named by the digest and a spec name,
+		// the pins hashing to that digest) before any folder it names is looked at.
+		const consistent =
+			typeof record.name === "string" &&
+			isValidSkillName(record.name) &&
+			typeof record.digest === "string" &&
+			/^sha256:[0-9a-f]{64}$/.test(record.digest) &&
+			record.dir === `${record.digest.slice(7)}/${record.name}` &&
+			typeof record.files === "object" &&
+			record.files !== null &&
+			packageDigest(record.files) === record.digest;
+		if (!consistent) return false;
 		const dir = join(this.skillsFolder, ...record.dir.split("/"));
 		if (!existsSync(dir)) return false;
 		const hashed = hashPackage(dir);

@@ -158,6 +158,10 @@ describe("the origin cache", () => {
 		const files = (path: string) => new Map([[path, new TextEncoder().encode("x")]]);
 		await expect(cache.store("../escape", files("SKILL.md"), "p")).rejects.toThrow(/not a valid skill name/);
 		await expect(cache.store("ok", files("../SKILL.md"), "p")).rejects.toThrow(/not a plain relative path/);
-		await expect(cache.store("ok", files("SKILL.md"), "p")).resolves.toMatchObject({ name: "ok" });
+		const stored = await cache.store("ok", files("SKILL.md"), "p");
+		expect(cache.verify(stored)).toBe(true);
+		// A state file edited to point elsewhere, or whose pins do not hash to its digest, is never trusted.
+		expect(cache.verify({ ...stored, dir: "../../../etc" })).toBe(false);
+		expect(cache.verify({ ...stored, files: { "SKILL.md": { sha256: "0".repeat(64), size: 1 } } })).toBe(false);
 	});
 });
