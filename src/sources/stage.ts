@@ -6,7 +6,7 @@ import { describeFailure, SourceError, type SourceErrorCode } from "./errors.ts"
 import { DEFAULT_FETCH_LIMITS, type FetchLimits, fetchBytes, withDeadline } from "./fetch.ts";
 import { checkoutRepository } from "./git.ts";
 import type { SourceSpec } from "./source.ts";
-import { archiveKindOf, readArchive, writeArchiveFiles } from "./unpack.ts";
+import { archiveKindOf, DEFAULT_UNPACK_LIMITS, readArchive, writeArchiveFiles } from "./unpack.ts";
 import { checkEntryName, fetchSkillIndex, type IndexEntry } from "./well-known.ts";
 
 /** Where installed skills came from, as the lock records it. */
@@ -122,7 +122,8 @@ async function stageEntry(dir: string, entry: IndexEntry, limits: FetchLimits): 
 		for (const file of entry.files) {
 			const target = contained(dir, file);
 			await mkdir(resolve(target, ".."), { recursive: true });
-			const bytes = await fetchBytes(new URL(file, entry.base), limits);
+			const maxBytes = Math.min(limits.maxBytes, DEFAULT_UNPACK_LIMITS.maxFileBytes);
+			const bytes = await fetchBytes(new URL(file, entry.base), { ...limits, maxBytes });
 			if (file === "SKILL.md") checkEntryName(entry.name, bytes);
 			await writeFile(target, bytes, { flag: "wx" });
 		}

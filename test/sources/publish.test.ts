@@ -222,3 +222,22 @@ describe("issue 18: publish never writes through a link planted in OUT", () => {
 		expect(text).toContain("Changed.");
 	});
 });
+
+describe("issue 18 (sibling): publish never ships the user's own skills from outside DIR", () => {
+	it("publishes the workspace's skills only, and names the user-scope skills it left alone", async () => {
+		const home = await writeTree(await tempDir(), {
+			".agents/skills/personal/SKILL.md": skillMd("personal"),
+			".claude/skills/private/SKILL.md": skillMd("private"),
+		});
+		const ws = await workspace({ ".agents/skills/pdf/SKILL.md": skillMd("pdf") });
+		const run = await cli(["publish", "--out", ws.out, "--json"], { cwd: ws.cwd, env: { HOME: home } });
+		const data = JSON.parse(run.stdout);
+		expect(data.entries.map((e: { name: string }) => e.name)).toEqual(["pdf"]);
+		expect(data.otherScopes).toEqual([
+			{ skill: "personal", scope: "user" },
+			{ skill: "private", scope: "user" },
+		]);
+		const index = await readFile(join(ws.out, ".well-known", "agent-skills", "index.json"), "utf8");
+		expect(index).not.toMatch(/personal|private/);
+	});
+});

@@ -15,7 +15,8 @@ export const options: NonNullable<ParseArgsConfig["options"]> = {
 /** Shown with --help and after a usage error. */
 export const usage: string = `Usage: skillset publish [DIR] --out OUT [options]
 
-Write a static Agent Skills Discovery index (v0.2.0) of DIR's selected skills: OUT/.well-known/agent-skills/
+Write a static Agent Skills Discovery index (v0.2.0) of DIR's selected skills (workspace scope only: never a
+user-scope or remote origin's skill, whatever else discovery finds): OUT/.well-known/agent-skills/
 index.json, SKILL.md artifacts for single-file skills and deterministic .tar.gz archives for the others, with their
 sha256 digests. Serve OUT from any static web server or CDN; 'skillset add https://your.host' installs from it.
 
@@ -30,35 +31,42 @@ Options:
   --out OUT                  the folder to write (required)
   --include PATH             publish this file or folder anyway (relative to the skill folder, or SKILL/PATH;
                              repeatable); a credential-like file must be named itself
-  --json                     print the result as JSON: entries, omitted, refused, failure
+  --json                     print the result as JSON: entries, omitted, refused, failure, otherScopes
 
 Exit status: 0 published, 1 nothing to publish, a skill refused or OUT not written, 2 usage error.`;
+
+/** What `publish` prints: the library's result, and the selected skills of other scopes it did not publish. */
+export interface PublishData extends PublishResult {
+	otherScopes: { skill: string; scope: string }[];
+}
 
 /** Publishes. */
 export async function run(
 	values: DiscoveryFlagValues & { out?: string; include?: string[] },
 	positionals: readonly string[],
 	io: CliIo,
-): Promise<CommandResult<PublishResult>> {
+): Promise<CommandResult<PublishData>> {
 	if (!values.out) throw new UsageError("publish needs --out OUT");
 	if (positionals.length > 1) throw new UsageError("publish takes at most one DIR");
 	const { index } = await discoverFor(values, positionals[0], io);
-	// Only the workspace's own skills: a skill from an origin is that origin's to publish.
-	const skills = index.selected
-		.filter((skill) => !skill.origin)
-		.map((skill) => ({
-			name: skill.id,
-			description: skill.properties.description,
-			dir: skill.dir,
-		}));
-	const data = await publishSkills(skills, resolve(io.cwd, values.out), { include: values.include ?? [] });
+	// Only the workspace's own skills: the user's personal skills (~/.agents/skills, ~/.claude/skills…) are not
+	// DIR's to publish, and a skill from an origin is that origin's.
+	const own = index.selected.filter((skill) => skill.scope === "workspace" && !skill.origin);
+	const otherScopes = index.selected
+		.filter((skill) => !own.includes(skill))
+		.map((skill) => ({ skill: skill.id, scope: skill.scope }));
+	const skills = own.map((skill) => ({ name: skill.id, description: skill.properties.description, dir: skill.dir }));
+	const result = await publishSkills(skills, resolve(io.cwd, values.out), { include: values.include ?? [] });
+	const data = { ...result, otherScopes };
 	const ok = !data.failure && data.refused.length === 0 && data.entries.length > 0;
 	return { exitCode: ok ? 0 : 1, data };
 }
 
 /** One line per entry on stdout; what was left out, refused or failed on stderr. */
-export function render(data: PublishResult, style: Style): Rendered {
+export function render(data: PublishData, style: Style): Rendered {
 	const err: string[] = [];
+	for (const o of data.otherScopes)
+		err.push(style.dim(`not published: ${shown(o.skill)} (${o.scope} scope, not DIR's)`));
 	for (const o of data.omitted) {
 		err.push(
 			style.dim(
