@@ -49,6 +49,13 @@ export async function fetchResource(url: URL, limits: FetchLimits = DEFAULT_FETC
 	if (url.protocol !== "http:" && url.protocol !== "https:") {
 		throw new SourceError("source.invalid", `${url.protocol} URLs are not fetched (use https:, http: or file:)`);
 	}
+	if (url.username || url.password) {
+		// fetch refuses such a URL anyway, and its error would print the secret: say so without it.
+		throw new SourceError(
+			"source.invalid",
+			`${withoutCredentials(url)} carries credentials in the URL; they are never sent or printed`,
+		);
+	}
 	const signal = withDeadline(limits).deadline as AbortSignal;
 	try {
 		const response = await followRedirects(url, signal);
@@ -72,6 +79,14 @@ export async function fetchResource(url: URL, limits: FetchLimits = DEFAULT_FETC
 		}
 		throw new SourceError("source.fetch", `cannot fetch ${url}: ${(error as Error).message}`, { cause: error });
 	}
+}
+
+/** The URL as text without its user name and password. */
+function withoutCredentials(url: URL): string {
+	const copy = new URL(url.href);
+	copy.username = "";
+	copy.password = "";
+	return copy.href;
 }
 
 async function followRedirects(named: URL, signal: AbortSignal): Promise<Response> {

@@ -285,6 +285,20 @@ describe("issue 18: a redirect to another host is refused", () => {
 	});
 });
 
+describe("issue 18 (sibling): a secret in a URL is never printed", () => {
+	it("refuses a source URL with credentials without echoing them", async () => {
+		const source = `${base.replace("http://", "http://user:s3cr3t-token@")}/`;
+		const { result } = await add(source);
+		expect(result.failure?.code).toBe("source.invalid");
+		expect(JSON.stringify(result)).not.toContain("s3cr3t-token");
+		const ws = await target();
+		const run = await cli(["add", source, "--all"], { cwd: ws.cwd, env: { HOME: ws.cwd } });
+		expect(run.exitCode).toBe(1);
+		expect(run.stdout + run.stderr).not.toContain("s3cr3t-token");
+		expect(hits).toEqual([]);
+	});
+});
+
 describe("issue 18: one deadline covers the whole operation, and bodies are bounded", () => {
 	const SHORT = { maxBytes: 64 << 20, timeoutMs: 1500 };
 
