@@ -1,5 +1,6 @@
 import { gzipSync } from "node:zlib";
 import { sha256, sortedPaths } from "../runtime/index.ts";
+import { isValidSkillName } from "../skill/index.ts";
 import { describeFailure, type SourceErrorCode } from "./errors.ts";
 import { type OmitReason, selectPublishFiles } from "./publish-files.ts";
 import { PublishOut } from "./publish-out.ts";
@@ -65,6 +66,12 @@ export async function publishSkills(
 	const result: PublishResult = { entries: [], omitted: [], refused: [] };
 	const artifacts: Artifact[] = [];
 	for (const skill of [...skills].sort((a, b) => (a.name < b.name ? -1 : 1))) {
+		if (!isValidSkillName(skill.name)) {
+			// The name is a path segment under OUT, and clients skip an entry whose name is not spec-valid.
+			const message = `${JSON.stringify(skill.name)} is not a spec-valid skill name, so it is not published`;
+			result.refused.push({ skill: skill.name, code: "publish.invalid", message });
+			continue;
+		}
 		const selection = selectPublishFiles(skill.dir, skill.name, options.include ?? []);
 		result.omitted.push(...selection.omitted.map((omitted) => ({ skill: skill.name, ...omitted })));
 		if (selection.refusals.length > 0) {

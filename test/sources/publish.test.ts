@@ -241,3 +241,15 @@ describe("issue 18 (sibling): publish never ships the user's own skills from out
 		expect(index).not.toMatch(/personal|private/);
 	});
 });
+
+describe("issue 18 (sibling): a skill name is a path segment of OUT", () => {
+	it.each(["../../escaped", "a/b", "Bad_Name", ".hidden"])("refuses to publish a skill named %j", async (name) => {
+		const dir = await writeTree(await tempDir(), { "SKILL.md": skillMd("ok") });
+		const parent = await tempDir();
+		const out = join(parent, "a", "b", "site");
+		const result = await publishSkills([{ name, description: "x", dir }], out);
+		expect(result.refused).toEqual([expect.objectContaining({ skill: name, code: "publish.invalid" })]);
+		expect(result.entries).toEqual([]);
+		expect((await readdir(parent, { recursive: true })).filter((p) => p.includes("escaped"))).toEqual([]);
+	});
+});
