@@ -4,6 +4,7 @@ export type SourceErrorCode =
 	| "source.not-found"
 	| "source.fetch"
 	| "source.timeout"
+	| "source.redirect"
 	| "source.too-large"
 	| "source.git"
 	| "source.no-skills"
@@ -22,12 +23,19 @@ export type SourceErrorCode =
 	| "archive.no-skill-md"
 	| "index.invalid"
 	| "index.schema"
+	| "index.unverified"
+	| "index.html"
+	| "index.name-mismatch"
 	| "install.exists"
 	| "install.invalid"
 	| "install.refused"
 	| "install.needs-approval"
 	| "install.unknown"
-	| "install.io";
+	| "install.io"
+	| "publish.link"
+	| "publish.credential"
+	| "publish.invalid"
+	| "publish.unsafe-out";
 
 /** A problem with one source or skill: carried as data by every result, thrown only inside the stage. */
 export class SourceError extends Error {
