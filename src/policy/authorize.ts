@@ -1,11 +1,13 @@
 import { existsSync } from "node:fs";
-import { basename, dirname, relative, sep } from "node:path";
-import { DEFAULT_CONVENTIONS, type IndexedSkill, PRESETS, type SkillIndex } from "../discovery/index.ts";
+import { basename, dirname, relative, resolve, sep } from "node:path";
+import { DEFAULT_CONVENTIONS, type IndexedSkill } from "../discovery/index.ts";
 import { isInside, type SkillSession } from "../runtime/index.ts";
 import type { PermissionManifest } from "../skill/index.ts";
 import { type EffectivePermissions, effectivePermissions, type RemoteApproval, resolveApproval } from "./approval.ts";
 import { realOrResolved, resolvePath } from "./paths.ts";
 import { globToRegExp, matchesPattern } from "./patterns.ts";
+import { protectedPaths } from "./protected-paths.ts";
+import { resolveTransfer, runsLaterPart, transferRunsLater } from "./runs-later.ts";
 import type { SandboxAvailability } from "./sandbox.ts";
 import { analyzeShell, type ShellAnalysis } from "./shell.ts";
 import type { SkillApprovals } from "./trust.ts";
@@ -16,6 +18,8 @@ export type ToolRisk = "safe" | "read" | "write" | "exec" | "network";
 /** How to read a tool's calls: its risk, and which arguments hold paths, a command or a URL. */
 export interface ToolSpec {
 	risk: ToolRisk;
+	/** Its calls create what runs or loads later (a new skill): never pre-approved by a skill's allowed-tools. */
+	runsLater?: boolean;
 	pathArgs?: string[];
 	commandArg?: string;
 	urlArg?: string;
@@ -235,7 +239,35 @@ function decide(call: ToolCall, session: SkillSession, context: Context): Decisi
 			return ask("unaccountable", `cannot verify what this command writes (${shell.unaccountable})`);
 	}
 	if (!known) return ask("unknown-tool", `the policy does not know what ${call.tool} does: declare it in tools`);
-	return byRisk(spec, subject, held, session, context.grants);
+	const later = spec.runsLater ? `${call.tool}'s result` : laterWrite(context.workspace, spec, args, writes, shell);
+	return byRisk(spec, subject, held, session, context.grants, later);
+}
+
+/**
+ * The first write of this call that creates or replaces something that runs later, as written or as resolved,
+ * including what a copy, move or link puts inside its target folder.
+ */
+function laterWrite(
+	workspace: string,
+	spec: ToolSpec,
+	args: Record<string, unknown>,
+	writes: string[],
+	shell: ShellAnalysis | undefined,
+): string | undefined {
+	for (const transfer of shell?.transfers ?? []) {
+		const hit = transferRunsLater(
+			workspace,
+			resolveTransfer(transfer, (path) => resolvePath(workspace, path)),
+		);
+		if (hit) return hit;
+	}
+	const written = spec.risk === "write" ? stringArgs(spec, args) : (shell?.writes ?? []);
+	const lexical = written.map((path) => toRelative(workspace, resolve(workspace, path)));
+	for (const path of [...lexical, ...writes.map((p) => toRelative(workspace, p))]) {
+		const hit = runsLaterPart(path);
+		if (hit) return hit;
+	}
+	return undefined;
 }
 
 function hardRules(
@@ -315,19 +347,13 @@ function manifestBounds(
 	return undefined;
 }
 
-/**
- * Files that something runs later, outside any sandbox: git hooks and config, CI workflows, agent and editor
- * settings and MCP configurations, shell start-up files. Paths are relative to the workspace (or absolute).
- */
-const RUNS_LATER =
-	/(^|\/)(\.git\/(hooks(\/|$)|config$)|\.husky\/|\.github\/workflows\/|\.claude\/settings(\.local)?\.json$|\.mcp\.json$|\.cursor\/mcp\.json$|\.vscode\/(settings|tasks|mcp)\.json$|\.codex\/config\.toml$|\.(bashrc|bash_profile|profile|zshrc|zprofile|zshenv)$)/;
-
 function byRisk(
 	spec: ToolSpec,
 	subject: { tool: string; command?: string; paths: string[] },
 	held: HeldPermissions[],
 	session: SkillSession,
 	grants: WeakMap<SkillSession, Grant[]>,
+	runsLater: string | undefined,
 ): Decision {
 	if (spec.risk === "safe")
 		return { decision: "allow", rule: "safe-tool", reason: `${subject.tool} only reads skills` };
@@ -336,9 +362,8 @@ function byRisk(
 	// While an unapproved remote skill is active, no skill's allowed-tools pre-approve anything: only the user does.
 	const pending = held.filter((h) => h.pending).map((h) => h.skill.qualifiedName);
 	// A write to a file that something runs later is never a skill's to pre-approve: only the user's.
-	const runsLater = subject.paths.some((path) => RUNS_LATER.test(path));
 	const preapproved =
-		pending.length === 0 && !runsLater
+		pending.length === 0 && runsLater === undefined
 			? held.find((h) => h.allowedTools?.some((pattern) => matchesPattern(pattern, subject)))
 			: undefined;
 	if (preapproved) {
@@ -355,43 +380,15 @@ function byRisk(
 			);
 		return { decision: "allow", rule: `grant-${grant.scope}`, reason: `the user allowed ${grant.pattern}` };
 	}
+	if (runsLater !== undefined) {
+		const reason = `${runsLater} runs later or decides what loads next time, outside the sandbox: only the user can approve it`;
+		return { decision: "ask", rule: "runs-later", reason };
+	}
 	if (pending.length > 0) {
 		const reason = `${pending.join(", ")} from a remote origin is not approved: its allowed-tools grant nothing; ask the user`;
 		return { decision: "ask", rule: "remote-unapproved", reason };
 	}
 	return { decision: "ask", rule: "needs-approval", reason: `${subject.tool} can change things: ask the user` };
-}
-
-// Protected paths per index and options, computed once: skill folders, their roots, and the workspace's
-// conventional and preset skill folders (which may be empty or not exist yet). A root that holds the workspace
-// itself cannot be protected whole (nothing could be written); only new SKILL.md files in it are refused.
-const PROTECTED = new WeakMap<SkillIndex, Map<string, Protected>>();
-
-interface Protected {
-	protectedPaths: string[];
-	broadRoots: string[];
-}
-
-function protectedPaths(index: SkillIndex, workspace: string, extraRoots: readonly string[]): Protected {
-	const key = JSON.stringify([workspace, extraRoots]);
-	const byKey = PROTECTED.get(index) ?? new Map<string, Protected>();
-	PROTECTED.set(index, byKey);
-	const cached = byKey.get(key);
-	if (cached) return cached;
-	const conventional = [...DEFAULT_CONVENTIONS, ...Object.values(PRESETS).flatMap((preset) => preset.workspace)];
-	const roots = [
-		...index.skills.map((skill) => resolvePath(workspace, skill.root)),
-		...extraRoots.map((root) => resolvePath(workspace, root)),
-		...conventional.map((folder) => resolvePath(workspace, folder)),
-	];
-	const broad = new Set(roots.filter((root) => isInside(root, workspace)));
-	const paths = new Set<string>([
-		...index.skills.flatMap((skill) => [dirname(skill.realFile), resolvePath(workspace, skill.dir)]),
-		...roots,
-	]);
-	const result = { protectedPaths: [...paths].filter((path) => !broad.has(path)).sort(), broadRoots: [...broad] };
-	byKey.set(key, result);
-	return result;
 }
 
 // Shell commands cannot be checked host by host: only an unrestricted network lets them use it.
@@ -412,7 +409,11 @@ function networkAllowed(network: boolean | string[] | undefined, url: string): b
 }
 
 function pathArguments(spec: ToolSpec, args: Record<string, unknown>, workspace: string): string[] {
-	const values = (spec.pathArgs ?? []).flatMap((key) => {
+	return stringArgs(spec, args).map((value) => resolvePath(workspace, value));
+}
+
+function stringArgs(spec: ToolSpec, args: Record<string, unknown>): string[] {
+	return (spec.pathArgs ?? []).flatMap((key) => {
 		const value = args[key];
 		return typeof value === "string"
 			? [value]
@@ -420,7 +421,6 @@ function pathArguments(spec: ToolSpec, args: Record<string, unknown>, workspace:
 				? value.filter((v): v is string => typeof v === "string")
 				: [];
 	});
-	return values.map((value) => resolvePath(workspace, value));
 }
 
 function toRelative(workspace: string, path: string): string {
