@@ -123,6 +123,7 @@ export {
 	effectivePermissions,
 	globToRegExp,
 	loadTrustStore,
+	matchesDenyRule,
 	matchesPattern,
 	parseToolPattern,
 	realOrResolved,

@@ -1,9 +1,9 @@
 import { relative, resolve, sep } from "node:path";
 import {
 	type Decision,
+	matchesDenyRule,
 	matchesPattern,
 	type Policy,
-	parseToolPattern,
 	realOrResolved,
 	resolvePath,
 	type ToolSpec,
@@ -115,11 +115,8 @@ function deniedBy(
 	}
 	const subject = { tool, ...(command !== undefined ? { command } : {}), paths };
 	return options.deny.find((pattern) => {
-		// A denied command prefix also catches the same command chained after others.
-		if (command !== undefined && parseToolPattern(pattern).tool === tool && /[;&|`\n]|\$\(/.test(command))
-			return command
-				.split(/&&|\|\||;|\||\n|`|\$\(|\)/)
-				.some((part) => matchesPattern(pattern, { ...subject, command: part }));
+		// A command is matched by what it runs, in any spelling (see matchesDenyRule).
+		if (command !== undefined) return matchesDenyRule(pattern, subject);
 		if (paths.length > 0) return paths.some((path) => matchesPattern(pattern, { ...subject, paths: [path] }));
 		return matchesPattern(pattern, subject);
 	});

@@ -19,6 +19,7 @@ export type {
 	ToolSpec,
 } from "./authorize.ts";
 export { createPolicy, DEFAULT_TOOL_SPECS } from "./authorize.ts";
+export { matchesDenyRule } from "./deny-rules.ts";
 export type { PermissionChanges, PermissionDiff, PermissionSnapshot } from "./diff.ts";
 export { diffPermissions } from "./diff.ts";
 export { realOrResolved, resolvePath } from "./paths.ts";
