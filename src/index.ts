@@ -124,6 +124,7 @@ export {
 	globToRegExp,
 	loadTrustStore,
 	matchesDenyRule,
+	matchesExactly,
 	matchesPattern,
 	parseToolPattern,
 	realOrResolved,

@@ -427,8 +427,10 @@ export class Agent {
 			this.session.markCompacted();
 			this.#redeliver = true;
 		}
+		// Saved grants are read back as exact calls: an edited file cannot turn one into a wildcard.
 		for (const pattern of saved.grants) {
-			this.#policy.grant(this.session, pattern, "always");
+			if (typeof pattern !== "string") continue;
+			this.#policy.grant(this.session, pattern, "always", { exact: true });
 			this.#grants.push(pattern);
 		}
 	}

@@ -5,7 +5,7 @@ import { isInside, type SkillSession } from "../runtime/index.ts";
 import type { PermissionManifest } from "../skill/index.ts";
 import { type EffectivePermissions, effectivePermissions, type RemoteApproval, resolveApproval } from "./approval.ts";
 import { realOrResolved, resolvePath } from "./paths.ts";
-import { globToRegExp, matchesPattern } from "./patterns.ts";
+import { globToRegExp, matchesExactly, matchesPattern } from "./patterns.ts";
 import { protectedPaths } from "./protected-paths.ts";
 import { resolveTransfer, runsLaterPart, transferRunsLater } from "./runs-later.ts";
 import type { SandboxAvailability } from "./sandbox.ts";
@@ -102,8 +102,12 @@ export type GrantScope = "once" | "always";
 /** A host's permission policy over sessions: decisions, and the user's grants per session. */
 export interface Policy {
 	authorize(call: ToolCall, context: { session: SkillSession }): Decision;
-	/** The user allowed calls matching `pattern` (e.g. `Bash(npm test:*)`) once or for the session. */
-	grant(session: SkillSession, pattern: string, scope: GrantScope): void;
+	/**
+	 * The user allowed calls matching `pattern` (e.g. `Bash(npm test:*)`) once or for the session. With `exact`, the
+	 * pattern is no pattern: it covers only the very call it names (see {@link matchesExactly}); use it for grants
+	 * built from a call's own text.
+	 */
+	grant(session: SkillSession, pattern: string, scope: GrantScope, options?: { exact?: boolean }): void;
 	/**
 	 * What to pass to {@link runSandboxed} for this session's shell commands: the skill roots and folders to keep
 	 * read-only, and whether the ceiling and the active skills' manifests allow the network.
@@ -116,6 +120,7 @@ export interface Policy {
 interface Grant {
 	pattern: string;
 	scope: GrantScope;
+	exact: boolean;
 }
 
 /**
@@ -144,8 +149,8 @@ export function createPolicy(options: PolicyOptions): Policy {
 		...protectedPaths(session.index, workspace, options.skillRoots ?? []),
 	});
 	return {
-		grant(session, pattern, scope) {
-			grants.set(session, [...(grants.get(session) ?? []), { pattern, scope }]);
+		grant(session, pattern, scope, how) {
+			grants.set(session, [...(grants.get(session) ?? []), { pattern, scope, exact: how?.exact === true }]);
 		},
 		approval: (skill) => resolveApproval(skill, options.approvals),
 		sandboxOptions(session) {
@@ -371,7 +376,9 @@ function byRisk(
 		return { decision: "allow", rule: "allowed-tools", reason };
 	}
 	const sessionGrants = grants.get(session) ?? [];
-	const grant = sessionGrants.find((g) => matchesPattern(g.pattern, subject));
+	const grant = sessionGrants.find((g) =>
+		g.exact ? matchesExactly(g.pattern, subject) : matchesPattern(g.pattern, subject),
+	);
 	if (grant) {
 		if (grant.scope === "once")
 			grants.set(

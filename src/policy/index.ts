@@ -24,7 +24,7 @@ export type { PermissionChanges, PermissionDiff, PermissionSnapshot } from "./di
 export { diffPermissions } from "./diff.ts";
 export { realOrResolved, resolvePath } from "./paths.ts";
 export type { CallSubject, ToolPattern } from "./patterns.ts";
-export { globToRegExp, matchesPattern, parseToolPattern } from "./patterns.ts";
+export { escapeGlob, globToRegExp, matchesExactly, matchesPattern, parseToolPattern } from "./patterns.ts";
 export type { SandboxAvailability, SandboxOptions, SandboxResult } from "./sandbox.ts";
 export { detectSandbox, runSandboxed } from "./sandbox.ts";
 export { renderSarif } from "./sarif.ts";

@@ -139,3 +139,13 @@ describe("matchesDenyRule: every spelling of a denied command", () => {
 		expect(matchesDenyRule("write_file(secrets/**)", { tool: "write_file", paths: ["src/a.txt"] })).toBe(false);
 	});
 });
+
+describe("escaped globs", () => {
+	it("a backslash makes a glob character literal", async () => {
+		const { escapeGlob, globToRegExp } = await import("../../src/policy/index.ts");
+		expect(escapeGlob("a/**/[x]{y}?.md")).toBe("a/\\*\\*/\\[x\\]\\{y\\}\\?.md");
+		expect(globToRegExp(escapeGlob("**")).test("src/app.ts")).toBe(false);
+		expect(globToRegExp(escapeGlob("**")).test("**")).toBe(true);
+		expect(globToRegExp("src/**").test("src/app.ts")).toBe(true);
+	});
+});
