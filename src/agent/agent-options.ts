@@ -44,7 +44,10 @@ export interface AgentOptions {
 	yes?: boolean;
 	/** Load the best-matching skill before the model runs, instead of only hinting. */
 	autoLoad?: boolean;
-	/** Where `create_skill` writes: the user's skills folder (default), the workspace's, or a folder. */
+	/**
+	 * Where `create_skill` writes: the workspace's `.agents/skills` (default; never through a link that leads out of
+	 * the workspace), the user's skills folder, or a folder. Every creation is asked (or `yes`).
+	 */
 	saveSkills?: "user" | "workspace" | { root: string };
 	/**
 	 * Runs `run_shell` commands. Default: the policy stage's OS sandbox (`runSandboxed`: skill roots read-only,

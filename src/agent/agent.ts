@@ -500,6 +500,9 @@ export class Agent {
 		});
 		const create = createSkillTool({
 			root: this.saveRoot,
+			...(this.#options.saveSkills === undefined || this.#options.saveSkills === "workspace"
+				? { within: this.workspace }
+				: {}),
 			approve: async (name, findings) => {
 				const args = { name, findings: findings.map((f) => `${f.rule} (${f.file}${f.line ? `:${f.line}` : ""})`) };
 				const spec: ToolSpec = { risk: "write" };

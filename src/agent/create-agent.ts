@@ -18,7 +18,7 @@ export async function createAgent(options: AgentOptions): Promise<Agent> {
 	const tokenizer = options.tokenizer ?? (await loadDefaultTokenizer());
 	const saveRoot = saveRootFor(options, workspace);
 	const discover: DiscoverOptions = { ...options.discover, cwd: options.discover?.cwd ?? workspace };
-	if (options.saveSkills === "workspace") discover.roots = [...(discover.roots ?? []), saveRoot];
+	if ((options.saveSkills ?? "workspace") === "workspace") discover.roots = [...(discover.roots ?? []), saveRoot];
 	else discover.userRoots = [...(discover.userRoots ?? []), saveRoot];
 	const discovery = createDiscovery(discover);
 	const { index, report } = await discovery.scan();
@@ -46,7 +46,7 @@ async function shellFor(options: AgentOptions): Promise<ShellChoice> {
 }
 
 function saveRootFor(options: AgentOptions, workspace: string): string {
-	const save = options.saveSkills ?? "user";
+	const save = options.saveSkills ?? "workspace";
 	if (save === "workspace") return join(workspace, ".agents", "skills");
 	if (save === "user") return join(options.discover?.home ?? homedir(), ".agents", "skills");
 	return resolve(workspace, save.root);

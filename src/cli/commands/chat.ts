@@ -31,7 +31,7 @@ export const options: NonNullable<ParseArgsConfig["options"]> = {
 	deny: { type: "string", multiple: true },
 	yes: { type: "boolean", default: false },
 	"auto-load": { type: "boolean", default: false },
-	"save-skills": { type: "string", default: "user" },
+	"save-skills": { type: "string", default: "workspace" },
 	events: { type: "string" },
 	resume: { type: "string" },
 	mcp: { type: "string", multiple: true },
@@ -65,7 +65,8 @@ ${sessionUsage}
 
 Agent options:
   --auto-load                load the best-matching skill before the model runs, instead of only hinting
-  --save-skills WHERE        where create_skill writes: user (default, ~/.agents/skills) or workspace
+  --save-skills WHERE        where create_skill writes: workspace (default, .agents/skills) or user
+                             (~/.agents/skills); every new skill is asked about (or --yes)
   --events FILE              append every event to FILE as JSON lines
   --resume FILE              continue a conversation saved with /save
   --json                     with -p: print {status, text, toolCalls} as JSON instead of the answer
