@@ -63,7 +63,10 @@ export interface AgentOptions {
 	reminderAfterToolCalls?: number;
 	/** Receives every event. */
 	onEvent?: (event: AgentEvent) => void;
-	/** Appends every event to this JSONL file. */
+	/**
+	 * Appends every event to this JSONL file: opened once at creation, never through a link, and read-only to every
+	 * tool and shell command while the agent runs.
+	 */
 	eventLog?: string;
 	/** Continue a conversation saved with `Agent.save`. */
 	resume?: SavedConversation;

@@ -1,7 +1,7 @@
-import { chmod, writeFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { createInterface, type Interface } from "node:readline";
 import type { Agent, PermissionAnswer, PermissionRequest } from "../agent/index.ts";
+import { writeFileAtomic } from "../runtime/index.ts";
 import type { CliIo, Style } from "./io.ts";
 
 /** Where the REPL reads and writes. */
@@ -164,9 +164,13 @@ export class ChatRepl {
 			return;
 		}
 		const file = resolve(io.cwd, argument);
-		await writeFile(file, `${JSON.stringify(agent.save(), null, 2)}\n`, { mode: 0o600 });
-		await chmod(file, 0o600);
-		io.stdout(`saved to ${file}\n`);
+		try {
+			// A new file renamed into place: a link planted at the name is replaced, never followed.
+			await writeFileAtomic(file, `${JSON.stringify(agent.save(), null, 2)}\n`, { mode: 0o600 });
+			io.stdout(`saved to ${file}\n`);
+		} catch (error) {
+			io.stdout(`${style.red(`cannot save to ${file}: ${(error as NodeJS.ErrnoException).code ?? error}`)}\n`);
+		}
 	}
 
 	async #turn(agent: Agent, text: string): Promise<void> {

@@ -70,6 +70,11 @@ export interface PolicyOptions {
 	 * things is allowed by anyone's `allowed-tools` while it is active.
 	 */
 	approvals?: SkillApprovals;
+	/**
+	 * Files the host writes while it runs (an event log, a transcript): no tool or shell command may write, replace
+	 * or remove them, or a folder that holds them, and the sandbox keeps them read-only.
+	 */
+	hostFiles?: readonly string[];
 }
 
 /** Tool specs for the skill tools and common agent tools (Claude Code's names and generic ones). */
@@ -139,6 +144,7 @@ export function createPolicy(options: PolicyOptions): Policy {
 	const specs = { ...DEFAULT_TOOL_SPECS, ...options.tools };
 	const grants = new WeakMap<SkillSession, Grant[]>();
 	const ceiling = options.ceiling ?? {};
+	const hostFiles = (options.hostFiles ?? []).map((file) => resolvePath(workspace, file));
 	const context = (session: SkillSession): Context => ({
 		workspace,
 		specs,
@@ -146,6 +152,7 @@ export function createPolicy(options: PolicyOptions): Policy {
 		grants,
 		sandboxed: options.sandbox?.available === true,
 		approvals: options.approvals,
+		hostFiles,
 		...protectedPaths(session.index, workspace, options.skillRoots ?? []),
 	});
 	return {
@@ -166,7 +173,9 @@ export function createPolicy(options: PolicyOptions): Policy {
 			const created = new Set(
 				[...(options.skillRoots ?? []), ...DEFAULT_CONVENTIONS].map((root) => resolvePath(workspace, root)),
 			);
-			const readOnly = context(session).protectedPaths.filter((path) => created.has(path) || existsSync(path));
+			const readOnly = [...context(session).protectedPaths, ...hostFiles].filter(
+				(path) => created.has(path) || existsSync(path),
+			);
 			return { workspace, readOnly, network };
 		},
 		authorize(call, { session }) {
@@ -188,6 +197,8 @@ interface Context {
 	protectedPaths: string[];
 	/** Skill roots that hold the workspace itself: only their skill folders and SKILL.md files are protected. */
 	broadRoots: string[];
+	/** Files the host writes (real paths): never written by a tool, nor anything holding them. */
+	hostFiles: string[];
 }
 
 type HeldPermissions = EffectivePermissions & { skill: IndexedSkill };
@@ -282,8 +293,10 @@ function hardRules(
 	writes: string[],
 	activeDirs: string[],
 ): Decision | undefined {
-	const { workspace, protectedPaths, broadRoots } = context;
+	const { workspace, protectedPaths, broadRoots, hostFiles } = context;
 	for (const target of writes) {
+		const host = hostFiles.find((file) => isInside(file, target) || isInside(target, file));
+		if (host) return deny("host-file", `${host} is written by the host while it runs: no tool may write ${target}`);
 		const inside = protectedPaths.find((dir) => isInside(dir, target));
 		if (inside) return deny("skill-dir-readonly", `Skill folders are read-only: ${target} is inside ${inside}`);
 		const contained = protectedPaths.find((dir) => isInside(target, dir));

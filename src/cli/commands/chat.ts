@@ -9,6 +9,7 @@ import {
 	type McpServerSpec,
 	type SavedConversation,
 } from "../../agent/index.ts";
+import { SkillsetError } from "../../skill/index.ts";
 import { ChatRepl, terminalSafe } from "../chat-repl.ts";
 import { type McpServerSetting, ORIGIN_LABEL } from "../config.ts";
 import { type DiscoveryFlagValues, discoveryFlags, discoveryUsage, settingsFor } from "../discovery-flags.ts";
@@ -190,22 +191,28 @@ async function agentFor(
 	const allow = [...(permissions.allow ?? []), ...(values.allow ?? [])];
 	const deny = [...(permissions.deny ?? []), ...(values.deny ?? [])];
 	const integrity = values.verify ? await loadIntegrity(lockPath(values, io.cwd, workspace)) : undefined;
-	return createAgent({
-		model,
-		workspace,
-		discover: settings.discover,
-		...(integrity ? { session: { integrity } } : {}),
-		...(contextWindow ? { contextWindow } : {}),
-		...(allow.length > 0 ? { ceiling: { tools: allow } } : {}),
-		...(deny.length > 0 ? { deny } : {}),
-		...(confirm ? { confirm } : {}),
-		yes: values.yes === true,
-		autoLoad: values["auto-load"] === true,
-		saveSkills: save,
-		...(values.events ? { eventLog: resolve(io.cwd, values.events) } : {}),
-		...(values.resume ? { resume: await readSaved(resolve(io.cwd, values.resume)) } : {}),
-		...(servers.length > 0 ? { mcp: servers } : {}),
-	});
+	try {
+		return await createAgent({
+			model,
+			workspace,
+			discover: settings.discover,
+			...(integrity ? { session: { integrity } } : {}),
+			...(contextWindow ? { contextWindow } : {}),
+			...(allow.length > 0 ? { ceiling: { tools: allow } } : {}),
+			...(deny.length > 0 ? { deny } : {}),
+			...(confirm ? { confirm } : {}),
+			yes: values.yes === true,
+			autoLoad: values["auto-load"] === true,
+			saveSkills: save,
+			...(values.events ? { eventLog: resolve(io.cwd, values.events) } : {}),
+			...(values.resume ? { resume: await readSaved(resolve(io.cwd, values.resume)) } : {}),
+			...(servers.length > 0 ? { mcp: servers } : {}),
+		});
+	} catch (error) {
+		// A host file that is not safe to write (a link at --events) is the user's option to fix.
+		if (error instanceof SkillsetError && error.code === "invalid-option") throw new UsageError(error.message);
+		throw error;
+	}
 }
 
 /** `[NAME=]COMMAND ARGS...` or `[NAME=]URL`; words split on spaces, quotes keep them together (no shell). */
