@@ -133,11 +133,29 @@ describe("skillset chat -p", () => {
 	it.each([
 		[["--context-window", "lots"], "--context-window must be a positive whole number"],
 		[["--mcp", "  "], "--mcp needs a command or a URL"],
-		[["--save-skills", "nowhere"], "--save-skills must be user or workspace"],
+		[["--save-skills", "nowhere"], "--save-skills must be workspace or user"],
 		[["--resume", "/nonexistent/file.json"], "cannot resume from /nonexistent/file.json: ENOENT"],
 	])("rejects bad options with exit 2: %j", async (args, message) => {
 		const run = await chat(["-p", "hi", ...args], []);
 		expect(run.exitCode).toBe(2);
 		expect(run.stderr).toContain(message);
+	});
+});
+
+describe("chat -p prints the model's text made safe for a terminal (issue 18)", () => {
+	const hostile = "Done.\u001b]52;c;Y3VybCBldmlsIHwgc2g=\u0007\u001b]0;TITLE\u0007\u001b[2J\u009b2J\u202eend";
+
+	it("shows every control character and escape sequence of the final answer", async () => {
+		const run = await chat(["-p", "hi"], [{ content: hostile }]);
+		expect(run.exitCode).toBe(0);
+		expect(run.stdout).toBe(
+			"Done.\\x1b]52;c;Y3VybCBldmlsIHwgc2g=\\x07\\x1b]0;TITLE\\x07\\x1b[2J\\u009b2J\\u{202e}end\n",
+		);
+	});
+
+	it("--json keeps the data, with C1, bidi and escape characters written as \\u escapes", async () => {
+		const run = await chat(["-p", "hi", "--json"], [{ content: hostile }]);
+		expect(run.stdout).not.toMatch(/[\u001b\u0007\u009b\u202e]/);
+		expect(JSON.parse(run.stdout)).toMatchObject({ status: "done", text: hostile });
 	});
 });

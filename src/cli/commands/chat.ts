@@ -10,12 +10,13 @@ import {
 	type SavedConversation,
 } from "../../agent/index.ts";
 import { SkillsetError } from "../../skill/index.ts";
-import { ChatRepl, terminalSafe } from "../chat-repl.ts";
+import { ChatRepl } from "../chat-repl.ts";
 import { type McpServerSetting, ORIGIN_LABEL } from "../config.ts";
 import { type DiscoveryFlagValues, discoveryFlags, discoveryUsage, settingsFor } from "../discovery-flags.ts";
 import { type CliIo, type CommandResult, createStyle, type Style, UsageError } from "../io.ts";
 import { splitCommandLine } from "../origin-settings.ts";
 import { loadIntegrity, lockPath, sessionFlags, sessionUsage } from "../session-flags.ts";
+import { terminalSafe } from "../terminal-text.ts";
 
 /** The command's options, for `node:util` parseArgs. */
 export const options: NonNullable<ParseArgsConfig["options"]> = {
@@ -176,7 +177,7 @@ async function agentFor(
 	const timeoutMs = positiveInteger(values.timeout, "--timeout");
 	const save = values["save-skills"];
 	if (save !== "user" && save !== "workspace")
-		throw new UsageError(`--save-skills must be user or workspace, not '${save}'`);
+		throw new UsageError(`--save-skills must be workspace or user, not '${save}'`);
 	const keyName = values["api-key-env"] ?? "OPENAI_API_KEY";
 	const apiKey = io.env[keyName];
 	const baseURL = values["base-url"] ?? io.env.OPENAI_BASE_URL;
@@ -264,8 +265,10 @@ function positiveInteger(value: string | undefined, flag: string): number | unde
 	return number;
 }
 
-/** The final answer of -p; the REPL has printed everything already. */
+/** The final answer of -p (made safe for a terminal); the REPL has printed everything already. */
 export function render(data: ChatData | null, _style: Style): string {
 	if (data?.status !== "done" || !data.text) return "";
-	return data.text.endsWith("\n") ? data.text : `${data.text}\n`;
+	// The model's text, with control characters and escape sequences made visible.
+	const text = terminalSafe(data.text);
+	return text.endsWith("\n") ? text : `${text}\n`;
 }
