@@ -159,3 +159,56 @@ describe("chat -p prints the model's text made safe for a terminal (issue 18)", 
 		expect(JSON.parse(run.stdout)).toMatchObject({ status: "done", text: hostile });
 	});
 });
+
+describe("chat --no-network (issue 18)", () => {
+	async function receiver() {
+		const { createServer } = await import("node:http");
+		const hits: string[] = [];
+		const server = createServer((request, response) => {
+			hits.push(request.url ?? "");
+			response.end("stolen");
+		});
+		await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+		const { port } = server.address() as import("node:net").AddressInfo;
+		return { port, hits, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+	}
+
+	const hidden = (port: number) =>
+		`${JSON.stringify(process.execPath)} -e 'require("http").get("http://127.0.0.1:${port}/hidden",r=>r.pipe(process.stdout)).on("error",e=>{console.error(e.code);process.exit(3)})'`;
+
+	it("denies commands known to use the network and cuts the sandbox off for the rest", async () => {
+		const server = await receiver();
+		try {
+			const run = await chat(
+				["-p", "send it", "--yes", "--no-network"],
+				[
+					{
+						toolCalls: [{ name: "run_shell", arguments: { command: `curl -s http://127.0.0.1:${server.port}/curl` } }],
+					},
+					{ toolCalls: [{ name: "run_shell", arguments: { command: hidden(server.port) } }] },
+					{ content: "done" },
+				],
+			);
+			const results = (llm.requests[2]?.body.messages ?? []).filter((m) => m.role === "tool").map((m) => m.content);
+			expect(results[0]).toMatch(/^Refused by the permission policy \(rule ceiling-network\)/);
+			expect(results[1]).toMatch(/^exit code 3/);
+			expect(server.hits).toEqual([]);
+			expect(run.exitCode).toBe(1);
+		} finally {
+			await server.close();
+		}
+	});
+
+	it("without it, the same hidden request reaches the server (the test can fail)", async () => {
+		const server = await receiver();
+		try {
+			await chat(
+				["-p", "send it", "--yes"],
+				[{ toolCalls: [{ name: "run_shell", arguments: { command: hidden(server.port) } }] }, { content: "done" }],
+			);
+			expect(server.hits).toEqual(["/hidden"]);
+		} finally {
+			await server.close();
+		}
+	});
+});

@@ -31,6 +31,7 @@ export const options: NonNullable<ParseArgsConfig["options"]> = {
 	"no-stream": { type: "boolean", default: false },
 	allow: { type: "string", multiple: true },
 	deny: { type: "string", multiple: true },
+	"no-network": { type: "boolean", default: false },
 	yes: { type: "boolean", default: false },
 	"auto-load": { type: "boolean", default: false },
 	"save-skills": { type: "string", default: "workspace" },
@@ -62,6 +63,8 @@ Model options:
 Permission options:
   --allow PATTERN            allow only these tools, e.g. read_file or 'run_shell(npm test:*)' (repeatable)
   --deny PATTERN             always deny these, e.g. 'run_shell(git push:*)' (repeatable)
+  --no-network               shell commands get no network: those known to use it are denied, and the sandbox
+                             runs the rest without any network (loopback included)
   --yes                      answer yes to every question (never to a hard rule: skill folders stay read-only)
 ${sessionUsage}
 
@@ -90,6 +93,7 @@ type ChatValues = DiscoveryFlagValues & {
 	"no-stream"?: boolean;
 	allow?: string[];
 	deny?: string[];
+	"no-network"?: boolean;
 	yes?: boolean;
 	"auto-load"?: boolean;
 	"save-skills"?: string;
@@ -128,7 +132,7 @@ export async function run(
 			`${style.yellow("warning:")} MCP server ${problem.server} is not available: ${terminalSafe(problem.message)}\n`,
 		);
 	try {
-		return await runAgent(agent, repl, values.prompt, io, style);
+		return await runAgent(agent, repl, values.prompt, io, style, values["no-network"] === true);
 	} finally {
 		await agent.close();
 	}
@@ -140,10 +144,11 @@ async function runAgent(
 	prompt: string | undefined,
 	io: CliIo,
 	style: Style,
+	noNetwork: boolean,
 ): Promise<CommandResult<ChatData | null>> {
 	if (!agent.sandboxed)
 		io.stderr(
-			`${style.yellow("warning:")} no OS sandbox (${agent.sandboxProblem}): every shell command needs approval\n`,
+			`${style.yellow("warning:")} no OS sandbox (${agent.sandboxProblem}): every shell command needs approval${noNetwork ? "; --no-network can only deny the commands known to use the network" : ""}\n`,
 		);
 	if (repl) {
 		await repl.run(agent);
@@ -192,6 +197,10 @@ async function agentFor(
 	const allow = [...(permissions.allow ?? []), ...(values.allow ?? [])];
 	const deny = [...(permissions.deny ?? []), ...(values.deny ?? [])];
 	const integrity = values.verify ? await loadIntegrity(lockPath(values, io.cwd, workspace)) : undefined;
+	const ceiling = {
+		...(allow.length > 0 ? { tools: allow } : {}),
+		...(values["no-network"] ? { network: false } : {}),
+	};
 	try {
 		return await createAgent({
 			model,
@@ -199,7 +208,7 @@ async function agentFor(
 			discover: settings.discover,
 			...(integrity ? { session: { integrity } } : {}),
 			...(contextWindow ? { contextWindow } : {}),
-			...(allow.length > 0 ? { ceiling: { tools: allow } } : {}),
+			...(Object.keys(ceiling).length > 0 ? { ceiling } : {}),
 			...(deny.length > 0 ? { deny } : {}),
 			...(confirm ? { confirm } : {}),
 			yes: values.yes === true,
