@@ -1,5 +1,5 @@
 import { readdirSync, statSync } from "node:fs";
-import { basename, join, relative, sep } from "node:path";
+import { basename, isAbsolute, join, relative, sep } from "node:path";
 import { DEFAULT_CONVENTIONS, PRESETS } from "../discovery/index.ts";
 import { isInside } from "../runtime/index.ts";
 import type { Transfer } from "./shell.ts";
@@ -46,7 +46,7 @@ const MAX_WALK_DEPTH = 16;
  */
 export function runsLaterPart(path: string): string | undefined {
 	const parts = path.split("/").filter((part) => part !== "" && part !== ".");
-	const lower = parts.map((part) => part.toLowerCase());
+	const lower = parts.map(comparable);
 	for (let i = 0; i < lower.length; i++) {
 		if (WORKSPACE_FILE.test(lower[i] as string)) return parts.slice(0, i + 1).join("/");
 		for (const pattern of PATTERNS) {
@@ -59,6 +59,17 @@ export function runsLaterPart(path: string): string | undefined {
 }
 
 /**
+ * A name as the file systems that are most lenient would see it: without case, and without the trailing dots and
+ * spaces or the `:stream` suffix that Windows drops (`.GIT.`, `.git::$INDEX_ALLOCATION` are `.git` there).
+ */
+function comparable(name: string): string {
+	return name
+		.toLowerCase()
+		.replace(/:.*$/s, "")
+		.replace(/[. ]+$/, (tail) => (tail.length === name.length ? tail : ""));
+}
+
+/**
  * What a copy, move or link creates that runs later, or undefined: the target itself, the target plus each
  * source's name when the target is a folder, and every file inside a source folder at either place (so copying a
  * folder that holds `.husky/` counts). A source folder too large to look through counts as running later.
@@ -67,8 +78,11 @@ export function runsLaterPart(path: string): string | undefined {
 export function transferRunsLater(workspace: string, transfer: ResolvedTransfer): string | undefined {
 	const rel = (path: string) => relative(workspace, path).split(sep).join("/");
 	const into = transfer.targetIsFolder;
-	for (const source of transfer.sources) {
+	for (const [i, source] of transfer.sources.entries()) {
+		const written = transfer.written[i] ?? "";
 		const names = into ? [rel(join(transfer.target, basename(source)))] : [];
+		// `cp --parents a/.git/hooks/x dest` creates dest/a/.git/hooks/x.
+		if (transfer.keepsPaths && !isAbsolute(written)) names.push(rel(join(transfer.target, written)));
 		for (const name of names) {
 			const hit = runsLaterPart(name);
 			if (hit) return hit;
@@ -89,6 +103,9 @@ export function transferRunsLater(workspace: string, transfer: ResolvedTransfer)
 /** A transfer with its paths resolved against the workspace. */
 export interface ResolvedTransfer {
 	sources: string[];
+	/** The sources as written. */
+	written: string[];
+	keepsPaths: boolean;
 	target: string;
 	/** The target is an existing folder, or was written with a trailing `/`: sources land inside it. */
 	targetIsFolder: boolean;
@@ -99,6 +116,8 @@ export function resolveTransfer(transfer: Transfer, resolve: (path: string) => s
 	const target = resolve(transfer.target);
 	return {
 		sources: transfer.sources.map(resolve),
+		written: transfer.sources,
+		keepsPaths: transfer.keepsPaths === true,
 		target,
 		targetIsFolder: transfer.target.endsWith("/") || isFolder(target),
 	};

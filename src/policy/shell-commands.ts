@@ -34,6 +34,8 @@ export interface Transfer {
 	program: string;
 	sources: string[];
 	target: string;
+	/** Sources keep their path under the target (`cp --parents`, `rsync -R`), not only their name. */
+	keepsPaths?: boolean;
 }
 
 /** A word the shell passes through unchanged. */
@@ -225,10 +227,12 @@ function writerOperands(name: string, args: ShellWord[], effects: Effects): void
 	for (const word of targets) addWrite(word, effects);
 	if (TRANSFERS.has(name) && !folders && operands.length > 1 && targets.length > 0 && operands.every(isPlain)) {
 		const texts = operands.map((word) => word.text);
-		effects.transfers = [
-			...(effects.transfers ?? []),
-			{ program: name, sources: texts.slice(0, -1), target: texts.at(-1) as string },
-		];
+		const options = args.map((word) => word.text).filter((text) => text.startsWith("-"));
+		const keepsPaths =
+			(name === "cp" && options.includes("--parents")) ||
+			(name === "rsync" && options.some((text) => text === "--relative" || /^-[^-]*R/.test(text)));
+		const transfer = { program: name, sources: texts.slice(0, -1), target: texts.at(-1) as string };
+		effects.transfers = [...(effects.transfers ?? []), keepsPaths ? { ...transfer, keepsPaths } : transfer];
 	}
 	// `mv` and `rsync --remove-source-files` also change their sources, which `all` already covers for mv.
 }

@@ -80,8 +80,15 @@ describe("a skill's allowed-tools never pre-approve creating or replacing what r
 		"rsync -a stuff/ sub/",
 		"cp -R stuff-link/. sub",
 		"cp -r nested/a sub",
-		// Case does not matter (case-insensitive file systems).
+		// Case does not matter (case-insensitive file systems), nor what Windows drops from a name.
 		"mv v .VSCode",
+		"mv v .vscode.",
+		// Copies that keep the source's path under the target.
+		"cp --parents q/hooks/pre-commit .git",
+		"cp --parents nested/a/b/.vscode/settings.json sub",
+		"rsync -aR nested/a/b/.vscode/settings.json sub/",
+		// Making a hook executable changes what runs.
+		"chmod +x .git/hooks/pre-commit",
 		// Files that choose what loads next time.
 		"echo '{}' > skillset.config.json",
 		"cp notes.txt skills.lock.json",
@@ -115,8 +122,20 @@ describe("a skill's allowed-tools never pre-approve creating or replacing what r
 		"AGENTS.md",
 		"CLAUDE.md",
 		".devcontainer/devcontainer.json",
+		".git::$INDEX_ALLOCATION/hooks/pre-commit",
+		".GIT./hooks/pre-commit",
 	])("Write %s → ask", (path) => {
 		expect(write(path)).toMatchObject({ decision: "ask", rule: "runs-later" });
+	});
+
+	it.each([
+		"git config core.hooksPath q/hooks",
+		"git -c core.hooksPath=q/hooks commit -m x",
+		"sed -i s/a/b/ .git/config",
+		"tar -xf hooks.tar -C .git",
+		"printf x > .git/hooks/pre-commit; chmod +x .git/hooks/pre-commit",
+	])("never allowed without the user: %s", (command) => {
+		expect(bash(command).decision).not.toBe("allow");
 	});
 
 	it.each([
