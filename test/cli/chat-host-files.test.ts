@@ -1,6 +1,6 @@
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { lstat, readFile, symlink, writeFile } from "node:fs/promises";
+import { lstat, mkdir, readFile, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { workspaceFixture } from "../agent/fixture.ts";
@@ -67,5 +67,26 @@ describe("chat's own files against planted links", () => {
 		expect(await readFile(made.bashrc, "utf8")).toBe(BASHRC);
 		expect((await lstat(saved)).isFile()).toBe(true);
 		expect(JSON.parse(await readFile(saved, "utf8"))).toMatchObject({ version: 1 });
+	});
+});
+
+describe("--resume reads only a bounded regular file", () => {
+	it.each([
+		["a FIFO", async (path: string) => void execFileSync("mkfifo", [path])],
+		["a link to /dev/zero", (path: string) => symlink("/dev/zero", path)],
+		["a folder", (path: string) => mkdir(path)],
+	])("%s is a usage error, not a hang", async (_label, plant) => {
+		const made = await fixture();
+		const saved = join(made.workspace, "saved.json");
+		await plant(saved);
+		const run = await cli(
+			["chat", "-p", "hi", "--resume", "saved.json", "--base-url", llm.url, "--model", "scripted"],
+			{
+				cwd: made.workspace,
+				env: { HOME: made.home },
+			},
+		);
+		expect(run.exitCode).toBe(2);
+		expect(run.stderr).toContain("cannot resume from");
 	});
 });

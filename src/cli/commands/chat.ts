@@ -1,4 +1,5 @@
-import { readFile } from "node:fs/promises";
+import { constants } from "node:fs";
+import { open } from "node:fs/promises";
 import { resolve } from "node:path";
 import type { ParseArgsConfig } from "node:util";
 import {
@@ -176,7 +177,8 @@ async function agentFor(
 	// (upper case, '_') keeps the server's tools only.
 	const { mcp: _mcp, ...discoveryValues } = values;
 	const settings = await settingsFor(discoveryValues, dir, io, { mcpServers: originServers(servers) });
-	for (const diagnostic of settings.diagnostics) io.stderr(`skillset: ${diagnostic.code}: ${diagnostic.message}\n`);
+	for (const diagnostic of settings.diagnostics)
+		io.stderr(`skillset: ${diagnostic.code}: ${terminalSafe(diagnostic.message)}\n`);
 	const workspace = resolve(io.cwd, dir ?? ".");
 	const contextWindow = positiveInteger(values["context-window"], "--context-window");
 	const timeoutMs = positiveInteger(values.timeout, "--timeout");
@@ -246,10 +248,13 @@ function originServers(servers: readonly McpServerSpec[]): Record<string, McpSer
 	return out;
 }
 
+/** Largest saved conversation `--resume` reads. */
+const MAX_SAVED_BYTES = 64 * 1024 * 1024;
+
 async function readSaved(file: string): Promise<SavedConversation> {
 	let data: unknown;
 	try {
-		data = JSON.parse(await readFile(file, "utf8"));
+		data = JSON.parse(await readRegularFile(file, MAX_SAVED_BYTES));
 	} catch (error) {
 		throw new UsageError(
 			`cannot resume from ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
@@ -264,6 +269,28 @@ async function readSaved(file: string): Promise<SavedConversation> {
 	)
 		throw new UsageError(`${file} is not a conversation saved with /save`);
 	return saved as SavedConversation;
+}
+
+// A FIFO, a device or an endless file at the name (planted in the workspace) must not hang or fill memory.
+async function readRegularFile(file: string, maxBytes: number): Promise<string> {
+	const handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK);
+	try {
+		const stat = await handle.stat();
+		if (!stat.isFile()) throw new Error("not a regular file");
+		if (stat.size > maxBytes) throw new Error(`over ${maxBytes} bytes`);
+		// Read no more than the cap even if the file grows meanwhile.
+		const buffer = Buffer.alloc(stat.size + 1);
+		let length = 0;
+		for (;;) {
+			const { bytesRead } = await handle.read(buffer, length, buffer.length - length, length);
+			if (bytesRead === 0) break;
+			length += bytesRead;
+			if (length === buffer.length) throw new Error("it grew while it was read");
+		}
+		return buffer.toString("utf8", 0, length);
+	} finally {
+		await handle.close();
+	}
 }
 
 function positiveInteger(value: string | undefined, flag: string): number | undefined {
