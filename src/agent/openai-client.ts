@@ -67,7 +67,7 @@ export function createOpenAIClient(options: OpenAIClientOptions): ModelClient {
 					return response;
 				}
 				const chunks = await client.chat.completions.create({ ...body, stream: true }, { signal: controller.signal });
-				return await collectStream(chunks, call.onText, maxChars);
+				return await collectStream(watchIdle(chunks, controller, timeoutMs), call.onText, maxChars);
 			} finally {
 				call.signal?.removeEventListener("abort", onAbort);
 				// Ends a body that is still coming (a cap was hit, or a parse failed): nothing else reads it.
@@ -151,6 +151,33 @@ function fromCompletion(completion: ChatCompletion): ModelResponse {
 		toolCalls,
 		...(choice?.finish_reason ? { finishReason: choice.finish_reason } : {}),
 	};
+}
+
+/**
+ * The stream's chunks, ending it with an error when nothing comes for `timeoutMs` (the SDK's timeout ends when the
+ * headers arrive, so a server that stalls mid-answer would otherwise hold the turn forever).
+ */
+async function* watchIdle<T>(
+	chunks: AsyncIterable<T>,
+	controller: AbortController,
+	timeoutMs: number,
+): AsyncIterable<T> {
+	const stalled = new Error(`the model sent nothing for ${timeoutMs} ms`);
+	let timer = setTimeout(() => controller.abort(stalled), timeoutMs);
+	try {
+		for await (const chunk of chunks) {
+			clearTimeout(timer);
+			yield chunk;
+			timer = setTimeout(() => controller.abort(stalled), timeoutMs);
+		}
+		// The SDK ends an aborted stream quietly: what came was partial.
+		if (controller.signal.reason === stalled) throw stalled;
+	} catch (error) {
+		if (controller.signal.reason === stalled) throw stalled;
+		throw error;
+	} finally {
+		clearTimeout(timer);
+	}
 }
 
 /** Joins streamed deltas: text in order, tool calls by index (id and name once, arguments in pieces). */

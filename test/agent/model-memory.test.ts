@@ -119,3 +119,33 @@ describe("model calls leave no listener behind", { timeout: 60_000 }, () => {
 		expect(getEventListeners(controller.signal, "abort")).toHaveLength(0);
 	});
 });
+
+describe("a streamed answer that stalls", { timeout: 30_000 }, () => {
+	it("ends after the timeout with no data, instead of waiting forever", async () => {
+		const server: Server = createServer((request, response) => {
+			request.resume();
+			response.writeHead(200, { "content-type": "text/event-stream" });
+			response.write(
+				`data: ${JSON.stringify({ id: "x", object: "chat.completion.chunk", created: 1, model: "m", choices: [{ index: 0, delta: { content: "Hel" }, finish_reason: null }] })}\n\n`,
+			);
+			// …and then nothing, with the connection open.
+		});
+		await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+		const { port } = server.address() as AddressInfo;
+		try {
+			const client = createOpenAIClient({
+				model: "m",
+				baseURL: `http://127.0.0.1:${port}/v1`,
+				apiKey: "k",
+				timeoutMs: 1_500,
+				maxRetries: 0,
+			});
+			await expect(client.complete({ messages: [{ role: "user", content: "hi" }], tools: [] })).rejects.toThrow(
+				"the model sent nothing for 1500 ms",
+			);
+		} finally {
+			server.closeAllConnections();
+			await new Promise<void>((resolve) => server.close(() => resolve()));
+		}
+	});
+});
