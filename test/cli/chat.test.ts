@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -210,5 +211,29 @@ describe("chat --no-network (issue 18)", () => {
 		} finally {
 			await server.close();
 		}
+	});
+});
+
+describe("chat create_skill (issue 18)", () => {
+	const skill = { name: "persist", description: "Keeps notes. Use when asked to remember.", body: "Notes." };
+
+	it("--allow read_file keeps create_skill out, in the home folder and the workspace", async () => {
+		const run = await chat(
+			["-p", "remember", "--allow", "read_file", "--yes"],
+			[{ toolCalls: [{ name: "create_skill", arguments: skill }] }, { content: "done" }],
+		);
+		const results = (llm.requests[1]?.body.messages ?? []).filter((m) => m.role === "tool").map((m) => m.content);
+		expect(results[0]).toMatch(/^Refused by the permission policy \(rule ceiling\)/);
+		expect(existsSync(join(run.fixture.home, ".agents/skills/persist"))).toBe(false);
+		expect(existsSync(join(run.fixture.workspace, ".agents/skills/persist"))).toBe(false);
+	});
+
+	it("with --yes it writes into the workspace by default", async () => {
+		const run = await chat(
+			["-p", "remember", "--yes"],
+			[{ toolCalls: [{ name: "create_skill", arguments: skill }] }, { content: "done" }],
+		);
+		expect(existsSync(join(run.fixture.home, ".agents/skills/persist"))).toBe(false);
+		expect(existsSync(join(run.fixture.workspace, ".agents/skills/persist/SKILL.md"))).toBe(true);
 	});
 });
