@@ -36,6 +36,11 @@ export interface AgentOptions {
 	mcp?: readonly McpServerSpec[];
 	/** The host ceiling: what any call may use at most (`--allow`, config). */
 	ceiling?: PermissionCeiling;
+	/**
+	 * Files besides the conventional ones that decide what runs or loads next time (a `--config` file, a lock file,
+	 * the trust store): a write to them is never pre-approved by a skill.
+	 */
+	runsLater?: readonly string[];
 	/** Tool patterns always denied (`--deny`, config), e.g. `run_shell(git push:*)`. */
 	deny?: readonly string[];
 	/** Asks the user about a call the policy says to ask about. Absent: `ask` means deny. */

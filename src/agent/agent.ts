@@ -118,6 +118,7 @@ export class Agent {
 			sandbox: parts.shell.sandbox,
 			skillRoots: parts.roots,
 			...(parts.eventLog ? { hostFiles: [parts.eventLog.path] } : {}),
+			...(options.runsLater ? { runsLater: options.runsLater } : {}),
 			...(options.ceiling ? { ceiling: options.ceiling } : {}),
 		});
 	}

@@ -75,6 +75,12 @@ export interface PolicyOptions {
 	 * or remove them, or a folder that holds them, and the sandbox keeps them read-only.
 	 */
 	hostFiles?: readonly string[];
+	/**
+	 * More files that decide what runs or loads later, besides the conventional ones (a config file named with
+	 * `--config`, a lock file elsewhere, the trust store): writes to them or a folder holding them are never
+	 * pre-approved by a skill.
+	 */
+	runsLater?: readonly string[];
 }
 
 /** Tool specs for the skill tools and common agent tools (Claude Code's names and generic ones). */
@@ -145,6 +151,7 @@ export function createPolicy(options: PolicyOptions): Policy {
 	const grants = new WeakMap<SkillSession, Grant[]>();
 	const ceiling = options.ceiling ?? {};
 	const hostFiles = (options.hostFiles ?? []).map((file) => resolvePath(workspace, file));
+	const laterFiles = (options.runsLater ?? []).map((file) => resolvePath(workspace, file));
 	const context = (session: SkillSession): Context => ({
 		workspace,
 		specs,
@@ -153,6 +160,7 @@ export function createPolicy(options: PolicyOptions): Policy {
 		sandboxed: options.sandbox?.available === true,
 		approvals: options.approvals,
 		hostFiles,
+		laterFiles,
 		...protectedPaths(session.index, workspace, options.skillRoots ?? []),
 	});
 	return {
@@ -199,6 +207,8 @@ interface Context {
 	broadRoots: string[];
 	/** Files the host writes (real paths): never written by a tool, nor anything holding them. */
 	hostFiles: string[];
+	/** The host's own files that decide what loads later (real paths). */
+	laterFiles: string[];
 }
 
 type HeldPermissions = EffectivePermissions & { skill: IndexedSkill };
@@ -255,7 +265,10 @@ function decide(call: ToolCall, session: SkillSession, context: Context): Decisi
 			return ask("unaccountable", `cannot verify what this command writes (${shell.unaccountable})`);
 	}
 	if (!known) return ask("unknown-tool", `the policy does not know what ${call.tool} does: declare it in tools`);
-	const later = spec.runsLater ? `${call.tool}'s result` : laterWrite(context.workspace, spec, args, writes, shell);
+	const later = spec.runsLater
+		? `${call.tool}'s result`
+		: (context.laterFiles.find((file) => writes.some((w) => isInside(file, w) || isInside(w, file))) ??
+			laterWrite(context.workspace, spec, args, writes, shell));
 	return byRisk(spec, subject, held, session, context.grants, later);
 }
 

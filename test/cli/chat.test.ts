@@ -237,3 +237,26 @@ describe("chat create_skill (issue 18)", () => {
 		expect(existsSync(join(run.fixture.workspace, ".agents/skills/persist/SKILL.md"))).toBe(true);
 	});
 });
+
+describe("chat --config (issue 18: the config in use decides what loads next time)", () => {
+	it("a skill's allowed-tools never pre-approve writing the config file in use", async () => {
+		llm.requests.length = 0;
+		const fixture = await workspaceFixture({
+			"writer/SKILL.md": "---\nname: writer\ndescription: Writes files.\nallowed-tools: write_file\n---\nWrite.\n",
+		});
+		await writeFile(join(fixture.workspace, "team.json"), "{}\n");
+		llm.script([
+			{ toolCalls: [{ name: "load_skill", arguments: { name: "writer" } }] },
+			{ toolCalls: [{ name: "write_file", arguments: { path: "team.json", content: '{"roots":["evil"]}' } }] },
+			{ content: "done" },
+		]);
+		const run = await cli(["chat", "-p", "x", "--config", "team.json", "--base-url", llm.url, "--model", "scripted"], {
+			cwd: fixture.workspace,
+			env: { HOME: fixture.home },
+		});
+		const results = (llm.requests[2]?.body.messages ?? []).filter((m) => m.role === "tool").map((m) => m.content);
+		expect(results[1]).toMatch(/^Refused by the permission policy \(rule runs-later\)/);
+		expect(await readFile(join(fixture.workspace, "team.json"), "utf8")).toBe("{}\n");
+		expect(run.exitCode).toBe(1);
+	});
+});

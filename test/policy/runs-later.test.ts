@@ -31,6 +31,7 @@ beforeAll(async () => {
 		"plain/docs/readme.md": "x\n",
 		"notes.txt": "x\n",
 		"sub/.keep": "",
+		"conf/team.json": "{}",
 		"src/.keep": "",
 	});
 	await mkdir(join(workspace, ".git"), { recursive: true });
@@ -163,4 +164,18 @@ describe("a skill's allowed-tools never pre-approve creating or replacing what r
 			rule: "grant-always",
 		});
 	});
+});
+
+describe("the host's own files that decide what loads next time", () => {
+	it.each(["cp notes.txt conf/team.json", "mv conf elsewhere", "rm -rf conf", "tee conf/team.json"])(
+		"%s → ask when conf/team.json is the config in use",
+		(command) => {
+			const named = createPolicy({ workspace, sandbox, runsLater: ["conf/team.json"] });
+			expect(named.authorize({ tool: "Bash", args: { command } }, { session })).toMatchObject({
+				decision: "ask",
+				rule: "runs-later",
+			});
+			expect(bash(command).decision).not.toBe("ask");
+		},
+	);
 });

@@ -1,5 +1,6 @@
 import { constants } from "node:fs";
 import { open } from "node:fs/promises";
+import { homedir } from "node:os";
 import { resolve } from "node:path";
 import type { ParseArgsConfig } from "node:util";
 import {
@@ -10,6 +11,7 @@ import {
 	type McpServerSpec,
 	type SavedConversation,
 } from "../../agent/index.ts";
+import { defaultTrustFile } from "../../policy/index.ts";
 import { SkillsetError } from "../../skill/index.ts";
 import { ChatRepl } from "../chat-repl.ts";
 import { type McpServerSetting, ORIGIN_LABEL } from "../config.ts";
@@ -199,6 +201,13 @@ async function agentFor(
 	const allow = [...(permissions.allow ?? []), ...(values.allow ?? [])];
 	const deny = [...(permissions.deny ?? []), ...(values.deny ?? [])];
 	const integrity = values.verify ? await loadIntegrity(lockPath(values, io.cwd, workspace)) : undefined;
+	// The files that decide what loads next time, wherever the user keeps them: never a skill's to pre-approve.
+	const explicitConfig = values.config ?? io.env.SKILLSET_CONFIG;
+	const runsLater = [
+		...(explicitConfig !== undefined ? [resolve(io.cwd, explicitConfig)] : []),
+		lockPath(values, io.cwd, workspace),
+		io.env.SKILLSET_TRUST_FILE ?? defaultTrustFile(io.env, io.env.HOME ?? homedir()),
+	];
 	const ceiling = {
 		...(allow.length > 0 ? { tools: allow } : {}),
 		...(values["no-network"] ? { network: false } : {}),
@@ -212,6 +221,7 @@ async function agentFor(
 			...(contextWindow ? { contextWindow } : {}),
 			...(Object.keys(ceiling).length > 0 ? { ceiling } : {}),
 			...(deny.length > 0 ? { deny } : {}),
+			runsLater,
 			...(confirm ? { confirm } : {}),
 			yes: values.yes === true,
 			autoLoad: values["auto-load"] === true,
