@@ -61,9 +61,9 @@ export function createSkillTool(options: CreateSkillToolOptions): AgentTool {
 				files: (input.files ?? {}) as Record<string, string>,
 				agentCreated: true,
 			};
-			const escape = leavesFolder(options.root, options.within);
-			if (escape !== undefined)
-				return errorResult(`Not created (outside-workspace): ${escape}`, { code: "outside-workspace" });
+			const outside = leavesFolder(options.root, options.within);
+			if (outside !== undefined)
+				return errorResult(`Not created (outside-workspace): ${outside}`, { code: "outside-workspace" });
 			let found: string | undefined;
 			try {
 				found = await options.existing?.(normalizeSkillName(draft.name));

@@ -2,10 +2,10 @@ import { existsSync } from "node:fs";
 import { basename, dirname, relative, resolve, sep } from "node:path";
 import { DEFAULT_CONVENTIONS, type IndexedSkill } from "../discovery/index.ts";
 import { isInside, type SkillSession } from "../runtime/index.ts";
-import type { PermissionManifest } from "../skill/index.ts";
 import { type EffectivePermissions, effectivePermissions, type RemoteApproval, resolveApproval } from "./approval.ts";
+import { boundaries, type Subject, shellNetworkAllowed } from "./bounds.ts";
 import { realOrResolved, resolvePath } from "./paths.ts";
-import { globToRegExp, matchesExactly, matchesPattern } from "./patterns.ts";
+import { matchesExactly, matchesPattern } from "./patterns.ts";
 import { protectedPaths } from "./protected-paths.ts";
 import { resolveTransfer, runsLaterPart, transferRunsLater } from "./runs-later.ts";
 import type { SandboxAvailability } from "./sandbox.ts";
@@ -213,8 +213,6 @@ interface Context {
 
 type HeldPermissions = EffectivePermissions & { skill: IndexedSkill };
 
-type Subject = { tool: string; command?: string; paths: string[] };
-
 // A path that cannot be resolved (a link loop, an unreadable folder) is a denial, never a pass.
 function decideSafely(call: ToolCall, session: SkillSession, context: Context): Decision {
 	try {
@@ -327,57 +325,6 @@ function hardRules(
 	return undefined;
 }
 
-function boundaries(
-	ceiling: PermissionCeiling,
-	manifests: (PermissionManifest | undefined)[],
-	spec: ToolSpec,
-	kind: "read" | "write",
-	subject: Subject,
-	args: Record<string, unknown>,
-	shell: ShellAnalysis | undefined,
-): Decision | undefined {
-	if (spec.risk === "safe") return undefined;
-	if (ceiling.tools && !ceiling.tools.some((pattern) => matchesPattern(pattern, subject))) {
-		return deny("ceiling", `${subject.tool} is not among the tools the host allows`);
-	}
-	const ceilingPaths = ceiling.paths?.[kind];
-	if (ceilingPaths && subject.paths.some((path) => !ceilingPaths.some((glob) => globToRegExp(glob).test(path)))) {
-		return deny("ceiling-path", `the host does not allow ${kind}s of ${subject.paths.join(", ")}`);
-	}
-	const url = spec.urlArg ? String(args[spec.urlArg] ?? "") : undefined;
-	if (url !== undefined && !networkAllowed(ceiling.network, url))
-		return deny("ceiling-network", `the host does not allow network access to ${url}`);
-	const online = shell?.network ?? [];
-	if (online.length > 0 && !shellNetworkAllowed(ceiling.network))
-		return deny("ceiling-network", `the host does not allow network access (${online.join(", ")})`);
-	// Narrowing applies only when every active skill declares a manifest; a skill without one narrows nothing.
-	if (manifests.length === 0 || manifests.some((m) => m === undefined)) return undefined;
-	return manifestBounds(manifests as PermissionManifest[], kind, subject, url, online);
-}
-
-function manifestBounds(
-	manifests: PermissionManifest[],
-	kind: "read" | "write",
-	subject: Subject,
-	url: string | undefined,
-	online: string[],
-): Decision | undefined {
-	if (!manifests.some((m) => m.tools.some((pattern) => matchesPattern(pattern, subject)))) {
-		return deny("manifest", `no active skill declares ${subject.tool} in its permissions`);
-	}
-	const declared = manifests.flatMap((m) => m.paths[kind]);
-	const outside = subject.paths.filter((path) => !declared.some((glob) => globToRegExp(glob).test(path)));
-	if (outside.length > 0)
-		return deny("manifest-path", `no active skill declares ${kind} access to ${outside.join(", ")}`);
-	if (url !== undefined && !manifests.some((m) => networkAllowed(m.network, url))) {
-		return deny("manifest-network", `no active skill declares network access to ${url}`);
-	}
-	if (online.length > 0 && !manifests.some((m) => shellNetworkAllowed(m.network))) {
-		return deny("manifest-network", `no active skill declares network access (${online.join(", ")})`);
-	}
-	return undefined;
-}
-
 function byRisk(
 	spec: ToolSpec,
 	subject: { tool: string; command?: string; paths: string[] },
@@ -422,23 +369,6 @@ function byRisk(
 		return { decision: "ask", rule: "remote-unapproved", reason };
 	}
 	return { decision: "ask", rule: "needs-approval", reason: `${subject.tool} can change things: ask the user` };
-}
-
-// Shell commands cannot be checked host by host: only an unrestricted network lets them use it.
-function shellNetworkAllowed(network: boolean | string[] | undefined): boolean {
-	return network === undefined || network === true;
-}
-
-function networkAllowed(network: boolean | string[] | undefined, url: string): boolean {
-	if (network === undefined || network === true) return true;
-	if (network === false) return false;
-	let host: string;
-	try {
-		host = new URL(url).hostname;
-	} catch {
-		return false;
-	}
-	return network.some((allowed) => host === allowed || host.endsWith(`.${allowed}`));
 }
 
 function pathArguments(spec: ToolSpec, args: Record<string, unknown>, workspace: string): string[] {
