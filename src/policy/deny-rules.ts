@@ -12,6 +12,16 @@ interface Runs {
 }
 
 const MAX_DEPTH = 8;
+/** Words looked at in all, wrappers' candidate commands included: a line past it counts as unknown. */
+const MAX_WORDS_VISITED = 200_000;
+
+/** How deep the analysis is, and the words it may still look at (shared by the whole line). */
+interface Level {
+	depth: number;
+	budget: { left: number };
+}
+
+const deeper = (level: Level): Level => ({ depth: level.depth + 1, budget: level.budget });
 const SHELLS = /^(?:sh|bash|zsh|dash|ksh|mksh|ash|fish|csh|tcsh|busybox)$/;
 /** Wrappers whose operands include a command line as one string (`trap 'cmd' EXIT`, `su -c 'cmd'`, `watch 'cmd'`). */
 const STRING_RUNNERS = new Set(["eval", "trap", "su", "runuser", "watch", "script", "flock", "env", "parallel"]);
@@ -33,7 +43,7 @@ export function matchesDenyRule(pattern: string, call: CallSubject): boolean {
 	if (call.command === undefined || (tool !== "*" && tool !== call.tool)) return false;
 	const rule = parseRule(spec ?? "*");
 	if (rule === undefined) return false;
-	const runs = commandsRun(call.command, 0);
+	const runs = commandsRun(call.command, { depth: 0, budget: { left: MAX_WORDS_VISITED } });
 	if (runs.unknown !== undefined) return true;
 	return runs.commands.some((words) => commandMatches(words, rule));
 }
@@ -53,8 +63,8 @@ function parseRule(spec: string): Rule | undefined {
 }
 
 /** The simple commands a command line runs (see {@link matchesDenyRule}). */
-function commandsRun(line: string, depth: number): Runs {
-	if (depth > MAX_DEPTH) return { commands: [], unknown: "commands nested too deep" };
+function commandsRun(line: string, level: Level): Runs {
+	if (level.depth > MAX_DEPTH) return { commands: [], unknown: "commands nested too deep" };
 	const tokenized = tokenizeShell(line);
 	if (!tokenized.ok) return { commands: [], unknown: tokenized.reason };
 	const runs: Runs = { commands: [] };
@@ -67,14 +77,14 @@ function commandsRun(line: string, depth: number): Runs {
 			// A redirection's target is no argument, but a substitution in it still runs.
 			if (!target) words.push(token);
 			target = false;
-			if (token.expands) merge(runs, substitutions(token.text, depth));
+			if (token.expands) merge(runs, substitutions(token.text, level));
 		} else if (token.kind === "operator") {
 			target = false;
-			merge(runs, simpleCommand(words, depth));
+			merge(runs, simpleCommand(words, level));
 			words = [];
 		}
 	}
-	merge(runs, simpleCommand(words, depth));
+	merge(runs, simpleCommand(words, level));
 	return runs;
 }
 
@@ -84,18 +94,18 @@ function merge(into: Runs, from: Runs): void {
 }
 
 // The commands of `$(…)` and `` `…` `` inside a word.
-function substitutions(text: string, depth: number): Runs {
+function substitutions(text: string, level: Level): Runs {
 	const runs: Runs = { commands: [] };
 	for (let i = 0; i < text.length; i++) {
 		if (text[i] === "`") {
 			const end = text.indexOf("`", i + 1);
 			if (end < 0) return { commands: [], unknown: "an unterminated substitution" };
-			merge(runs, commandsRun(text.slice(i + 1, end), depth + 1));
+			merge(runs, commandsRun(text.slice(i + 1, end), deeper(level)));
 			i = end;
 		} else if (text.startsWith("$(", i) && !text.startsWith("$((", i)) {
 			const end = closingParen(text, i + 1);
 			if (end < 0) return { commands: [], unknown: "an unterminated substitution" };
-			merge(runs, commandsRun(text.slice(i + 2, end), depth + 1));
+			merge(runs, commandsRun(text.slice(i + 2, end), deeper(level)));
 			i = end;
 		}
 	}
@@ -112,7 +122,9 @@ function closingParen(text: string, open: number): number {
 }
 
 // One simple command: what it runs itself, and what its wrapper or shell runs in turn.
-function simpleCommand(all: RunWord[], depth: number): Runs {
+function simpleCommand(all: RunWord[], level: Level): Runs {
+	if (level.budget.left < all.length) return { commands: [], unknown: "a line too long to analyse" };
+	level.budget.left -= all.length + 1;
 	let words = all;
 	while (words[0]?.kind === "word" && !words[0].quoted && (PREFIXES.has(words[0].text) || CLOSERS.has(words[0].text)))
 		words = words.slice(1);
@@ -123,38 +135,39 @@ function simpleCommand(all: RunWord[], depth: number): Runs {
 	if (first.kind === "unknown" || first.expands || first.glob)
 		return { commands: [], unknown: "a command name that is only known when it runs" };
 	const runs: Runs = { commands: [words] };
-	merge(runs, innerCommands(programName(first.text), words.slice(1), depth));
+	merge(runs, innerCommands(programName(first.text), words.slice(1), level));
 	return runs;
 }
 
-function innerCommands(name: string, args: RunWord[], depth: number): Runs {
+function innerCommands(name: string, args: RunWord[], level: Level): Runs {
 	const texts = args.map((word) => (word.kind === "word" ? word.text : ""));
-	if (SHELLS.test(name)) return shellCommand(args, depth);
+	if (SHELLS.test(name)) return shellCommand(args, level);
 	if (name === "source" || name === ".") return { commands: [], unknown: `${name} runs a file's commands` };
 	if (name === "alias") return { commands: [], unknown: "an alias" };
 	const interpreter = INTERPRETERS.find(([pattern]) => pattern.test(name));
 	if (interpreter && runsInline(interpreter, texts)) return { commands: [], unknown: `${name} runs inline code` };
-	if (name === "find") return findActions(args, depth);
+	if (name === "find") return findActions(args, level);
 	if (!WRAPPERS.has(name) && !RUNNERS.has(name)) return { commands: [] };
 	if (args.some((word) => word.kind === "unknown" || word.expands))
 		return { commands: [], unknown: `${name} runs a command only known when it runs` };
 	const runs: Runs = { commands: [] };
 	// Every place the wrapped command could start (options and their values are not told apart: any could be).
 	const extra: RunWord[] = name === "xargs" ? [{ kind: "unknown" }] : [];
-	args.forEach((word, i) => {
+	for (const [i, word] of args.entries()) {
+		if (runs.unknown !== undefined) return runs;
 		if (word.kind === "word" && !word.text.startsWith("-"))
-			merge(runs, simpleCommand([...args.slice(i), ...extra], depth + 1));
-	});
+			merge(runs, simpleCommand([...args.slice(i), ...extra], deeper(level)));
+	}
 	if (STRING_RUNNERS.has(name)) {
 		const line = name === "eval" ? texts.join(" ") : undefined;
 		for (const text of line !== undefined ? [line] : texts.filter((t) => /[\s;&|]/.test(t)))
-			merge(runs, commandsRun(text, depth + 1));
+			merge(runs, commandsRun(text, deeper(level)));
 	}
 	return runs;
 }
 
 // `sh -c 'line'` runs the line; a shell reading a script file or stdin runs what nobody here can see.
-function shellCommand(args: RunWord[], depth: number): Runs {
+function shellCommand(args: RunWord[], level: Level): Runs {
 	let inline = false;
 	for (const word of args) {
 		if (word.kind === "unknown" || word.expands)
@@ -162,7 +175,7 @@ function shellCommand(args: RunWord[], depth: number): Runs {
 		if (word.text === "--") continue;
 		if (/^-[A-Za-z]*c[A-Za-z]*$/.test(word.text) || word.text === "--command") inline = true;
 		else if (!word.text.startsWith("-") && !word.text.startsWith("+"))
-			return inline ? commandsRun(word.text, depth + 1) : { commands: [], unknown: "a shell runs a script file" };
+			return inline ? commandsRun(word.text, deeper(level)) : { commands: [], unknown: "a shell runs a script file" };
 	}
 	return { commands: [], unknown: "a shell reads commands from stdin" };
 }
@@ -179,7 +192,7 @@ function runsInline(entry: (typeof INTERPRETERS)[number], texts: string[]): bool
 }
 
 // `find … -exec cmd {} ;`: the command between the action and `;` or `+`, with `{}` standing for any word.
-function findActions(args: RunWord[], depth: number): Runs {
+function findActions(args: RunWord[], level: Level): Runs {
 	const runs: Runs = { commands: [] };
 	for (let i = 0; i < args.length; i++) {
 		const word = args[i] as RunWord;
@@ -189,7 +202,7 @@ function findActions(args: RunWord[], depth: number): Runs {
 		const command = args
 			.slice(i + 1, end)
 			.map((w): RunWord => (w.kind === "word" && w.text === "{}" ? { kind: "unknown" } : w));
-		merge(runs, simpleCommand(command, depth + 1));
+		merge(runs, simpleCommand(command, deeper(level)));
 		i = end;
 	}
 	return runs;

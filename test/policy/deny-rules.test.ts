@@ -149,3 +149,15 @@ describe("escaped globs", () => {
 		expect(globToRegExp("src/**").test("src/app.ts")).toBe(true);
 	});
 });
+
+describe("matchesDenyRule on hostile sizes", () => {
+	it("a line of thousands of nested wrappers ends quickly and is denied", () => {
+		expect(denied(`${"env ".repeat(5_000)}git push`)).toBe(true);
+		expect(denied(`${"timeout 1 ".repeat(3_000)}ls`)).toBe(true);
+	});
+
+	it("a long ordinary line is still matched word by word", () => {
+		expect(denied(`echo ${"word ".repeat(20_000)}`)).toBe(false);
+		expect(denied(`ls ${"-l ".repeat(20_000)}; git push`)).toBe(true);
+	});
+});
