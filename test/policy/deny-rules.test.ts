@@ -73,6 +73,7 @@ describe("matchesDenyRule: every spelling of a denied command", () => {
 		"g*t push",
 		"git $SUB",
 		"git -c alias.p=push p",
+		// biome-ignore lint/suspicious/noTemplateCurlyInString: the shell text itself
 		"git p${X}",
 	])("%j is denied", (command) => {
 		expect(denied(command)).toBe(true);
