@@ -12,6 +12,8 @@ import { writeTree } from "../helpers/temp.ts";
 
 const BIN = join(import.meta.dirname, "..", "..", "dist", "cli", "bin.js");
 const SESSION = `skillset-attack-${process.pid}`;
+// A private tmux server: its clipboard setting and paste buffers are this test's alone.
+const SOCKET = `skillset-attack-${process.pid}`;
 const ESC = "\u001b";
 const BEL = "\u0007";
 
@@ -19,7 +21,7 @@ let llm: ScriptedLlm;
 let workspace: string;
 
 function tmux(...args: string[]): string {
-	return execFileSync("tmux", args, { encoding: "utf8" });
+	return execFileSync("tmux", ["-L", SOCKET, "-f", "/dev/null", ...args], { encoding: "utf8" });
 }
 
 function screen(): string {
@@ -61,17 +63,31 @@ beforeAll(async () => {
 		`'${process.execPath}' '${BIN}' chat --base-url ${llm.url} --model scripted`,
 		"; echo CHAT-EXITED-$?; sleep 30",
 	].join(" ");
-	tmux("new-session", "-d", "-s", SESSION, "-x", "200", "-y", "60", command);
-	// With the clipboard on, an OSC 52 that reached tmux would land in a paste buffer.
-	tmux("set-option", "-s", "set-clipboard", "on");
-	tmux("set-option", "-t", SESSION, "allow-rename", "on");
-	tmux("set-option", "-w", "-t", SESSION, "allow-rename", "on");
+	// With the clipboard on, an OSC 52 that reached tmux would land in a paste buffer; OSC 0 and 2 set the title.
+	tmux(
+		"start-server",
+		";",
+		"set-option",
+		"-s",
+		"set-clipboard",
+		"on",
+		";",
+		"new-session",
+		"-d",
+		"-s",
+		SESSION,
+		"-x",
+		"200",
+		"-y",
+		"60",
+		command,
+	);
 	await waitFor("skillset chat");
 }, 30_000);
 
 afterAll(async () => {
 	try {
-		tmux("kill-session", "-t", SESSION);
+		tmux("kill-server");
 	} catch {
 		// Already gone.
 	}
