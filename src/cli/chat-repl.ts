@@ -176,18 +176,23 @@ export class ChatRepl {
 		const { io, style } = this.#options;
 		this.#running = new AbortController();
 		let open = false;
+		let held = "";
 		try {
 			const result = await agent.send(text, {
 				signal: this.#running.signal,
 				onText: (delta) => {
 					open = true;
-					io.stdout(terminalSafe(delta));
+					// A character split between two deltas is printed whole, not as two visible halves.
+					const text = held + delta;
+					held = /[\ud800-\udbff]$/.test(text) ? text.slice(-1) : "";
+					io.stdout(terminalSafe(held ? text.slice(0, -1) : text));
 				},
 				onToolCall: (name, args) => {
 					io.stdout(`${open ? "\n" : ""}${style.dim(`→ ${renderCallSummary(name, args)}`)}\n`);
 					open = false;
 				},
 			});
+			if (held) io.stdout(terminalSafe(held));
 			if (open) io.stdout("\n");
 			if (result.status === "cancelled") io.stdout(`${style.yellow("(cancelled)")}\n`);
 			else if (result.status === "failed")
