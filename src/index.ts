@@ -123,6 +123,8 @@ export {
 	effectivePermissions,
 	globToRegExp,
 	loadTrustStore,
+	matchesDenyRule,
+	matchesExactly,
 	matchesPattern,
 	parseToolPattern,
 	realOrResolved,

@@ -36,6 +36,11 @@ export interface AgentOptions {
 	mcp?: readonly McpServerSpec[];
 	/** The host ceiling: what any call may use at most (`--allow`, config). */
 	ceiling?: PermissionCeiling;
+	/**
+	 * Files besides the conventional ones that decide what runs or loads next time (a `--config` file, a lock file,
+	 * the trust store): a write to them is never pre-approved by a skill.
+	 */
+	runsLater?: readonly string[];
 	/** Tool patterns always denied (`--deny`, config), e.g. `run_shell(git push:*)`. */
 	deny?: readonly string[];
 	/** Asks the user about a call the policy says to ask about. Absent: `ask` means deny. */
@@ -44,7 +49,10 @@ export interface AgentOptions {
 	yes?: boolean;
 	/** Load the best-matching skill before the model runs, instead of only hinting. */
 	autoLoad?: boolean;
-	/** Where `create_skill` writes: the user's skills folder (default), the workspace's, or a folder. */
+	/**
+	 * Where `create_skill` writes: the workspace's `.agents/skills` (default; never through a link that leads out of
+	 * the workspace), the user's skills folder, or a folder. Every creation is asked (or `yes`).
+	 */
 	saveSkills?: "user" | "workspace" | { root: string };
 	/**
 	 * Runs `run_shell` commands. Default: the policy stage's OS sandbox (`runSandboxed`: skill roots read-only,
@@ -60,7 +68,10 @@ export interface AgentOptions {
 	reminderAfterToolCalls?: number;
 	/** Receives every event. */
 	onEvent?: (event: AgentEvent) => void;
-	/** Appends every event to this JSONL file. */
+	/**
+	 * Appends every event to this JSONL file: opened once at creation, never through a link, and read-only to every
+	 * tool and shell command while the agent runs.
+	 */
 	eventLog?: string;
 	/** Continue a conversation saved with `Agent.save`. */
 	resume?: SavedConversation;

@@ -2,13 +2,7 @@ import { dirname } from "node:path";
 import type { Tokenizer } from "../catalog/index.ts";
 import type { Discovery } from "../discovery/index.ts";
 import { createPolicy, type Policy, type SandboxAvailability, type ToolSpec } from "../policy/index.ts";
-import {
-	type Activation,
-	type ActivationRefusal,
-	createJsonlSink,
-	createSession,
-	type SkillSession,
-} from "../runtime/index.ts";
+import { type Activation, type ActivationRefusal, createSession, type SkillSession } from "../runtime/index.ts";
 import { SkillsetError } from "../skill/index.ts";
 import type { ToolResult } from "../tools/index.ts";
 import type { AgentOptions, SavedConversation, TokenUse, TurnOptions, TurnResult } from "./agent-options.ts";
@@ -26,6 +20,7 @@ import {
 import { createSkillTool } from "./create-skill-tool.ts";
 import { createDeferredTools } from "./deferred-tools.ts";
 import { type CallOutcome, runToolCall } from "./dispatch.ts";
+import type { EventLog } from "./event-log.ts";
 import type { AgentEvent, AgentLoopEvent } from "./events.ts";
 import { createFileTools } from "./file-tools.ts";
 import type { GateOptions } from "./gate.ts";
@@ -56,6 +51,8 @@ export interface AgentParts {
 	/** Every discovery root, kept read-only by the policy. */
 	roots: string[];
 	mcp: McpTools | undefined;
+	/** The event log, opened by `createAgent` (closed by {@link Agent.close}). */
+	eventLog?: EventLog | undefined;
 }
 
 /** The shell executor, and whether it is the OS sandbox (with the reason when not). */
@@ -80,6 +77,7 @@ export class Agent {
 	readonly #grants: string[] = [];
 	readonly #shell: ShellChoice;
 	readonly #mcp: McpTools | undefined;
+	readonly #eventLog: EventLog | undefined;
 	#state: SkillState | undefined;
 	#entries: Entry[] = [];
 	#turn = 0;
@@ -101,10 +99,8 @@ export class Agent {
 		this.#shell = parts.shell;
 		this.#mcp = parts.mcp;
 		if (options.onEvent) this.#sinks.push(options.onEvent);
-		if (options.eventLog) {
-			const write = createJsonlSink(options.eventLog) as (event: unknown) => void;
-			this.#sinks.push(write);
-		}
+		this.#eventLog = parts.eventLog;
+		if (parts.eventLog) this.#sinks.push((event) => parts.eventLog?.append(event));
 		this.session = createSession(parts.index, {
 			...options.session,
 			tokenizer: parts.tokenizer,
@@ -121,6 +117,8 @@ export class Agent {
 			tools: specs,
 			sandbox: parts.shell.sandbox,
 			skillRoots: parts.roots,
+			...(parts.eventLog ? { hostFiles: [parts.eventLog.path] } : {}),
+			...(options.runsLater ? { runsLater: options.runsLater } : {}),
 			...(options.ceiling ? { ceiling: options.ceiling } : {}),
 		});
 	}
@@ -142,7 +140,11 @@ export class Agent {
 
 	/** Closes the MCP connections (stdio servers exit). The agent is not usable afterwards for MCP tools. */
 	async close(): Promise<void> {
-		await this.#mcp?.close();
+		try {
+			await this.#mcp?.close();
+		} finally {
+			this.#eventLog?.close();
+		}
 	}
 
 	/** The number of user turns so far. */
@@ -427,8 +429,10 @@ export class Agent {
 			this.session.markCompacted();
 			this.#redeliver = true;
 		}
+		// Saved grants are read back as exact calls: an edited file cannot turn one into a wildcard.
 		for (const pattern of saved.grants) {
-			this.#policy.grant(this.session, pattern, "always");
+			if (typeof pattern !== "string") continue;
+			this.#policy.grant(this.session, pattern, "always", { exact: true });
 			this.#grants.push(pattern);
 		}
 	}
@@ -498,6 +502,9 @@ export class Agent {
 		});
 		const create = createSkillTool({
 			root: this.saveRoot,
+			...(this.#options.saveSkills === undefined || this.#options.saveSkills === "workspace"
+				? { within: this.workspace }
+				: {}),
 			approve: async (name, findings) => {
 				const args = { name, findings: findings.map((f) => `${f.rule} (${f.file}${f.line ? `:${f.line}` : ""})`) };
 				const spec: ToolSpec = { risk: "write" };

@@ -5,6 +5,7 @@ import { createDiscovery, type DiscoverOptions } from "../discovery/index.ts";
 import { detectSandbox, realOrResolved, runSandboxed, type SandboxAvailability } from "../policy/index.ts";
 import { Agent, type ShellChoice } from "./agent.ts";
 import type { AgentOptions } from "./agent-options.ts";
+import { type EventLog, openEventLog } from "./event-log.ts";
 import { connectMcpServers } from "./mcp-tools.ts";
 import { runUnsandboxed } from "./shell-tool.ts";
 
@@ -15,10 +16,21 @@ import { runUnsandboxed } from "./shell-tool.ts";
  */
 export async function createAgent(options: AgentOptions): Promise<Agent> {
 	const workspace = realOrResolved(options.workspace ?? process.cwd());
+	// Opened first and once, so that a bad path fails before anything starts and nothing can redirect it later.
+	const eventLog = options.eventLog !== undefined ? openEventLog(options.eventLog) : undefined;
+	try {
+		return await assemble(options, workspace, eventLog);
+	} catch (error) {
+		eventLog?.close();
+		throw error;
+	}
+}
+
+async function assemble(options: AgentOptions, workspace: string, eventLog: EventLog | undefined): Promise<Agent> {
 	const tokenizer = options.tokenizer ?? (await loadDefaultTokenizer());
 	const saveRoot = saveRootFor(options, workspace);
 	const discover: DiscoverOptions = { ...options.discover, cwd: options.discover?.cwd ?? workspace };
-	if (options.saveSkills === "workspace") discover.roots = [...(discover.roots ?? []), saveRoot];
+	if ((options.saveSkills ?? "workspace") === "workspace") discover.roots = [...(discover.roots ?? []), saveRoot];
 	else discover.userRoots = [...(discover.userRoots ?? []), saveRoot];
 	const discovery = createDiscovery(discover);
 	const { index, report } = await discovery.scan();
@@ -26,10 +38,15 @@ export async function createAgent(options: AgentOptions): Promise<Agent> {
 	const roots = [...report.roots.map((root) => root.path), saveRoot];
 	const mcp = options.mcp?.length ? await connectMcpServers(options.mcp) : undefined;
 	const tools = [...(options.tools ?? []), ...(mcp?.tools ?? [])];
-	const parts = { workspace, tokenizer, discovery, index, saveRoot, shell, roots, mcp };
+	const parts = { workspace, tokenizer, discovery, index, saveRoot, shell, roots, mcp, eventLog };
 	const agent = new Agent({ ...options, tools }, parts);
-	await agent.rescan();
-	if (options.resume) await agent.restore(options.resume);
+	try {
+		await agent.rescan();
+		if (options.resume) await agent.restore(options.resume);
+	} catch (error) {
+		await agent.close();
+		throw error;
+	}
 	return agent;
 }
 
@@ -46,7 +63,7 @@ async function shellFor(options: AgentOptions): Promise<ShellChoice> {
 }
 
 function saveRootFor(options: AgentOptions, workspace: string): string {
-	const save = options.saveSkills ?? "user";
+	const save = options.saveSkills ?? "workspace";
 	if (save === "workspace") return join(workspace, ".agents", "skills");
 	if (save === "user") return join(options.discover?.home ?? homedir(), ".agents", "skills");
 	return resolve(workspace, save.root);

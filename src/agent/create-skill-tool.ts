@@ -2,7 +2,8 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createSkill } from "../authoring/index.ts";
-import { type AuditFinding, auditSkill } from "../policy/index.ts";
+import { type AuditFinding, auditSkill, realOrResolved, resolvePath } from "../policy/index.ts";
+import { isInside } from "../runtime/index.ts";
 import { normalizeSkillName } from "../skill/index.ts";
 import { type AgentTool, errorResult, textResult } from "./agent-tool.ts";
 
@@ -10,6 +11,11 @@ import { type AgentTool, errorResult, textResult } from "./agent-tool.ts";
 export interface CreateSkillToolOptions {
 	/** The skills folder new skills go in. */
 	root: string;
+	/**
+	 * A folder `root` must stay inside once its links are resolved (the workspace, unless the user chose another
+	 * place): a skill is never created through a link that leads elsewhere.
+	 */
+	within?: string;
 	/** Asks the user to approve a skill with P1 audit findings; false when nobody can approve. */
 	approve: (name: string, findings: AuditFinding[]) => Promise<boolean>;
 	onCreated: (name: string, dir: string) => void;
@@ -45,7 +51,8 @@ export function createSkillTool(options: CreateSkillToolOptions): AgentTool {
 			required: ["name", "description", "body"],
 			additionalProperties: false,
 		},
-		spec: { risk: "safe" },
+		// A new skill is a write that decides what loads next time: never pre-approved by a skill, always asked.
+		spec: { risk: "write", runsLater: true },
 		async execute(input) {
 			const draft = {
 				name: String(input.name),
@@ -54,6 +61,9 @@ export function createSkillTool(options: CreateSkillToolOptions): AgentTool {
 				files: (input.files ?? {}) as Record<string, string>,
 				agentCreated: true,
 			};
+			const outside = leavesFolder(options.root, options.within);
+			if (outside !== undefined)
+				return errorResult(`Not created (outside-workspace): ${outside}`, { code: "outside-workspace" });
 			let found: string | undefined;
 			try {
 				found = await options.existing?.(normalizeSkillName(draft.name));
@@ -89,6 +99,18 @@ export function createSkillTool(options: CreateSkillToolOptions): AgentTool {
 			}
 		},
 	};
+}
+
+// Why `root` leads outside `within` once links are resolved, or undefined when it stays inside.
+function leavesFolder(root: string, within: string | undefined): string | undefined {
+	if (within === undefined) return undefined;
+	try {
+		const real = resolvePath(within, root);
+		if (isInside(realOrResolved(within), real)) return undefined;
+		return `the skills folder ${root} leads to ${real}, outside ${within}`;
+	} catch (error) {
+		return `the skills folder ${root} cannot be resolved: ${(error as Error).message}`;
+	}
 }
 
 function describe(findings: readonly AuditFinding[]): string {

@@ -1,9 +1,10 @@
 import { relative, resolve, sep } from "node:path";
 import {
 	type Decision,
+	escapeGlob,
+	matchesDenyRule,
 	matchesPattern,
 	type Policy,
-	parseToolPattern,
 	realOrResolved,
 	resolvePath,
 	type ToolSpec,
@@ -82,7 +83,7 @@ export async function gateCall(
 	const request = { tool, args, rule: decision.rule, reason: decision.reason, pattern, grantable };
 	const answer = await options.confirm(request);
 	if (answer === "always" && grantable) {
-		options.policy.grant(options.session, pattern, "always");
+		options.policy.grant(options.session, pattern, "always", { exact: true });
 		options.remember(pattern);
 	}
 	return answered(answer, "user");
@@ -115,17 +116,17 @@ function deniedBy(
 	}
 	const subject = { tool, ...(command !== undefined ? { command } : {}), paths };
 	return options.deny.find((pattern) => {
-		// A denied command prefix also catches the same command chained after others.
-		if (command !== undefined && parseToolPattern(pattern).tool === tool && /[;&|`\n]|\$\(/.test(command))
-			return command
-				.split(/&&|\|\||;|\||\n|`|\$\(|\)/)
-				.some((part) => matchesPattern(pattern, { ...subject, command: part }));
+		// A command is matched by what it runs, in any spelling (see matchesDenyRule).
+		if (command !== undefined) return matchesDenyRule(pattern, subject);
 		if (paths.length > 0) return paths.some((path) => matchesPattern(pattern, { ...subject, paths: [path] }));
 		return matchesPattern(pattern, subject);
 	});
 }
 
-/** The narrowest pattern covering this call: the exact command or path, or the tool when it has neither. */
+/**
+ * The pattern an "always" answer records: the exact command, or the path with its glob characters escaped (the
+ * grant is exact either way), or the tool when the call has neither.
+ */
 export function grantPattern(tool: string, args: Record<string, unknown>, spec: ToolSpec, workspace: string): string {
 	if (spec.commandArg && typeof args[spec.commandArg] === "string") return `${tool}(${args[spec.commandArg]})`;
 	const path = spec.pathArgs?.map((key) => args[key]).find((value) => typeof value === "string");
@@ -138,7 +139,7 @@ export function grantPattern(tool: string, args: Record<string, unknown>, spec: 
 		} catch {
 			reached = relative(workspace, resolve(workspace, path));
 		}
-		return `${tool}(${reached.split(sep).join("/")})`;
+		return `${tool}(${escapeGlob(reached.split(sep).join("/"))})`;
 	}
 	return tool;
 }

@@ -14,16 +14,22 @@ export interface OpenAIClientOptions {
 	baseURL?: string;
 	/** Default: `OPENAI_API_KEY` as the SDK reads it; local servers accept any key. */
 	apiKey?: string;
-	/** Per-request timeout in ms. Default 120,000. */
+	/** Per-request timeout in ms (until the answer starts; for a whole answer, until it has all come). Default 120,000. */
 	timeoutMs?: number;
 	/** Retries on 408/409/429/5xx and connection errors, with exponential backoff (the SDK's). Default 3. */
 	maxRetries?: number;
 	/** Stream the answer (default true). */
 	stream?: boolean;
 	temperature?: number;
-	/** Largest streamed answer, in characters of the raw chunks; past it the call fails. Default 16 Mi. */
+	/**
+	 * Largest answer, in characters (of the raw chunks when streamed, of the body otherwise); past it the call fails
+	 * and the connection is closed. Default 16 Mi.
+	 */
 	maxAnswerChars?: number;
 }
+
+const DEFAULT_MAX_ANSWER_CHARS = 16 * 1024 * 1024;
+const DEFAULT_TIMEOUT_MS = 120_000;
 
 /**
  * A {@link ModelClient} for any OpenAI-compatible Chat Completions endpoint (OpenAI, Ollama, vLLM, LM Studio,
@@ -33,10 +39,12 @@ export function createOpenAIClient(options: OpenAIClientOptions): ModelClient {
 	const client = new OpenAI({
 		apiKey: options.apiKey ?? process.env.OPENAI_API_KEY ?? "not-needed",
 		...(options.baseURL ? { baseURL: options.baseURL } : {}),
-		timeout: options.timeoutMs ?? 120_000,
+		timeout: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
 		maxRetries: options.maxRetries ?? 3,
 	});
 	const stream = options.stream !== false;
+	const maxChars = options.maxAnswerChars ?? DEFAULT_MAX_ANSWER_CHARS;
+	const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
 	return {
 		async complete(request, call = {}) {
 			const body = {
@@ -45,17 +53,62 @@ export function createOpenAIClient(options: OpenAIClientOptions): ModelClient {
 				...(request.tools.length > 0 ? { tools: request.tools.map(toOpenAITool) } : {}),
 				...(options.temperature !== undefined ? { temperature: options.temperature } : {}),
 			};
-			const requestOptions = call.signal ? { signal: call.signal } : {};
-			if (!stream) {
-				const completion = await client.chat.completions.create({ ...body, stream: false }, requestOptions);
-				const response = fromCompletion(completion);
-				if (response.content) call.onText?.(response.content);
-				return response;
+			// One controller per call, tied to the caller's signal only while the call runs: the SDK adds an abort
+			// listener per request and never removes it, so a turn's signal would collect one per model call.
+			const controller = new AbortController();
+			const onAbort = () => controller.abort(call.signal?.reason);
+			if (call.signal?.aborted) controller.abort(call.signal.reason);
+			else call.signal?.addEventListener("abort", onAbort, { once: true });
+			try {
+				if (!stream) {
+					const raw = client.chat.completions.create({ ...body, stream: false }, { signal: controller.signal });
+					const response = await readWhole(raw.asResponse(), controller, maxChars, timeoutMs);
+					if (response.content) call.onText?.(response.content);
+					return response;
+				}
+				const chunks = await client.chat.completions.create({ ...body, stream: true }, { signal: controller.signal });
+				return await collectStream(watchIdle(chunks, controller, timeoutMs), call.onText, maxChars);
+			} finally {
+				call.signal?.removeEventListener("abort", onAbort);
+				// Ends a body that is still coming (a cap was hit, or a parse failed): nothing else reads it.
+				controller.abort();
 			}
-			const chunks = await client.chat.completions.create({ ...body, stream: true }, requestOptions);
-			return collectStream(chunks, call.onText, options.maxAnswerChars ?? 16 * 1024 * 1024);
 		},
 	};
+}
+
+/**
+ * Reads a whole (not streamed) answer with the same cap as a streamed one, within `timeoutMs` for the whole body
+ * (the SDK's timeout ends when the headers arrive), and parses it.
+ */
+async function readWhole(
+	pending: Promise<Response>,
+	controller: AbortController,
+	maxChars: number,
+	timeoutMs: number,
+): Promise<ModelResponse> {
+	const timer = setTimeout(() => controller.abort(new Error(`no whole answer within ${timeoutMs} ms`)), timeoutMs);
+	try {
+		const response = await pending;
+		const decoder = new TextDecoder();
+		let text = "";
+		for await (const chunk of response.body ?? []) {
+			text += decoder.decode(chunk as Uint8Array, { stream: true });
+			// An endless or huge answer (a broken or hostile server) ends the call instead of filling memory.
+			if (text.length > maxChars) throw new Error(`the model's answer passed ${maxChars} characters`);
+		}
+		text += decoder.decode();
+		let completion: ChatCompletion;
+		try {
+			completion = JSON.parse(text) as ChatCompletion;
+		} catch {
+			if (controller.signal.aborted && controller.signal.reason instanceof Error) throw controller.signal.reason;
+			throw new Error(`the model's answer is not JSON (${text.length} characters)`);
+		}
+		return fromCompletion(completion);
+	} finally {
+		clearTimeout(timer);
+	}
 }
 
 function toOpenAIMessage(message: ChatMessage): ChatCompletionMessageParam {
@@ -98,6 +151,33 @@ function fromCompletion(completion: ChatCompletion): ModelResponse {
 		toolCalls,
 		...(choice?.finish_reason ? { finishReason: choice.finish_reason } : {}),
 	};
+}
+
+/**
+ * The stream's chunks, ending it with an error when nothing comes for `timeoutMs` (the SDK's timeout ends when the
+ * headers arrive, so a server that stalls mid-answer would otherwise hold the turn forever).
+ */
+async function* watchIdle<T>(
+	chunks: AsyncIterable<T>,
+	controller: AbortController,
+	timeoutMs: number,
+): AsyncIterable<T> {
+	const stalled = new Error(`the model sent nothing for ${timeoutMs} ms`);
+	let timer = setTimeout(() => controller.abort(stalled), timeoutMs);
+	try {
+		for await (const chunk of chunks) {
+			clearTimeout(timer);
+			yield chunk;
+			timer = setTimeout(() => controller.abort(stalled), timeoutMs);
+		}
+		// The SDK ends an aborted stream quietly: what came was partial.
+		if (controller.signal.reason === stalled) throw stalled;
+	} catch (error) {
+		if (controller.signal.reason === stalled) throw stalled;
+		throw error;
+	} finally {
+		clearTimeout(timer);
+	}
 }
 
 /** Joins streamed deltas: text in order, tool calls by index (id and name once, arguments in pieces). */

@@ -1,8 +1,10 @@
-import { chmod, writeFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { createInterface, type Interface } from "node:readline";
 import type { Agent, PermissionAnswer, PermissionRequest } from "../agent/index.ts";
+import { writeFileAtomic } from "../runtime/index.ts";
 import type { CliIo, Style } from "./io.ts";
+import { renderAllowQuestion, renderCallSummary, renderPermissionRequest } from "./permission-prompt.ts";
+import { terminalSafe } from "./terminal-text.ts";
 
 /** Where the REPL reads and writes. */
 export interface ReplOptions {
@@ -55,12 +57,9 @@ export class ChatRepl {
 	/** Asks about one call on the terminal: once, always for this session, or deny (also on Ctrl-C). */
 	readonly confirm = async (request: PermissionRequest): Promise<PermissionAnswer> => {
 		const { io, style } = this.#options;
-		io.stdout(
-			`\n${style.yellow("Permission needed")} ${style.dim(`(rule ${request.rule}: ${request.reason})`)}\n  ${style.bold(request.tool)} ${JSON.stringify(request.args)}\n`,
-		);
+		io.stdout(renderPermissionRequest(request, style));
 		for (;;) {
-			const always = request.grantable ? `[a]lways (${request.pattern}), ` : "";
-			io.stdout(`Allow? [o]nce, ${always}[d]eny: `);
+			io.stdout(renderAllowQuestion(request.grantable));
 			const answer = (await this.#nextLine())?.trim().toLowerCase();
 			if (answer === undefined || this.#running?.signal.aborted) return "deny";
 			if (answer === "o" || answer === "once" || answer === "y" || answer === "yes") return "once";
@@ -153,7 +152,7 @@ export class ChatRepl {
 			const done = await agent.compact();
 			io.stdout(done ? `compacted: ${done.before} → ${done.after} tokens\n` : "nothing to compact yet\n");
 		} catch (error) {
-			io.stdout(`${style.red(`compaction failed: ${(error as Error).message}`)}\n`);
+			io.stdout(`${style.red(`compaction failed: ${terminalSafe((error as Error).message)}`)}\n`);
 		}
 	}
 
@@ -164,27 +163,36 @@ export class ChatRepl {
 			return;
 		}
 		const file = resolve(io.cwd, argument);
-		await writeFile(file, `${JSON.stringify(agent.save(), null, 2)}\n`, { mode: 0o600 });
-		await chmod(file, 0o600);
-		io.stdout(`saved to ${file}\n`);
+		try {
+			// A new file renamed into place: a link planted at the name is replaced, never followed.
+			await writeFileAtomic(file, `${JSON.stringify(agent.save(), null, 2)}\n`, { mode: 0o600 });
+			io.stdout(`saved to ${file}\n`);
+		} catch (error) {
+			io.stdout(`${style.red(`cannot save to ${file}: ${(error as NodeJS.ErrnoException).code ?? error}`)}\n`);
+		}
 	}
 
 	async #turn(agent: Agent, text: string): Promise<void> {
 		const { io, style } = this.#options;
 		this.#running = new AbortController();
 		let open = false;
+		let held = "";
 		try {
 			const result = await agent.send(text, {
 				signal: this.#running.signal,
 				onText: (delta) => {
 					open = true;
-					io.stdout(terminalSafe(delta));
+					// A character split between two deltas is printed whole, not as two visible halves.
+					const text = held + delta;
+					held = /[\ud800-\udbff]$/.test(text) ? text.slice(-1) : "";
+					io.stdout(terminalSafe(held ? text.slice(0, -1) : text));
 				},
 				onToolCall: (name, args) => {
-					io.stdout(`${open ? "\n" : ""}${style.dim(`→ ${name} ${summarise(args)}`)}\n`);
+					io.stdout(`${open ? "\n" : ""}${style.dim(`→ ${renderCallSummary(name, args)}`)}\n`);
 					open = false;
 				},
 			});
+			if (held) io.stdout(terminalSafe(held));
 			if (open) io.stdout("\n");
 			if (result.status === "cancelled") io.stdout(`${style.yellow("(cancelled)")}\n`);
 			else if (result.status === "failed")
@@ -216,42 +224,4 @@ tier 1 (catalog): ${tier1.tokens} tokens, ${tier1.bytes} bytes
 tier 2 (skills): ${tier2.count} loaded, ${tier2.tokens} tokens, ${tier2.bytes} bytes
 tier 3 (resources): ${tier3.count} read, ${tier3.tokens} tokens, ${tier3.bytes} bytes
 `;
-}
-
-/**
- * Text from the model, a server or a skill, made safe for a terminal: escape sequences and other control
- * characters (which could move the cursor, rewrite the screen or set the clipboard) are dropped; newlines and tabs
- * stay.
- */
-export function terminalSafe(text: string): string {
-	let out = "";
-	for (let i = 0; i < text.length; i++) {
-		const code = text.charCodeAt(i);
-		if (code === 0x1b) i = skipEscape(text, i);
-		else if (code === 0x0a || code === 0x09 || (code >= 0x20 && code !== 0x7f && !(code >= 0x80 && code <= 0x9f)))
-			out += text[i];
-	}
-	return out;
-}
-
-/** The index of the last character of the escape sequence that starts at `start` (CSI, OSC, or two characters). */
-function skipEscape(text: string, start: number): number {
-	const kind = text[start + 1];
-	if (kind === "[") {
-		let i = start + 2;
-		while (i < text.length && !/[@-~]/.test(text[i] as string)) i++;
-		return i;
-	}
-	if (kind === "]") {
-		let i = start + 2;
-		while (i < text.length && text.charCodeAt(i) !== 0x07 && !(text.charCodeAt(i) === 0x1b && text[i + 1] === "\\"))
-			i++;
-		return text.charCodeAt(i) === 0x1b ? i + 1 : i;
-	}
-	return start + 1;
-}
-
-function summarise(args: Record<string, unknown>): string {
-	const text = JSON.stringify(args);
-	return text.length > 120 ? `${text.slice(0, 119)}…` : text;
 }

@@ -8,6 +8,7 @@ import {
 	type Style,
 	UsageError,
 } from "./io.ts";
+import { terminalJson } from "./terminal-text.ts";
 
 /** What every command module exports. */
 export interface CommandModule {
@@ -113,7 +114,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
 		if (values.help) return print(io, `${command.usage}\n`);
 		const result = await command.run(values, positionals, io);
 		if ((values as { json?: boolean }).json) {
-			io.stdout(`${JSON.stringify(result.data, null, 2)}\n`);
+			io.stdout(`${terminalJson(result.data, 2)}\n`);
 			return result.exitCode;
 		}
 		const output = command.render(result.data as never, createStyle(io), values);

@@ -1,11 +1,13 @@
 import { existsSync } from "node:fs";
-import { basename, dirname, relative, sep } from "node:path";
-import { DEFAULT_CONVENTIONS, type IndexedSkill, PRESETS, type SkillIndex } from "../discovery/index.ts";
+import { basename, dirname, relative, resolve, sep } from "node:path";
+import { DEFAULT_CONVENTIONS, type IndexedSkill } from "../discovery/index.ts";
 import { isInside, type SkillSession } from "../runtime/index.ts";
-import type { PermissionManifest } from "../skill/index.ts";
 import { type EffectivePermissions, effectivePermissions, type RemoteApproval, resolveApproval } from "./approval.ts";
+import { boundaries, type Subject, shellNetworkAllowed } from "./bounds.ts";
 import { realOrResolved, resolvePath } from "./paths.ts";
-import { globToRegExp, matchesPattern } from "./patterns.ts";
+import { matchesExactly, matchesPattern } from "./patterns.ts";
+import { protectedPaths } from "./protected-paths.ts";
+import { resolveTransfer, runsLaterPart, transferRunsLater } from "./runs-later.ts";
 import type { SandboxAvailability } from "./sandbox.ts";
 import { analyzeShell, type ShellAnalysis } from "./shell.ts";
 import type { SkillApprovals } from "./trust.ts";
@@ -16,6 +18,8 @@ export type ToolRisk = "safe" | "read" | "write" | "exec" | "network";
 /** How to read a tool's calls: its risk, and which arguments hold paths, a command or a URL. */
 export interface ToolSpec {
 	risk: ToolRisk;
+	/** Its calls create what runs or loads later (a new skill): never pre-approved by a skill's allowed-tools. */
+	runsLater?: boolean;
 	pathArgs?: string[];
 	commandArg?: string;
 	urlArg?: string;
@@ -66,6 +70,17 @@ export interface PolicyOptions {
 	 * things is allowed by anyone's `allowed-tools` while it is active.
 	 */
 	approvals?: SkillApprovals;
+	/**
+	 * Files the host writes while it runs (an event log, a transcript): no tool or shell command may write, replace
+	 * or remove them, or a folder that holds them, and the sandbox keeps them read-only.
+	 */
+	hostFiles?: readonly string[];
+	/**
+	 * More files that decide what runs or loads later, besides the conventional ones (a config file named with
+	 * `--config`, a lock file elsewhere, the trust store): writes to them or a folder holding them are never
+	 * pre-approved by a skill.
+	 */
+	runsLater?: readonly string[];
 }
 
 /** Tool specs for the skill tools and common agent tools (Claude Code's names and generic ones). */
@@ -98,8 +113,12 @@ export type GrantScope = "once" | "always";
 /** A host's permission policy over sessions: decisions, and the user's grants per session. */
 export interface Policy {
 	authorize(call: ToolCall, context: { session: SkillSession }): Decision;
-	/** The user allowed calls matching `pattern` (e.g. `Bash(npm test:*)`) once or for the session. */
-	grant(session: SkillSession, pattern: string, scope: GrantScope): void;
+	/**
+	 * The user allowed calls matching `pattern` (e.g. `Bash(npm test:*)`) once or for the session. With `exact`, the
+	 * pattern is no pattern: it covers only the very call it names (see {@link matchesExactly}); use it for grants
+	 * built from a call's own text.
+	 */
+	grant(session: SkillSession, pattern: string, scope: GrantScope, options?: { exact?: boolean }): void;
 	/**
 	 * What to pass to {@link runSandboxed} for this session's shell commands: the skill roots and folders to keep
 	 * read-only, and whether the ceiling and the active skills' manifests allow the network.
@@ -112,6 +131,7 @@ export interface Policy {
 interface Grant {
 	pattern: string;
 	scope: GrantScope;
+	exact: boolean;
 }
 
 /**
@@ -130,6 +150,8 @@ export function createPolicy(options: PolicyOptions): Policy {
 	const specs = { ...DEFAULT_TOOL_SPECS, ...options.tools };
 	const grants = new WeakMap<SkillSession, Grant[]>();
 	const ceiling = options.ceiling ?? {};
+	const hostFiles = (options.hostFiles ?? []).map((file) => resolvePath(workspace, file));
+	const laterFiles = (options.runsLater ?? []).map((file) => resolvePath(workspace, file));
 	const context = (session: SkillSession): Context => ({
 		workspace,
 		specs,
@@ -137,11 +159,13 @@ export function createPolicy(options: PolicyOptions): Policy {
 		grants,
 		sandboxed: options.sandbox?.available === true,
 		approvals: options.approvals,
+		hostFiles,
+		laterFiles,
 		...protectedPaths(session.index, workspace, options.skillRoots ?? []),
 	});
 	return {
-		grant(session, pattern, scope) {
-			grants.set(session, [...(grants.get(session) ?? []), { pattern, scope }]);
+		grant(session, pattern, scope, how) {
+			grants.set(session, [...(grants.get(session) ?? []), { pattern, scope, exact: how?.exact === true }]);
 		},
 		approval: (skill) => resolveApproval(skill, options.approvals),
 		sandboxOptions(session) {
@@ -157,7 +181,9 @@ export function createPolicy(options: PolicyOptions): Policy {
 			const created = new Set(
 				[...(options.skillRoots ?? []), ...DEFAULT_CONVENTIONS].map((root) => resolvePath(workspace, root)),
 			);
-			const readOnly = context(session).protectedPaths.filter((path) => created.has(path) || existsSync(path));
+			const readOnly = [...context(session).protectedPaths, ...hostFiles].filter(
+				(path) => created.has(path) || existsSync(path),
+			);
 			return { workspace, readOnly, network };
 		},
 		authorize(call, { session }) {
@@ -179,11 +205,13 @@ interface Context {
 	protectedPaths: string[];
 	/** Skill roots that hold the workspace itself: only their skill folders and SKILL.md files are protected. */
 	broadRoots: string[];
+	/** Files the host writes (real paths): never written by a tool, nor anything holding them. */
+	hostFiles: string[];
+	/** The host's own files that decide what loads later (real paths). */
+	laterFiles: string[];
 }
 
 type HeldPermissions = EffectivePermissions & { skill: IndexedSkill };
-
-type Subject = { tool: string; command?: string; paths: string[] };
 
 // A path that cannot be resolved (a link loop, an unreadable folder) is a denial, never a pass.
 function decideSafely(call: ToolCall, session: SkillSession, context: Context): Decision {
@@ -235,7 +263,38 @@ function decide(call: ToolCall, session: SkillSession, context: Context): Decisi
 			return ask("unaccountable", `cannot verify what this command writes (${shell.unaccountable})`);
 	}
 	if (!known) return ask("unknown-tool", `the policy does not know what ${call.tool} does: declare it in tools`);
-	return byRisk(spec, subject, held, session, context.grants);
+	const later = spec.runsLater
+		? `${call.tool}'s result`
+		: (context.laterFiles.find((file) => writes.some((w) => isInside(file, w) || isInside(w, file))) ??
+			laterWrite(context.workspace, spec, args, writes, shell));
+	return byRisk(spec, subject, held, session, context.grants, later);
+}
+
+/**
+ * The first write of this call that creates or replaces something that runs later, as written or as resolved,
+ * including what a copy, move or link puts inside its target folder.
+ */
+function laterWrite(
+	workspace: string,
+	spec: ToolSpec,
+	args: Record<string, unknown>,
+	writes: string[],
+	shell: ShellAnalysis | undefined,
+): string | undefined {
+	for (const transfer of shell?.transfers ?? []) {
+		const hit = transferRunsLater(
+			workspace,
+			resolveTransfer(transfer, (path) => resolvePath(workspace, path)),
+		);
+		if (hit) return hit;
+	}
+	const written = spec.risk === "write" ? stringArgs(spec, args) : (shell?.writes ?? []);
+	const lexical = written.map((path) => toRelative(workspace, resolve(workspace, path)));
+	for (const path of [...lexical, ...writes.map((p) => toRelative(workspace, p))]) {
+		const hit = runsLaterPart(path);
+		if (hit) return hit;
+	}
+	return undefined;
 }
 
 function hardRules(
@@ -245,8 +304,10 @@ function hardRules(
 	writes: string[],
 	activeDirs: string[],
 ): Decision | undefined {
-	const { workspace, protectedPaths, broadRoots } = context;
+	const { workspace, protectedPaths, broadRoots, hostFiles } = context;
 	for (const target of writes) {
+		const host = hostFiles.find((file) => isInside(file, target) || isInside(target, file));
+		if (host) return deny("host-file", `${host} is written by the host while it runs: no tool may write ${target}`);
 		const inside = protectedPaths.find((dir) => isInside(dir, target));
 		if (inside) return deny("skill-dir-readonly", `Skill folders are read-only: ${target} is inside ${inside}`);
 		const contained = protectedPaths.find((dir) => isInside(target, dir));
@@ -264,70 +325,13 @@ function hardRules(
 	return undefined;
 }
 
-function boundaries(
-	ceiling: PermissionCeiling,
-	manifests: (PermissionManifest | undefined)[],
-	spec: ToolSpec,
-	kind: "read" | "write",
-	subject: Subject,
-	args: Record<string, unknown>,
-	shell: ShellAnalysis | undefined,
-): Decision | undefined {
-	if (spec.risk === "safe") return undefined;
-	if (ceiling.tools && !ceiling.tools.some((pattern) => matchesPattern(pattern, subject))) {
-		return deny("ceiling", `${subject.tool} is not among the tools the host allows`);
-	}
-	const ceilingPaths = ceiling.paths?.[kind];
-	if (ceilingPaths && subject.paths.some((path) => !ceilingPaths.some((glob) => globToRegExp(glob).test(path)))) {
-		return deny("ceiling-path", `the host does not allow ${kind}s of ${subject.paths.join(", ")}`);
-	}
-	const url = spec.urlArg ? String(args[spec.urlArg] ?? "") : undefined;
-	if (url !== undefined && !networkAllowed(ceiling.network, url))
-		return deny("ceiling-network", `the host does not allow network access to ${url}`);
-	const online = shell?.network ?? [];
-	if (online.length > 0 && !shellNetworkAllowed(ceiling.network))
-		return deny("ceiling-network", `the host does not allow network access (${online.join(", ")})`);
-	// Narrowing applies only when every active skill declares a manifest; a skill without one narrows nothing.
-	if (manifests.length === 0 || manifests.some((m) => m === undefined)) return undefined;
-	return manifestBounds(manifests as PermissionManifest[], kind, subject, url, online);
-}
-
-function manifestBounds(
-	manifests: PermissionManifest[],
-	kind: "read" | "write",
-	subject: Subject,
-	url: string | undefined,
-	online: string[],
-): Decision | undefined {
-	if (!manifests.some((m) => m.tools.some((pattern) => matchesPattern(pattern, subject)))) {
-		return deny("manifest", `no active skill declares ${subject.tool} in its permissions`);
-	}
-	const declared = manifests.flatMap((m) => m.paths[kind]);
-	const outside = subject.paths.filter((path) => !declared.some((glob) => globToRegExp(glob).test(path)));
-	if (outside.length > 0)
-		return deny("manifest-path", `no active skill declares ${kind} access to ${outside.join(", ")}`);
-	if (url !== undefined && !manifests.some((m) => networkAllowed(m.network, url))) {
-		return deny("manifest-network", `no active skill declares network access to ${url}`);
-	}
-	if (online.length > 0 && !manifests.some((m) => shellNetworkAllowed(m.network))) {
-		return deny("manifest-network", `no active skill declares network access (${online.join(", ")})`);
-	}
-	return undefined;
-}
-
-/**
- * Files that something runs later, outside any sandbox: git hooks and config, CI workflows, agent and editor
- * settings and MCP configurations, shell start-up files. Paths are relative to the workspace (or absolute).
- */
-const RUNS_LATER =
-	/(^|\/)(\.git\/(hooks(\/|$)|config$)|\.husky\/|\.github\/workflows\/|\.claude\/settings(\.local)?\.json$|\.mcp\.json$|\.cursor\/mcp\.json$|\.vscode\/(settings|tasks|mcp)\.json$|\.codex\/config\.toml$|\.(bashrc|bash_profile|profile|zshrc|zprofile|zshenv)$)/;
-
 function byRisk(
 	spec: ToolSpec,
 	subject: { tool: string; command?: string; paths: string[] },
 	held: HeldPermissions[],
 	session: SkillSession,
 	grants: WeakMap<SkillSession, Grant[]>,
+	runsLater: string | undefined,
 ): Decision {
 	if (spec.risk === "safe")
 		return { decision: "allow", rule: "safe-tool", reason: `${subject.tool} only reads skills` };
@@ -336,9 +340,8 @@ function byRisk(
 	// While an unapproved remote skill is active, no skill's allowed-tools pre-approve anything: only the user does.
 	const pending = held.filter((h) => h.pending).map((h) => h.skill.qualifiedName);
 	// A write to a file that something runs later is never a skill's to pre-approve: only the user's.
-	const runsLater = subject.paths.some((path) => RUNS_LATER.test(path));
 	const preapproved =
-		pending.length === 0 && !runsLater
+		pending.length === 0 && runsLater === undefined
 			? held.find((h) => h.allowedTools?.some((pattern) => matchesPattern(pattern, subject)))
 			: undefined;
 	if (preapproved) {
@@ -346,7 +349,9 @@ function byRisk(
 		return { decision: "allow", rule: "allowed-tools", reason };
 	}
 	const sessionGrants = grants.get(session) ?? [];
-	const grant = sessionGrants.find((g) => matchesPattern(g.pattern, subject));
+	const grant = sessionGrants.find((g) =>
+		g.exact ? matchesExactly(g.pattern, subject) : matchesPattern(g.pattern, subject),
+	);
 	if (grant) {
 		if (grant.scope === "once")
 			grants.set(
@@ -355,6 +360,10 @@ function byRisk(
 			);
 		return { decision: "allow", rule: `grant-${grant.scope}`, reason: `the user allowed ${grant.pattern}` };
 	}
+	if (runsLater !== undefined) {
+		const reason = `${runsLater} runs later or decides what loads next time, outside the sandbox: only the user can approve it`;
+		return { decision: "ask", rule: "runs-later", reason };
+	}
 	if (pending.length > 0) {
 		const reason = `${pending.join(", ")} from a remote origin is not approved: its allowed-tools grant nothing; ask the user`;
 		return { decision: "ask", rule: "remote-unapproved", reason };
@@ -362,57 +371,12 @@ function byRisk(
 	return { decision: "ask", rule: "needs-approval", reason: `${subject.tool} can change things: ask the user` };
 }
 
-// Protected paths per index and options, computed once: skill folders, their roots, and the workspace's
-// conventional and preset skill folders (which may be empty or not exist yet). A root that holds the workspace
-// itself cannot be protected whole (nothing could be written); only new SKILL.md files in it are refused.
-const PROTECTED = new WeakMap<SkillIndex, Map<string, Protected>>();
-
-interface Protected {
-	protectedPaths: string[];
-	broadRoots: string[];
-}
-
-function protectedPaths(index: SkillIndex, workspace: string, extraRoots: readonly string[]): Protected {
-	const key = JSON.stringify([workspace, extraRoots]);
-	const byKey = PROTECTED.get(index) ?? new Map<string, Protected>();
-	PROTECTED.set(index, byKey);
-	const cached = byKey.get(key);
-	if (cached) return cached;
-	const conventional = [...DEFAULT_CONVENTIONS, ...Object.values(PRESETS).flatMap((preset) => preset.workspace)];
-	const roots = [
-		...index.skills.map((skill) => resolvePath(workspace, skill.root)),
-		...extraRoots.map((root) => resolvePath(workspace, root)),
-		...conventional.map((folder) => resolvePath(workspace, folder)),
-	];
-	const broad = new Set(roots.filter((root) => isInside(root, workspace)));
-	const paths = new Set<string>([
-		...index.skills.flatMap((skill) => [dirname(skill.realFile), resolvePath(workspace, skill.dir)]),
-		...roots,
-	]);
-	const result = { protectedPaths: [...paths].filter((path) => !broad.has(path)).sort(), broadRoots: [...broad] };
-	byKey.set(key, result);
-	return result;
-}
-
-// Shell commands cannot be checked host by host: only an unrestricted network lets them use it.
-function shellNetworkAllowed(network: boolean | string[] | undefined): boolean {
-	return network === undefined || network === true;
-}
-
-function networkAllowed(network: boolean | string[] | undefined, url: string): boolean {
-	if (network === undefined || network === true) return true;
-	if (network === false) return false;
-	let host: string;
-	try {
-		host = new URL(url).hostname;
-	} catch {
-		return false;
-	}
-	return network.some((allowed) => host === allowed || host.endsWith(`.${allowed}`));
-}
-
 function pathArguments(spec: ToolSpec, args: Record<string, unknown>, workspace: string): string[] {
-	const values = (spec.pathArgs ?? []).flatMap((key) => {
+	return stringArgs(spec, args).map((value) => resolvePath(workspace, value));
+}
+
+function stringArgs(spec: ToolSpec, args: Record<string, unknown>): string[] {
+	return (spec.pathArgs ?? []).flatMap((key) => {
 		const value = args[key];
 		return typeof value === "string"
 			? [value]
@@ -420,7 +384,6 @@ function pathArguments(spec: ToolSpec, args: Record<string, unknown>, workspace:
 				? value.filter((v): v is string => typeof v === "string")
 				: [];
 	});
-	return values.map((value) => resolvePath(workspace, value));
 }
 
 function toRelative(workspace: string, path: string): string {

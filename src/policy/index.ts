@@ -19,11 +19,12 @@ export type {
 	ToolSpec,
 } from "./authorize.ts";
 export { createPolicy, DEFAULT_TOOL_SPECS } from "./authorize.ts";
+export { matchesDenyRule } from "./deny-rules.ts";
 export type { PermissionChanges, PermissionDiff, PermissionSnapshot } from "./diff.ts";
 export { diffPermissions } from "./diff.ts";
 export { realOrResolved, resolvePath } from "./paths.ts";
 export type { CallSubject, ToolPattern } from "./patterns.ts";
-export { globToRegExp, matchesPattern, parseToolPattern } from "./patterns.ts";
+export { escapeGlob, globToRegExp, matchesExactly, matchesPattern, parseToolPattern } from "./patterns.ts";
 export type { SandboxAvailability, SandboxOptions, SandboxResult } from "./sandbox.ts";
 export { detectSandbox, runSandboxed } from "./sandbox.ts";
 export { renderSarif } from "./sarif.ts";

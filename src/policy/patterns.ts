@@ -27,6 +27,32 @@ export function matchesPattern(pattern: string, call: CallSubject): boolean {
 	return false;
 }
 
+/**
+ * True when an exact pattern names this very call: the same tool and the same command line (ends trimmed), or
+ * its one path, character for character; a bare tool name covers only calls with no command and no path. Nothing in
+ * the spec is a wildcard, so a grant built from a call the model chose (a file named `**`, a command `*`) covers
+ * that call alone.
+ */
+export function matchesExactly(pattern: string, call: CallSubject): boolean {
+	const { tool, spec } = parseToolPattern(pattern);
+	if (tool !== call.tool) return false;
+	const paths = call.paths ?? [];
+	if (spec === undefined) return call.command === undefined && paths.length === 0;
+	if (call.command !== undefined) return call.command.trim() === spec;
+	return paths.length === 1 && paths[0] === unescapeGlob(spec);
+}
+
+const GLOB_SPECIAL = /[\\*?[\]{}]/g;
+
+/** A path as a glob that matches only itself: `\`, `*`, `?`, brackets and braces are escaped with `\`. */
+export function escapeGlob(path: string): string {
+	return path.replace(GLOB_SPECIAL, "\\$&");
+}
+
+function unescapeGlob(glob: string): string {
+	return glob.replace(/\\(.)/gs, "$1");
+}
+
 // Operators that chain, substitute or redirect: `git status; rm -rf ~` must not pass as `git status`.
 const SHELL_OPERATORS = /[;&|`<>\n]|\$\(/;
 
@@ -44,12 +70,17 @@ function matchesCommand(spec: string, command: string): boolean {
 	return trimmed === spec;
 }
 
-/** A glob as a regular expression: `**` any depth, `*` within one segment, `?` one character. */
+/**
+ * A glob as a regular expression: `**` any depth, `*` within one segment, `?` one character, and `\` makes the next
+ * character literal.
+ */
 export function globToRegExp(glob: string): RegExp {
 	let source = "";
 	for (let i = 0; i < glob.length; i++) {
 		const char = glob[i] ?? "";
-		if (char === "*" && glob[i + 1] === "*") {
+		if (char === "\\" && i + 1 < glob.length) {
+			source += (glob[++i] as string).replace(/[.*?+^${}()|[\]\\]/g, "\\$&");
+		} else if (char === "*" && glob[i + 1] === "*") {
 			source += glob[i + 2] === "/" ? "(?:.*/)?" : ".*";
 			i += glob[i + 2] === "/" ? 2 : 1;
 		} else if (char === "*") source += "[^/]*";

@@ -42,6 +42,26 @@ const DEFAULT_TIMEOUT_MS = 120_000;
 const DEFAULT_MAX_OUTPUT = 1024 * 1024;
 const SYSTEM_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 
+/**
+ * The writable kernel interfaces of a fresh /proc, kept read-only: run as root (where bwrap makes no user
+ * namespace), a command could otherwise set `kernel.core_pattern` (a program the kernel runs as host root on the
+ * next crash), `binfmt_misc`, `modprobe`, sysrq and the rest. /sys is read-only already (under `/`).
+ */
+const KERNEL_INTERFACES: readonly string[] = [
+	"sys",
+	"sysrq-trigger",
+	"irq",
+	"bus",
+	"fs",
+	"pressure",
+	"acpi",
+	"scsi",
+	"asound",
+	"driver",
+	"dynamic_debug",
+	"tty",
+].map((name) => `/proc/${name}`);
+
 // A probe's answer per bwrap binary: whether it can actually build a sandbox here (user namespaces may be off).
 const PROBES = new Map<string, Promise<string | undefined>>();
 
@@ -67,7 +87,8 @@ export async function detectSandbox(): Promise<SandboxAvailability> {
 /**
  * Runs `command` with `/bin/sh -c` inside a bubblewrap sandbox: the whole file system read-only, the workspace
  * writable, a private `/tmp` and `/run`, every `readOnly` path (and its folders between it and the workspace) read-only again
- * on top, no network when `network` is false, no capabilities, a new session and PID namespace, a cleared
+ * on top, the kernel's interfaces in /proc (`/proc/sys`, sysrq, …) read-only, no network when `network` is false, no
+ * capabilities, a new session and PID namespace, a cleared
  * environment, no stdin, and the workspace as working directory. The timeout and `signal` kill the whole process
  * tree. Throws `SkillsetError` `sandbox.unavailable` when there is no sandbox, or a read-only path cannot be kept
  * read-only.
@@ -85,6 +106,7 @@ export async function runSandboxed(command: string, options: SandboxOptions): Pr
 		"/dev",
 		"--proc",
 		"/proc",
+		...KERNEL_INTERFACES.flatMap((path) => ["--ro-bind-try", path, path]),
 		"--tmpfs",
 		"/tmp",
 		// Sockets of services (D-Bus, databases, Docker) live in /run: a private one keeps them out of reach,

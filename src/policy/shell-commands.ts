@@ -25,6 +25,17 @@ export interface Effects {
 	cwdMoved: boolean;
 	/** A command that can create or move links ran: later writes may go through a link made on the way. */
 	linksMade?: boolean;
+	/** Copies, moves and links with plain operands: what each puts where (its target is in `writes` too). */
+	transfers?: Transfer[];
+}
+
+/** A copy, move, link or install: its sources, and the target they land at or inside (as written). */
+export interface Transfer {
+	program: string;
+	sources: string[];
+	target: string;
+	/** Sources keep their path under the target (`cp --parents`, `rsync -R`), not only their name. */
+	keepsPaths?: boolean;
 }
 
 /** A word the shell passes through unchanged. */
@@ -115,6 +126,8 @@ const GIT_READ = new Set(
 	),
 );
 const GIT_INTERNAL = new Set(["add", "commit", "tag", "branch", "fetch", "push", "notes"]);
+// Where those write: objects, refs and the index, never the hooks or config (which decide what runs later).
+const GIT_INTERNAL_WRITE = ".git/objects";
 
 function gitCommand(texts: string[], effects: Effects): void {
 	let i = 0;
@@ -129,7 +142,7 @@ function gitCommand(texts: string[], effects: Effects): void {
 	const rest = texts.slice(i + 1);
 	if (rest.some((t) => /^(?:--output|-o$|--open-files-in-pager|-O)/.test(t))) {
 		effects.reasons.push(`git ${sub} with an option that writes or runs a program`);
-	} else if (GIT_INTERNAL.has(sub)) effects.writes.push(".git");
+	} else if (GIT_INTERNAL.has(sub)) effects.writes.push(GIT_INTERNAL_WRITE);
 	else if (!GIT_READ.has(sub)) effects.reasons.push(`git ${sub || "(no subcommand)"} writes files or may be an alias`);
 }
 
@@ -185,6 +198,8 @@ function lastOfTwo(args: ShellWord[], effects: Effects): void {
 	if (operands.length >= 2) addWrite(operands.at(-1) as ShellWord, effects);
 }
 
+const TRANSFERS = new Set(["cp", "mv", "ln", "link", "install", "rsync"]);
+
 function writerOperands(name: string, args: ShellWord[], effects: Effects): void {
 	const valued = (VALUED[name] ?? "").split(" ");
 	const operands: ShellWord[] = [];
@@ -205,9 +220,20 @@ function writerOperands(name: string, args: ShellWord[], effects: Effects): void
 	let targets = operands;
 	if (name === "chmod") targets = operands.filter((word, i) => i > 0 || !mode.test(word.text));
 	if (name === "chown" || name === "chgrp") targets = operands.filter((word, i) => i > 0 || !owner.test(word.text));
-	if (WRITERS[name] === "last") targets = operands.length > 1 ? operands.slice(-1) : [];
+	// `install -d` creates every operand as a folder; otherwise install copies to the last one.
+	const folders = name === "install" && args.some((word) => /^-[^-]*d|^--directory$/.test(word.text));
+	if (WRITERS[name] === "last" && !folders) targets = operands.length > 1 ? operands.slice(-1) : [];
 	if (name === "rsync" && targets.some((word) => /^[^/]*:/.test(word.text))) targets = [];
 	for (const word of targets) addWrite(word, effects);
+	if (TRANSFERS.has(name) && !folders && operands.length > 1 && targets.length > 0 && operands.every(isPlain)) {
+		const texts = operands.map((word) => word.text);
+		const options = args.map((word) => word.text).filter((text) => text.startsWith("-"));
+		const keepsPaths =
+			(name === "cp" && options.includes("--parents")) ||
+			(name === "rsync" && options.some((text) => text === "--relative" || /^-[^-]*R/.test(text)));
+		const transfer = { program: name, sources: texts.slice(0, -1), target: texts.at(-1) as string };
+		effects.transfers = [...(effects.transfers ?? []), keepsPaths ? { ...transfer, keepsPaths } : transfer];
+	}
 	// `mv` and `rsync --remove-source-files` also change their sources, which `all` already covers for mv.
 }
 

@@ -1,4 +1,4 @@
-import { addWrite, commandModel, type Effects, isPlain } from "./shell-commands.ts";
+import { addWrite, commandModel, type Effects, isPlain, type Transfer } from "./shell-commands.ts";
 import { type ShellWord, tokenizeShell } from "./shell-words.ts";
 
 /** What a shell command line would do to files and the network, as far as it can be told without running it. */
@@ -9,7 +9,11 @@ export interface ShellAnalysis {
 	unaccountable?: string;
 	/** Programs in it that reach the network (`curl`, `git push`, ...). */
 	network: string[];
+	/** Copies, moves, links and installs with plain operands: sources and target as written. */
+	transfers: Transfer[];
 }
+
+export type { Transfer } from "./shell-commands.ts";
 
 /**
  * Reads a command line with a real tokenizer and accounts for what it writes: plain redirections, `tee`, and the
@@ -19,7 +23,7 @@ export interface ShellAnalysis {
  */
 export function analyzeShell(command: string): ShellAnalysis {
 	const tokenized = tokenizeShell(command);
-	if (!tokenized.ok) return { writes: [], unaccountable: tokenized.reason, network: [] };
+	if (!tokenized.ok) return { writes: [], unaccountable: tokenized.reason, network: [], transfers: [] };
 	const effects: Effects = { writes: [], reasons: [], network: [], cwdMoved: false };
 	let words: ShellWord[] = [];
 	const tokens = tokenized.tokens;
@@ -44,6 +48,7 @@ export function analyzeShell(command: string): ShellAnalysis {
 		writes: effects.writes,
 		...(reason !== undefined ? { unaccountable: reason } : {}),
 		network: [...new Set(effects.network)],
+		transfers: effects.transfers ?? [],
 	};
 }
 

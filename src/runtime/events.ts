@@ -1,4 +1,5 @@
-import { appendFileSync } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, writeSync } from "node:fs";
+import { SkillsetError } from "../skill/index.ts";
 
 /** Bytes and tokens that entered the model's context. */
 export interface Cost {
@@ -33,7 +34,29 @@ export type StampedEvent = SkillEvent & { time: string; session: string };
 /** Where events go. */
 export type EventSink = (event: StampedEvent) => void;
 
-/** A sink that appends one JSON object per line to `path` (synchronously, so a crash loses nothing). */
+const APPEND =
+	constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW | constants.O_NONBLOCK;
+
+/**
+ * A sink that appends one JSON object per line to `path` (synchronously, so a crash loses nothing). The file is
+ * never opened through a link at its name and must be a regular file with no other name; otherwise the append
+ * throws `SkillsetError` `invalid-option`, so events never land in a file someone pointed the log at.
+ */
 export function createJsonlSink(path: string): EventSink {
-	return (event) => appendFileSync(path, `${JSON.stringify(event)}\n`);
+	return (event) => {
+		let fd: number;
+		try {
+			fd = openSync(path, APPEND, 0o600);
+		} catch (error) {
+			throw new SkillsetError("invalid-option", `cannot append events to ${path}`, { cause: error });
+		}
+		try {
+			const stat = fstatSync(fd);
+			if (!stat.isFile() || stat.nlink > 1)
+				throw new SkillsetError("invalid-option", `cannot append events to ${path}: not a regular file of its own`);
+			writeSync(fd, `${JSON.stringify(event)}\n`);
+		} finally {
+			closeSync(fd);
+		}
+	};
 }

@@ -113,7 +113,7 @@ describe("createAgent", () => {
 
 	it("saves skills into the workspace with saveSkills: workspace", async () => {
 		const fixture = await workspaceFixture();
-		const agent = await agentFor(llm.url, fixture, { saveSkills: "workspace" });
+		const agent = await agentFor(llm.url, fixture, { saveSkills: "workspace", yes: true });
 		const skill = { name: "notes", description: "Take notes. Use when asked to take notes.", body: "Write them down." };
 		fresh([{ toolCalls: [{ name: "create_skill", arguments: skill }] }, { content: "ok" }, { content: "next" }]);
 		await agent.send("save");

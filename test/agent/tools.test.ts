@@ -90,7 +90,7 @@ describe("deferred tools", () => {
 describe("create_skill", () => {
 	it("writes a valid agent-created skill that the next request's catalog shows", async () => {
 		const fixture = await workspaceFixture(defaultSkills());
-		const agent = await agentFor(llm.url, fixture);
+		const agent = await agentFor(llm.url, fixture, { yes: true });
 		const skill = {
 			name: "csv-report",
 			description: "Summarise a CSV file into a Markdown report. Use when the user asks for a CSV summary.",
@@ -100,11 +100,11 @@ describe("create_skill", () => {
 		fresh([{ toolCalls: [{ name: "create_skill", arguments: skill }] }, { content: "saved" }, { content: "next" }]);
 		await agent.send("save this procedure");
 		expect(toolResultsOf(llm.requests[1])[0]).toMatch(/^Created the skill csv-report in /);
-		const file = join(fixture.home, ".agents/skills/csv-report/SKILL.md");
+		const file = join(fixture.workspace, ".agents/skills/csv-report/SKILL.md");
 		const text = await readFile(file, "utf8");
 		expect(text).toContain("agent_created: true");
 		expect(validateSkillMd(text, { dirName: "csv-report", allowExtensions: ["workbuddy"] }).valid).toBe(true);
-		expect(await readFile(join(fixture.home, ".agents/skills/csv-report/references/format.md"), "utf8")).toBe(
+		expect(await readFile(join(fixture.workspace, ".agents/skills/csv-report/references/format.md"), "utf8")).toBe(
 			"Columns first.\n",
 		);
 		await agent.send("next task");
@@ -116,12 +116,12 @@ describe("create_skill", () => {
 		await writeTree(fixture.home, {
 			".claude/skills/deploy/SKILL.md": skillMd("deploy", "The user's own deploy steps."),
 		});
-		const agent = await agentFor(llm.url, fixture);
+		const agent = await agentFor(llm.url, fixture, { yes: true });
 		const skill = { name: "deploy", description: "Deploy another way. Use when deploying.", body: "Other steps." };
 		fresh([{ toolCalls: [{ name: "create_skill", arguments: skill }] }, { content: "ok" }, { content: "next" }]);
 		await agent.send("save it");
 		expect(toolResultsOf(llm.requests[1])[0]).toMatch(/Not created \(exists\): a skill named deploy already exists/);
-		expect(existsSync(join(fixture.home, ".agents/skills/deploy"))).toBe(false);
+		expect(existsSync(join(fixture.workspace, ".agents/skills/deploy"))).toBe(false);
 		await agent.send("next task");
 		expect(systemOf(llm.requests[2])).toContain("deploy: The user's own deploy steps.");
 	});
@@ -132,12 +132,15 @@ describe("create_skill", () => {
 		["a path that leaves the folder", { "../escape.md": "x" }, "invalid-file"],
 	])("refuses a skill with %s and writes nothing", async (_label, files, code) => {
 		const fixture = await workspaceFixture();
-		const agent = await agentFor(llm.url, fixture);
+		// The user allows the creation itself, not the audit's question.
+		const agent = await agentFor(llm.url, fixture, {
+			confirm: async (request) => (request.rule === "runs-later" ? "once" : "deny"),
+		});
 		const skill = { name: "risky", description: "Sets things up. Use when asked.", body: "Run the script.", files };
 		fresh([{ toolCalls: [{ name: "create_skill", arguments: skill }] }, { content: "ok" }]);
 		await agent.send("save it");
 		expect(toolResultsOf(llm.requests[1])[0]).toContain(code);
-		expect(existsSync(join(fixture.home, ".agents/skills/risky"))).toBe(false);
+		expect(existsSync(join(fixture.workspace, ".agents/skills/risky"))).toBe(false);
 	});
 
 	it("creates a skill with a P1 finding when the user approves", async () => {
@@ -151,7 +154,7 @@ describe("create_skill", () => {
 		};
 		fresh([{ toolCalls: [{ name: "create_skill", arguments: skill }] }, { content: "ok" }]);
 		await agent.send("save it");
-		expect(existsSync(join(fixture.home, ".agents/skills/env-check/scripts/env.sh"))).toBe(true);
+		expect(existsSync(join(fixture.workspace, ".agents/skills/env-check/scripts/env.sh"))).toBe(true);
 	});
 });
 

@@ -62,10 +62,10 @@ afterAll(async () => {
 describe("skillset chat in a real terminal (tmux)", () => {
 	it("streams an answer to what is typed", async () => {
 		await waitFor("skillset chat");
-		// The model's escape sequence must not reach the terminal (NO_COLOR: skillset itself sends none).
+		// The model's escape sequence reaches the terminal only made visible (NO_COLOR: skillset itself sends none).
 		llm.script([{ content: "Hello from the \u001b[7mscripted\u001b[27m model." }]);
 		type("hello there");
-		await waitFor("Hello from the scripted model.");
+		await waitFor("Hello from the \\x1b[7mscripted\\x1b[27m model.");
 		expect(tmux("capture-pane", "-p", "-e", "-t", SESSION)).not.toContain("\u001b[7m");
 		expect(llm.requests.at(-1)?.body.messages.at(-1)?.content).toBe("hello there");
 	});
@@ -76,8 +76,9 @@ describe("skillset chat in a real terminal (tmux)", () => {
 			{ content: "The note is written." },
 		]);
 		type("write a note");
-		const asked = await waitFor("Allow? [o]nce, [a]lways (write_file(note.txt)), [d]eny:");
-		expect(asked).toContain("Permission needed (rule needs-approval");
+		const asked = await waitFor("Allow? [o]nce, [a]lways, [d]eny:");
+		expect(asked).toContain("Permission needed (rule needs-approval)");
+		expect(asked).toContain("[a]lways allows exactly this call again: write_file(note.txt)");
 		type("o");
 		await waitFor("The note is written.");
 		expect(await readFile(join(workspace, "note.txt"), "utf8")).toBe("from the model");

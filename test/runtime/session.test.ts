@@ -217,3 +217,21 @@ describe("events and totals", () => {
 		expect(lines.join("\n")).not.toContain("SECRET");
 	});
 });
+
+describe("createJsonlSink (issue 18: an event log through a planted link)", () => {
+	it("never appends through a link or to a file with another name", async () => {
+		const { createJsonlSink } = await import("skillset");
+		const { link, readFile, symlink } = await import("node:fs/promises");
+		const { root } = await indexOf({ "a/SKILL.md": skill("a") });
+		const bashrc = join(root, "bashrc");
+		await writeFile(bashrc, "# start-up\n");
+		await symlink(bashrc, join(root, "soft.jsonl"));
+		await link(bashrc, join(root, "hard.jsonl"));
+		const event = { type: "context.compacted", active: 0, time: "t", session: "s" } as const;
+		expect(() => createJsonlSink(join(root, "soft.jsonl"))(event)).toThrow(/cannot append events/);
+		expect(() => createJsonlSink(join(root, "hard.jsonl"))(event)).toThrow(/not a regular file of its own/);
+		expect(await readFile(bashrc, "utf8")).toBe("# start-up\n");
+		createJsonlSink(join(root, "ok.jsonl"))(event);
+		expect(JSON.parse(await readFile(join(root, "ok.jsonl"), "utf8"))).toEqual(event);
+	});
+});

@@ -1,4 +1,6 @@
-import { readFile } from "node:fs/promises";
+import { constants } from "node:fs";
+import { open } from "node:fs/promises";
+import { homedir } from "node:os";
 import { resolve } from "node:path";
 import type { ParseArgsConfig } from "node:util";
 import {
@@ -9,12 +11,15 @@ import {
 	type McpServerSpec,
 	type SavedConversation,
 } from "../../agent/index.ts";
-import { ChatRepl, terminalSafe } from "../chat-repl.ts";
+import { defaultTrustFile } from "../../policy/index.ts";
+import { SkillsetError } from "../../skill/index.ts";
+import { ChatRepl } from "../chat-repl.ts";
 import { type McpServerSetting, ORIGIN_LABEL } from "../config.ts";
 import { type DiscoveryFlagValues, discoveryFlags, discoveryUsage, settingsFor } from "../discovery-flags.ts";
 import { type CliIo, type CommandResult, createStyle, type Style, UsageError } from "../io.ts";
 import { splitCommandLine } from "../origin-settings.ts";
 import { loadIntegrity, lockPath, sessionFlags, sessionUsage } from "../session-flags.ts";
+import { terminalSafe } from "../terminal-text.ts";
 
 /** The command's options, for `node:util` parseArgs. */
 export const options: NonNullable<ParseArgsConfig["options"]> = {
@@ -29,9 +34,10 @@ export const options: NonNullable<ParseArgsConfig["options"]> = {
 	"no-stream": { type: "boolean", default: false },
 	allow: { type: "string", multiple: true },
 	deny: { type: "string", multiple: true },
+	"no-network": { type: "boolean", default: false },
 	yes: { type: "boolean", default: false },
 	"auto-load": { type: "boolean", default: false },
-	"save-skills": { type: "string", default: "user" },
+	"save-skills": { type: "string", default: "workspace" },
 	events: { type: "string" },
 	resume: { type: "string" },
 	mcp: { type: "string", multiple: true },
@@ -60,12 +66,15 @@ Model options:
 Permission options:
   --allow PATTERN            allow only these tools, e.g. read_file or 'run_shell(npm test:*)' (repeatable)
   --deny PATTERN             always deny these, e.g. 'run_shell(git push:*)' (repeatable)
+  --no-network               shell commands get no network: those known to use it are denied, and the sandbox
+                             runs the rest without any network (loopback included)
   --yes                      answer yes to every question (never to a hard rule: skill folders stay read-only)
 ${sessionUsage}
 
 Agent options:
   --auto-load                load the best-matching skill before the model runs, instead of only hinting
-  --save-skills WHERE        where create_skill writes: user (default, ~/.agents/skills) or workspace
+  --save-skills WHERE        where create_skill writes: workspace (default, .agents/skills) or user
+                             (~/.agents/skills); every new skill is asked about (or --yes)
   --events FILE              append every event to FILE as JSON lines
   --resume FILE              continue a conversation saved with /save
   --json                     with -p: print {status, text, toolCalls} as JSON instead of the answer
@@ -87,6 +96,7 @@ type ChatValues = DiscoveryFlagValues & {
 	"no-stream"?: boolean;
 	allow?: string[];
 	deny?: string[];
+	"no-network"?: boolean;
 	yes?: boolean;
 	"auto-load"?: boolean;
 	"save-skills"?: string;
@@ -125,7 +135,7 @@ export async function run(
 			`${style.yellow("warning:")} MCP server ${problem.server} is not available: ${terminalSafe(problem.message)}\n`,
 		);
 	try {
-		return await runAgent(agent, repl, values.prompt, io, style);
+		return await runAgent(agent, repl, values.prompt, io, style, values["no-network"] === true);
 	} finally {
 		await agent.close();
 	}
@@ -137,10 +147,11 @@ async function runAgent(
 	prompt: string | undefined,
 	io: CliIo,
 	style: Style,
+	noNetwork: boolean,
 ): Promise<CommandResult<ChatData | null>> {
 	if (!agent.sandboxed)
 		io.stderr(
-			`${style.yellow("warning:")} no OS sandbox (${agent.sandboxProblem}): every shell command needs approval\n`,
+			`${style.yellow("warning:")} no OS sandbox (${agent.sandboxProblem}): every shell command needs approval${noNetwork ? "; --no-network can only deny the commands known to use the network" : ""}\n`,
 		);
 	if (repl) {
 		await repl.run(agent);
@@ -168,13 +179,14 @@ async function agentFor(
 	// (upper case, '_') keeps the server's tools only.
 	const { mcp: _mcp, ...discoveryValues } = values;
 	const settings = await settingsFor(discoveryValues, dir, io, { mcpServers: originServers(servers) });
-	for (const diagnostic of settings.diagnostics) io.stderr(`skillset: ${diagnostic.code}: ${diagnostic.message}\n`);
+	for (const diagnostic of settings.diagnostics)
+		io.stderr(`skillset: ${diagnostic.code}: ${terminalSafe(diagnostic.message)}\n`);
 	const workspace = resolve(io.cwd, dir ?? ".");
 	const contextWindow = positiveInteger(values["context-window"], "--context-window");
 	const timeoutMs = positiveInteger(values.timeout, "--timeout");
 	const save = values["save-skills"];
 	if (save !== "user" && save !== "workspace")
-		throw new UsageError(`--save-skills must be user or workspace, not '${save}'`);
+		throw new UsageError(`--save-skills must be workspace or user, not '${save}'`);
 	const keyName = values["api-key-env"] ?? "OPENAI_API_KEY";
 	const apiKey = io.env[keyName];
 	const baseURL = values["base-url"] ?? io.env.OPENAI_BASE_URL;
@@ -189,22 +201,40 @@ async function agentFor(
 	const allow = [...(permissions.allow ?? []), ...(values.allow ?? [])];
 	const deny = [...(permissions.deny ?? []), ...(values.deny ?? [])];
 	const integrity = values.verify ? await loadIntegrity(lockPath(values, io.cwd, workspace)) : undefined;
-	return createAgent({
-		model,
-		workspace,
-		discover: settings.discover,
-		...(integrity ? { session: { integrity } } : {}),
-		...(contextWindow ? { contextWindow } : {}),
-		...(allow.length > 0 ? { ceiling: { tools: allow } } : {}),
-		...(deny.length > 0 ? { deny } : {}),
-		...(confirm ? { confirm } : {}),
-		yes: values.yes === true,
-		autoLoad: values["auto-load"] === true,
-		saveSkills: save,
-		...(values.events ? { eventLog: resolve(io.cwd, values.events) } : {}),
-		...(values.resume ? { resume: await readSaved(resolve(io.cwd, values.resume)) } : {}),
-		...(servers.length > 0 ? { mcp: servers } : {}),
-	});
+	// The files that decide what loads next time, wherever the user keeps them: never a skill's to pre-approve.
+	const explicitConfig = values.config ?? io.env.SKILLSET_CONFIG;
+	const runsLater = [
+		...(explicitConfig !== undefined ? [resolve(io.cwd, explicitConfig)] : []),
+		lockPath(values, io.cwd, workspace),
+		io.env.SKILLSET_TRUST_FILE ?? defaultTrustFile(io.env, io.env.HOME ?? homedir()),
+	];
+	const ceiling = {
+		...(allow.length > 0 ? { tools: allow } : {}),
+		...(values["no-network"] ? { network: false } : {}),
+	};
+	try {
+		return await createAgent({
+			model,
+			workspace,
+			discover: settings.discover,
+			...(integrity ? { session: { integrity } } : {}),
+			...(contextWindow ? { contextWindow } : {}),
+			...(Object.keys(ceiling).length > 0 ? { ceiling } : {}),
+			...(deny.length > 0 ? { deny } : {}),
+			runsLater,
+			...(confirm ? { confirm } : {}),
+			yes: values.yes === true,
+			autoLoad: values["auto-load"] === true,
+			saveSkills: save,
+			...(values.events ? { eventLog: resolve(io.cwd, values.events) } : {}),
+			...(values.resume ? { resume: await readSaved(resolve(io.cwd, values.resume)) } : {}),
+			...(servers.length > 0 ? { mcp: servers } : {}),
+		});
+	} catch (error) {
+		// A host file that is not safe to write (a link at --events) is the user's option to fix.
+		if (error instanceof SkillsetError && error.code === "invalid-option") throw new UsageError(error.message);
+		throw error;
+	}
 }
 
 /** `[NAME=]COMMAND ARGS...` or `[NAME=]URL`; words split on spaces, quotes keep them together (no shell). */
@@ -228,10 +258,13 @@ function originServers(servers: readonly McpServerSpec[]): Record<string, McpSer
 	return out;
 }
 
+/** Largest saved conversation `--resume` reads. */
+const MAX_SAVED_BYTES = 64 * 1024 * 1024;
+
 async function readSaved(file: string): Promise<SavedConversation> {
 	let data: unknown;
 	try {
-		data = JSON.parse(await readFile(file, "utf8"));
+		data = JSON.parse(await readRegularFile(file, MAX_SAVED_BYTES));
 	} catch (error) {
 		throw new UsageError(
 			`cannot resume from ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
@@ -248,6 +281,28 @@ async function readSaved(file: string): Promise<SavedConversation> {
 	return saved as SavedConversation;
 }
 
+// A FIFO, a device or an endless file at the name (planted in the workspace) must not hang or fill memory.
+async function readRegularFile(file: string, maxBytes: number): Promise<string> {
+	const handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK);
+	try {
+		const stat = await handle.stat();
+		if (!stat.isFile()) throw new Error("not a regular file");
+		if (stat.size > maxBytes) throw new Error(`over ${maxBytes} bytes`);
+		// Read no more than the cap even if the file grows meanwhile.
+		const buffer = Buffer.alloc(stat.size + 1);
+		let length = 0;
+		for (;;) {
+			const { bytesRead } = await handle.read(buffer, length, buffer.length - length, length);
+			if (bytesRead === 0) break;
+			length += bytesRead;
+			if (length === buffer.length) throw new Error("it grew while it was read");
+		}
+		return buffer.toString("utf8", 0, length);
+	} finally {
+		await handle.close();
+	}
+}
+
 function positiveInteger(value: string | undefined, flag: string): number | undefined {
 	if (value === undefined) return undefined;
 	const number = Number(value);
@@ -256,8 +311,10 @@ function positiveInteger(value: string | undefined, flag: string): number | unde
 	return number;
 }
 
-/** The final answer of -p; the REPL has printed everything already. */
+/** The final answer of -p (made safe for a terminal); the REPL has printed everything already. */
 export function render(data: ChatData | null, _style: Style): string {
 	if (data?.status !== "done" || !data.text) return "";
-	return data.text.endsWith("\n") ? data.text : `${data.text}\n`;
+	// The model's text, with control characters and escape sequences made visible.
+	const text = terminalSafe(data.text);
+	return text.endsWith("\n") ? text : `${text}\n`;
 }
