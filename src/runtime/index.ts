@@ -14,6 +14,7 @@ export type { ContainedEntry } from "./contain-list.ts";
 export { listContained } from "./contain-list.ts";
 export type { Cost, EventSink, SkillEvent, StampedEvent } from "./events.ts";
 export { createJsonlSink } from "./events.ts";
+export { withFileLock } from "./file-lock.ts";
 export type { LockedFile, LockedSkill, LockedSource, PackageDifference, PackageHash, SkillsLock } from "./integrity.ts";
 export {
 	comparePackage,
