@@ -27,7 +27,11 @@ export type SourceErrorCode =
 	| "install.refused"
 	| "install.needs-approval"
 	| "install.unknown"
-	| "install.io";
+	| "install.io"
+	| "install.outside"
+	| "install.modified"
+	| "install.unpinned"
+	| "lock.invalid";
 
 /** A problem with one source or skill: carried as data by every result, thrown only inside the stage. */
 export class SourceError extends Error {

@@ -1,6 +1,6 @@
 import { mkdtemp, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
-import { parseLock, renderLock, type SkillsLock } from "../runtime/index.ts";
+import { parseLock, renderLock, type SkillsLock, withFileLock } from "../runtime/index.ts";
 import { SourceError } from "./errors.ts";
 
 /** Reads a lock file; a missing one is the empty lock, a broken one a refusal (never overwritten blindly). */
@@ -26,4 +26,20 @@ export async function writeLockFile(file: string, lock: SkillsLock): Promise<voi
 	} finally {
 		await rm(temp, { recursive: true, force: true });
 	}
+}
+
+/**
+ * Changes a lock file as another process may at the same time: under `<file>.lock`, the file is read again, `change`
+ * applied to what is there now, and the result written atomically, so concurrent installs and removals merge.
+ */
+export async function updateLockFile(file: string, change: (lock: SkillsLock) => void): Promise<void> {
+	await withFileLock(
+		file,
+		async () => {
+			const lock = await readLockFile(file);
+			change(lock);
+			await writeLockFile(file, lock);
+		},
+		"the lock file",
+	);
 }

@@ -1,10 +1,12 @@
-import { lstat, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { lstat, mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { hashPackage, readContained, sha256 } from "../runtime/index.ts";
 import { describeFailure, SourceError, type SourceErrorCode } from "./errors.ts";
 import { DEFAULT_FETCH_LIMITS, type FetchLimits, fetchBytes } from "./fetch.ts";
 import { checkoutRepository } from "./git.ts";
+import { withoutPassword } from "./git-values.ts";
+import { realPathInside } from "./inside.ts";
 import type { SourceSpec } from "./source.ts";
 import { archiveKindOf, readArchive, writeArchiveFiles } from "./unpack.ts";
 import { fetchSkillIndex, type IndexEntry } from "./well-known.ts";
@@ -50,7 +52,8 @@ export interface StageOptions {
  */
 export async function stageSource(spec: SourceSpec, options: StageOptions = {}): Promise<StagedSource> {
 	const limits = options.limits ?? DEFAULT_FETCH_LIMITS;
-	const temp = await mkdtemp(join(tmpdir(), "skillset-source-"));
+	// Its real path: the contained reads below it compare against the kernel's path of each folder.
+	const temp = await realpath(await mkdtemp(join(tmpdir(), "skillset-source-")));
 	const cleanup = () => rm(temp, { recursive: true, force: true });
 	try {
 		const staged = await stageInto(temp, spec, limits, options.skills);
@@ -71,13 +74,14 @@ async function stageInto(
 		// A private copy first: the review and the install then see the same bytes, whatever happens to the
 		// folder meanwhile.
 		const dir = join(temp, "folder");
-		await copyFolder(spec.path, dir);
+		await copyFolder(await realpath(spec.path), dir);
 		return { dir, record: { type: "dir", url: spec.path }, digests: new Map(), failures: new Map(), warnings: [] };
 	}
 	if (spec.kind === "git") {
 		const checkout = await checkoutRepository(spec.url, spec.ref, join(temp, "repo"), limits.timeoutMs);
-		const dir = spec.subpath ? contained(checkout.dir, spec.subpath) : checkout.dir;
-		const record: SourceRecord = { type: "git", url: spec.url, commit: checkout.commit };
+		// The sub-folder is proven inside the checkout after links are resolved, not only by its spelling.
+		const dir = spec.subpath ? await realPathInside(checkout.dir, spec.subpath, "archive.traversal") : checkout.dir;
+		const record: SourceRecord = { type: "git", url: withoutPassword(spec.url), commit: checkout.commit };
 		if (spec.ref) record.ref = spec.ref;
 		if (spec.subpath) record.subpath = spec.subpath;
 		return { dir, record, digests: new Map(), failures: new Map(), warnings: [] };
@@ -88,7 +92,8 @@ async function stageInto(
 		const dir = join(temp, "archive");
 		await mkdir(dir);
 		await writeArchiveFiles(dir, await readArchive(bytes, kind));
-		const record: SourceRecord = { type: "archive", url: spec.url.href, digest: `sha256:${sha256(bytes)}` };
+		const url = withoutPassword(spec.url.href);
+		const record: SourceRecord = { type: "archive", url, digest: `sha256:${sha256(bytes)}` };
 		return { dir, record, digests: new Map(), failures: new Map(), warnings: [] };
 	}
 	const index = await fetchSkillIndex(spec.url, limits);
@@ -108,7 +113,7 @@ async function stageInto(
 	}
 	const warnings = [...index.warnings];
 	if (index.version === "0.1.0") warnings.push("a v0.1.0 index publishes no digests: its files are not verified");
-	return { dir, record: { type: "index", url: spec.url.href }, digests, failures, warnings };
+	return { dir, record: { type: "index", url: withoutPassword(spec.url.href) }, digests, failures, warnings };
 }
 
 /** Fetches one index entry into `dir`, verified against its digest first; returns the digest. */

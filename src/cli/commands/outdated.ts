@@ -36,7 +36,7 @@ export function render(data: OutdatedLine[], style: Style): string {
 			line.status === "outdated"
 				? style.yellow(`${line.name}  outdated  ${short(line.installed)} -> ${short(line.latest)}\n`)
 				: line.status === "unknown"
-					? style.red(`${line.name}  unknown  ${line.message}\n`)
+					? style.red(`${line.name}  unknown  ${line.message}${line.code ? ` [${line.code}]` : ""}\n`)
 					: `${line.name}  current  ${short(line.installed)}\n`,
 		)
 		.join("");

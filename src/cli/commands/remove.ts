@@ -12,13 +12,15 @@ export const options: NonNullable<ParseArgsConfig["options"]> = {
 /** Shown with --help and after a usage error. */
 export const usage: string = `Usage: skillset remove NAME... [options]
 
-Remove installed skills: the folder goes at once (renamed aside, then deleted) and its lock entry is dropped. A
-folder the lock file does not know is refused unless --force: it may be someone's own work.
+Remove installed skills: the folder goes at once (renamed aside, then deleted) and its lock entry is dropped. Only
+what skillset add put there and nobody changed since goes without --force: a folder the lock file does not know, a
+skill the lock only pins (no install source) and an installed skill with local edits are someone's own work. A
+folder reached through a link that leads out of the lock's folder is never removed.
 
 ${installUsage}
 
 Options:
-  --force                    remove NAME from the target folder even if the lock does not know it
+  --force                    remove NAME even if skillset add did not put it there, or it changed since
 
 Exit status: 0 all removed, 1 something refused, 2 usage error.`;
 

@@ -16,6 +16,7 @@ export const options: NonNullable<ParseArgsConfig["options"]> = {
 	...installFlags,
 	strict: { type: "boolean", default: false },
 	yes: { type: "boolean", default: false },
+	force: { type: "boolean", default: false },
 };
 
 /** Shown with --help and after a usage error. */
@@ -25,19 +26,23 @@ Update installed skills (every skill in the lock file with a source, or the NAME
 each changed skill it shows the files added, changed and removed, the audit of the new version, and the permission
 diff against the installed one. A new version that asks for more (a new tool, network, read or write path) or has
 P1 findings needs approval like an install; any change is applied only when confirmed on a terminal or with --yes.
-P0 refuses. The swap is atomic: the installed version stays until the new one is in place.
+P0 refuses. The swap is atomic, in exactly the folder the lock entry names, after checking that it holds that skill
+as installed: the installed version stays until the new one is in place. Lock entries are checked before anything
+is fetched; an entry whose values are not what skillset writes (an option as a ref, a sub-folder that climbs out, a
+folder reached through a link out of the lock's folder) is refused.
 
 ${installUsage}
 
 Options:
   --strict                   validate the new versions with the strict profile
   --yes                      apply every change that is not refused (P0 is always refused)
+  --force                    replace an installed copy with local edits (they are lost)
 
 Exit status: 0 every skill current or updated, 1 something refused, not applied or failed, 2 usage error.`;
 
 /** Updates. */
 export async function run(
-	values: InstallFlagValues & { strict?: boolean; yes?: boolean },
+	values: InstallFlagValues & { strict?: boolean; yes?: boolean; force?: boolean },
 	positionals: readonly string[],
 	io: CliIo,
 ): Promise<CommandResult<UpdateOutcome[]>> {
@@ -46,7 +51,14 @@ export async function run(
 		values.yes === true ||
 		(await confirm(io, `${renderQuestion(question)}Apply the update of ${question.review.name}?`));
 	const outcomes = await withInterrupt((signal) =>
-		updateSkills({ lockFile, names: positionals, strict: values.strict === true, approve, signal }),
+		updateSkills({
+			lockFile,
+			names: positionals,
+			strict: values.strict === true,
+			force: values.force === true,
+			approve,
+			signal,
+		}),
 	);
 	return { exitCode: outcomes.every((o) => o.status !== "refused") ? 0 : 1, data: outcomes };
 }

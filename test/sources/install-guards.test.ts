@@ -1,0 +1,115 @@
+import { existsSync } from "node:fs";
+import { readFile, rename, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { hashPackage } from "skillset";
+import { describe, expect, it } from "vitest";
+import { commit, repo, skill, workspace } from "../helpers/git.ts";
+import { writeTree } from "../helpers/temp.ts";
+
+// `remove` and `update` act on the user's folders: they touch only what an install put there, unchanged since,
+// exactly where the lock says it is.
+
+describe("remove deletes only what an install put there and nobody changed since", () => {
+	it("refuses a hand-written skill the lock only pins (no install source), and says why; --force removes it", async () => {
+		const ws = await workspace();
+		await writeTree(ws.cwd, { ".agents/skills/mine/SKILL.md": skill("mine") });
+		expect((await ws.run("lock")).exitCode).toBe(0);
+		expect((await ws.lock()).skills.mine.source).toBeUndefined();
+		const run = await ws.run("remove", "mine", "--json");
+		expect(run.exitCode).toBe(1);
+		const [outcome] = JSON.parse(run.stdout);
+		expect(outcome).toMatchObject({ status: "refused", code: "install.unknown" });
+		expect(outcome.message).toMatch(/not installed by skillset add.*--force/);
+		expect(existsSync(join(ws.cwd, ".agents/skills/mine/SKILL.md"))).toBe(true);
+		expect((await ws.run("remove", "mine", "--force")).exitCode).toBe(0);
+		expect(existsSync(join(ws.cwd, ".agents/skills/mine"))).toBe(false);
+	});
+
+	it("refuses an installed skill with local edits, naming what changed; --force removes it", async () => {
+		const source = await repo({ "SKILL.md": skill("edited"), "notes.md": "a\n" });
+		const ws = await workspace();
+		expect((await ws.run("add", `file://${source}`)).exitCode).toBe(0);
+		await writeFile(join(ws.cwd, ".agents/skills/edited/notes.md"), "my own notes\n");
+		await writeFile(join(ws.cwd, ".agents/skills/edited/extra.md"), "more\n");
+		const run = await ws.run("remove", "edited", "--json");
+		expect(run.exitCode).toBe(1);
+		const [outcome] = JSON.parse(run.stdout);
+		expect(outcome).toMatchObject({ status: "refused", code: "install.modified" });
+		expect(outcome.message).toMatch(/notes\.md/);
+		expect(outcome.message).toMatch(/extra\.md/);
+		expect(outcome.message).toMatch(/--force/);
+		expect(await readFile(join(ws.cwd, ".agents/skills/edited/notes.md"), "utf8")).toBe("my own notes\n");
+		expect((await ws.run("remove", "edited", "--force")).exitCode).toBe(0);
+		expect(ws.installed()).toEqual([]);
+		expect((await ws.lock()).skills).toEqual({});
+	});
+
+	it("says a name that is neither in the lock nor a folder is not installed, without suggesting --force", async () => {
+		const ws = await workspace();
+		const run = await ws.run("remove", "nothere");
+		expect(run.exitCode).toBe(1);
+		expect(run.stdout).toMatch(/nothere is not installed/);
+		expect(run.stdout).not.toMatch(/--force/);
+	});
+
+	it("still removes an untouched install at once", async () => {
+		const source = await repo({ "SKILL.md": skill("clean") });
+		const ws = await workspace();
+		expect((await ws.run("add", `file://${source}`)).exitCode).toBe(0);
+		expect((await ws.run("remove", "clean")).exitCode).toBe(0);
+		expect(ws.installed()).toEqual([]);
+	});
+});
+
+describe("update writes exactly where the lock entry points, and only over that entry's skill", () => {
+	/** `foo` installed, then moved by the user to another folder name (the lock follows); their own `foo` beside it. */
+	async function movedInstall() {
+		const source = await repo({ "SKILL.md": skill("foo") });
+		const ws = await workspace();
+		expect((await ws.run("add", `file://${source}`)).exitCode).toBe(0);
+		const skills = join(ws.cwd, ".agents/skills");
+		await rename(join(skills, "foo"), join(skills, "foo-vendored"));
+		const lock = await ws.lock();
+		lock.skills.foo.path = ".agents/skills/foo-vendored";
+		await ws.writeLock(lock.skills);
+		await writeTree(skills, { "foo/SKILL.md": skill("foo", "", "The user's own foo.\n") });
+		await commit(source, { "SKILL.md": skill("foo", "", "Version two.\n") }, "two");
+		return { source, ws, skills };
+	}
+
+	it("updates the entry's folder and leaves the user's own folder of that name alone", async () => {
+		const { ws, skills } = await movedInstall();
+		const run = await ws.run("update", "--yes", "--json");
+		expect(JSON.parse(run.stdout)).toEqual([expect.objectContaining({ name: "foo", status: "updated" })]);
+		expect(await readFile(join(skills, "foo/SKILL.md"), "utf8")).toContain("The user's own foo.");
+		expect(await readFile(join(skills, "foo-vendored/SKILL.md"), "utf8")).toContain("Version two.");
+		const entry = (await ws.lock()).skills.foo;
+		expect(entry.path).toBe(".agents/skills/foo-vendored");
+		expect(entry.digest).toBe(hashPackage(join(skills, "foo-vendored")).digest);
+	});
+
+	it("refuses when the entry's folder holds another skill", async () => {
+		const { ws, skills } = await movedInstall();
+		await writeFile(join(skills, "foo-vendored/SKILL.md"), skill("bar"));
+		const lock = await ws.lock();
+		lock.skills.foo.digest = hashPackage(join(skills, "foo-vendored")).digest;
+		lock.skills.foo.files = hashPackage(join(skills, "foo-vendored")).files;
+		await ws.writeLock(lock.skills);
+		const run = await ws.run("update", "--yes", "--json");
+		expect(JSON.parse(run.stdout)).toEqual([expect.objectContaining({ status: "refused", code: "install.modified" })]);
+		expect(await readFile(join(skills, "foo-vendored/SKILL.md"), "utf8")).toBe(skill("bar"));
+	});
+
+	it("refuses to replace local edits unless --force", async () => {
+		const { ws, skills } = await movedInstall();
+		await writeFile(join(skills, "foo-vendored/mine.md"), "my notes\n");
+		const run = await ws.run("update", "--yes", "--json");
+		const [outcome] = JSON.parse(run.stdout);
+		expect(outcome).toMatchObject({ status: "refused", code: "install.modified" });
+		expect(outcome.message).toMatch(/mine\.md.*--force/);
+		expect(existsSync(join(skills, "foo-vendored/mine.md"))).toBe(true);
+		const forced = await ws.run("update", "--yes", "--force", "--json");
+		expect(JSON.parse(forced.stdout)).toEqual([expect.objectContaining({ status: "updated" })]);
+		expect(existsSync(join(skills, "foo-vendored/mine.md"))).toBe(false);
+	});
+});

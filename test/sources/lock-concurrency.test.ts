@@ -1,0 +1,105 @@
+import { spawn } from "node:child_process";
+import { existsSync, readdirSync } from "node:fs";
+import { chmod, chown, mkdir, readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { hashPackage } from "skillset";
+import { describe, expect, it } from "vitest";
+import { skill, workspace } from "../helpers/git.ts";
+import { tempDir, writeTree } from "../helpers/temp.ts";
+
+const BIN = join(import.meta.dirname, "..", "..", "dist", "cli", "bin.js");
+
+/** Runs the built CLI as a separate process (optionally as another user); resolves with its status and output. */
+function spawnCli(
+	args: string[],
+	cwd: string,
+	options: { asNobody?: boolean; env?: Record<string, string> } = {},
+): Promise<{ status: number | null; stdout: string; stderr: string }> {
+	const argv = options.asNobody
+		? ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", process.execPath, BIN, ...args]
+		: [process.execPath, BIN, ...args];
+	return new Promise((resolve, reject) => {
+		const child = spawn(argv[0] as string, argv.slice(1), {
+			cwd,
+			env: { ...process.env, HOME: cwd, NO_COLOR: "1", ...options.env },
+			stdio: ["ignore", "pipe", "pipe"],
+		});
+		let stdout = "";
+		let stderr = "";
+		child.stdout.on("data", (chunk) => (stdout += chunk));
+		child.stderr.on("data", (chunk) => (stderr += chunk));
+		child.on("error", reject);
+		child.on("close", (status) => resolve({ status, stdout, stderr }));
+	});
+}
+
+describe("lock updates from concurrent processes are merged, never lost", () => {
+	it("keeps every entry when 12 adds run at once", { timeout: 120_000 }, async () => {
+		const sources = await tempDir();
+		const names = Array.from({ length: 12 }, (_, i) => `par-${i}`);
+		for (const name of names) await writeTree(sources, { [`${name}/SKILL.md`]: skill(name) });
+		const ws = await workspace();
+		const runs = await Promise.all(names.map((name) => spawnCli(["add", join(sources, name)], ws.cwd)));
+		for (const run of runs) expect(run.status, run.stderr + run.stdout).toBe(0);
+		expect(ws.installed()).toEqual([...names].sort());
+		const lock = await ws.lock();
+		expect(Object.keys(lock.skills).sort()).toEqual([...names].sort());
+		for (const name of names) {
+			expect(lock.skills[name].digest).toBe(hashPackage(join(ws.cwd, ".agents/skills", name)).digest);
+		}
+		expect(readdirSync(ws.cwd).filter((f) => f.includes(".lock") && f !== "skills.lock.json")).toEqual([]);
+	});
+
+	it("keeps every entry when adds and removes of other skills run at once", { timeout: 120_000 }, async () => {
+		const sources = await tempDir();
+		const ws = await workspace();
+		const early = Array.from({ length: 5 }, (_, i) => `early-${i}`);
+		const late = Array.from({ length: 5 }, (_, i) => `late-${i}`);
+		for (const name of [...early, ...late]) await writeTree(sources, { [`${name}/SKILL.md`]: skill(name) });
+		for (const name of early) expect((await ws.run("add", join(sources, name))).exitCode).toBe(0);
+		const runs = await Promise.all([
+			...late.map((name) => spawnCli(["add", join(sources, name)], ws.cwd)),
+			...early.map((name) => spawnCli(["remove", name], ws.cwd)),
+		]);
+		for (const run of runs) expect(run.status, run.stderr + run.stdout).toBe(0);
+		expect(Object.keys((await ws.lock()).skills).sort()).toEqual(late);
+		expect(ws.installed()).toEqual(late);
+	});
+});
+
+describe("an install whose lock cannot be written is undone, and says so", () => {
+	it("refuses before installing when the lock file cannot be read", async () => {
+		const sources = await writeTree(await tempDir(), { "one/SKILL.md": skill("one") });
+		const ws = await workspace();
+		await writeFile(join(ws.cwd, "skills.lock.json"), "{ not json");
+		const run = await ws.run("add", join(sources, "one"), "--json");
+		expect(run.exitCode).toBe(1);
+		expect(JSON.parse(run.stdout).failure).toMatchObject({ code: "install.io" });
+		expect(JSON.parse(run.stdout).failure.message).toMatch(/skills\.lock\.json/);
+		expect(ws.installed()).toEqual([]);
+		expect(await readFile(join(ws.cwd, "skills.lock.json"), "utf8")).toBe("{ not json");
+	});
+
+	it("as an unprivileged user, a lock folder it cannot write to undoes the install", { timeout: 60_000 }, async () => {
+		const sources = await writeTree(await tempDir(), { "two/SKILL.md": skill("two") });
+		await chmod(sources, 0o755);
+		const ws = await tempDir();
+		await chmod(ws, 0o755);
+		// The skills folder is the user's to write; the lock's folder (the workspace) is not.
+		const target = join(ws, "skills");
+		await mkdir(target);
+		await chown(target, 65534, 65534);
+		const run = await spawnCli(["add", join(sources, "two"), "--dir", "skills", "--json"], ws, {
+			asNobody: true,
+			env: { HOME: target },
+		});
+		expect(run.status, run.stderr).toBe(1);
+		const result = JSON.parse(run.stdout);
+		expect(result.outcomes).toEqual([
+			expect.objectContaining({ name: "two", status: "refused", code: "install.unpinned" }),
+		]);
+		expect(result.outcomes[0].message).toMatch(/not installed.*skills\.lock\.json/);
+		expect(readdirSync(target)).toEqual([]);
+		expect(existsSync(join(ws, "skills.lock.json"))).toBe(false);
+	});
+});
