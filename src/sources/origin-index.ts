@@ -3,7 +3,7 @@ import { sha256 } from "../runtime/index.ts";
 import { parseSkillFrontmatter } from "../skill/index.ts";
 import { type CachedSkill, OriginCache } from "./cache.ts";
 import { describeFailure, SourceError } from "./errors.ts";
-import { DEFAULT_FETCH_LIMITS, type FetchLimits, fetchBytes } from "./fetch.ts";
+import { DEFAULT_FETCH_LIMITS, type FetchLimits, fetchBelow } from "./fetch.ts";
 import { archiveKindOf, readArchive } from "./unpack.ts";
 import { fetchSkillIndex, type IndexEntry } from "./well-known.ts";
 
@@ -31,8 +31,10 @@ export function createIndexOrigin(label: string, url: string, options: IndexOrig
 			const report = (code: DiscoveryDiagnostic["code"], message: string, severity: DiscoveryDiagnostic["severity"]) =>
 				diagnostics.push({ code, severity, message, file: `${origin} ${url}` });
 			let entries: IndexEntry[];
+			let root: string | undefined;
 			try {
 				const index = await fetchSkillIndex(new URL(url), limits);
+				root = index.root;
 				for (const warning of index.warnings) report("origin.failed", warning, "warning");
 				if (index.version === "0.1.0")
 					report("origin.failed", "a v0.1.0 index has no digests: its files are trusted as first fetched", "warning");
@@ -44,7 +46,7 @@ export function createIndexOrigin(label: string, url: string, options: IndexOrig
 			const current: Record<string, CachedSkill> = {};
 			for (const entry of entries) {
 				try {
-					current[entry.name] = await refresh(entry, state.skills[entry.name], cache, limits);
+					current[entry.name] = await refresh(entry, state.skills[entry.name], cache, limits, root);
 				} catch (error) {
 					const failure = describeFailure(error, "source.fetch");
 					report("origin.refused", `${entry.name}: ${failure.message} [${failure.code}]`, "error");
@@ -63,15 +65,17 @@ async function refresh(
 	previous: CachedSkill | undefined,
 	cache: OriginCache,
 	limits: FetchLimits,
+	root: string | undefined,
 ): Promise<CachedSkill> {
+	// A local index's files are read only inside its root folder, no link followed (`fetchBelow`).
 	if (entry.type === "files") {
 		const files = new Map<string, Uint8Array>();
-		for (const path of entry.files) files.set(path, await fetchBytes(new URL(path, entry.base), limits));
+		for (const path of entry.files) files.set(path, await fetchBelow(root, new URL(path, entry.base), limits));
 		checkName(entry.name, files.get("SKILL.md"));
 		return cache.store(entry.name, files, "unverified");
 	}
 	if (previous && previous.published === entry.digest && cache.verify(previous)) return previous;
-	const bytes = await fetchBytes(entry.url, limits);
+	const bytes = await fetchBelow(root, entry.url, limits);
 	const digest = `sha256:${sha256(bytes)}`;
 	if (digest !== entry.digest) {
 		throw new SourceError("digest.mismatch", `the artifact's digest is ${digest}, the index says ${entry.digest}`);

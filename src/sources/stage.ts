@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { hashPackage, readContained, sha256 } from "../runtime/index.ts";
 import { describeFailure, SourceError, type SourceErrorCode } from "./errors.ts";
-import { DEFAULT_FETCH_LIMITS, type FetchLimits, fetchBytes } from "./fetch.ts";
+import { DEFAULT_FETCH_LIMITS, type FetchLimits, fetchBelow, fetchBytes } from "./fetch.ts";
 import { checkoutRepository } from "./git.ts";
 import { withoutPassword } from "./git-values.ts";
 import { realPathInside } from "./inside.ts";
@@ -104,7 +104,7 @@ async function stageInto(
 	for (const entry of index.entries) {
 		if (only && !only.includes(entry.name)) continue;
 		try {
-			const digest = await stageEntry(join(dir, entry.name), entry, limits);
+			const digest = await stageEntry(join(dir, entry.name), entry, limits, index.root);
 			if (digest) digests.set(entry.name, digest);
 		} catch (error) {
 			failures.set(entry.name, describeFailure(error, "source.fetch"));
@@ -116,18 +116,26 @@ async function stageInto(
 	return { dir, record: { type: "index", url: withoutPassword(spec.url.href) }, digests, failures, warnings };
 }
 
-/** Fetches one index entry into `dir`, verified against its digest first; returns the digest. */
-async function stageEntry(dir: string, entry: IndexEntry, limits: FetchLimits): Promise<string | undefined> {
+/**
+ * Fetches one index entry into `dir`, verified against its digest first; returns the digest. A local index's files
+ * are read only inside its `root`, links refused.
+ */
+async function stageEntry(
+	dir: string,
+	entry: IndexEntry,
+	limits: FetchLimits,
+	root: string | undefined,
+): Promise<string | undefined> {
 	if (entry.type === "files") {
 		await mkdir(dir);
 		for (const file of entry.files) {
 			const target = contained(dir, file);
 			await mkdir(resolve(target, ".."), { recursive: true });
-			await writeFile(target, await fetchBytes(new URL(file, entry.base), limits), { flag: "wx" });
+			await writeFile(target, await fetchBelow(root, new URL(file, entry.base), limits), { flag: "wx" });
 		}
 		return undefined;
 	}
-	const bytes = await fetchBytes(entry.url, limits);
+	const bytes = await fetchBelow(root, entry.url, limits);
 	const digest = `sha256:${sha256(bytes)}`;
 	if (digest !== entry.digest) {
 		throw new SourceError(

@@ -1,6 +1,9 @@
+import { realpath } from "node:fs/promises";
+import { basename, dirname, join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { isValidSkillName } from "../skill/index.ts";
 import { SourceError } from "./errors.ts";
-import { type FetchLimits, fetchBytes } from "./fetch.ts";
+import { type FetchLimits, fetchBelow } from "./fetch.ts";
 
 /** The Agent Skills Discovery index versions read here (the `$schema` of v0.2.0; v0.1.0 has none). */
 export const INDEX_SCHEMA_V2 = "https://schemas.agentskills.io/discovery/0.2.0/schema.json";
@@ -19,6 +22,8 @@ export interface SkillIndexDocument {
 	url: URL;
 	entries: IndexEntry[];
 	warnings: string[];
+	/** For a local (`file:`) index: the real folder its index and every file it lists are read in, links refused. */
+	root?: string;
 }
 
 const DIGEST = /^sha256:[0-9a-f]{64}$/;
@@ -30,18 +35,34 @@ export function indexUrlOf(origin: URL): URL {
 }
 
 /** Fetches and reads an origin's index: v0.2.0 at the well-known path, else v0.1.0 at its older path. */
-export async function fetchSkillIndex(origin: URL, limits: FetchLimits): Promise<SkillIndexDocument> {
+export async function fetchSkillIndex(named: URL, limits: FetchLimits): Promise<SkillIndexDocument> {
+	const local = named.protocol === "file:" ? await localOrigin(named) : undefined;
+	const origin = local?.origin ?? named;
+	const root = local?.root;
 	const url = indexUrlOf(origin);
 	let bytes: Uint8Array;
 	try {
-		bytes = await fetchBytes(url, { ...limits, maxBytes: Math.min(limits.maxBytes, 8 << 20) });
+		bytes = await fetchBelow(root, url, { ...limits, maxBytes: Math.min(limits.maxBytes, 8 << 20) });
 	} catch (error) {
 		if (url === origin) throw error;
 		const v1 = new URL(INDEX_PATH_V1, url.href.replace(INDEX_PATH, ""));
-		bytes = await fetchBytes(v1, limits).catch(() => Promise.reject(error));
-		return parseSkillIndex(new TextDecoder().decode(bytes), v1);
+		bytes = await fetchBelow(root, v1, limits).catch(() => Promise.reject(error));
+		return { ...parseSkillIndex(new TextDecoder().decode(bytes), v1), ...(root ? { root } : {}) };
 	}
-	return parseSkillIndex(new TextDecoder().decode(bytes), url);
+	return { ...parseSkillIndex(new TextDecoder().decode(bytes), url), ...(root ? { root } : {}) };
+}
+
+/**
+ * A local origin at its real path, and the folder everything it lists is read in: the site folder, or the folder of
+ * an index file named directly. Links in the path the user named are theirs; every link below it is refused.
+ */
+async function localOrigin(named: URL): Promise<{ origin: URL; root: string }> {
+	const path = fileURLToPath(named);
+	const file = named.pathname.endsWith(".json");
+	const folder = file ? dirname(path) : path;
+	// A folder that does not exist stays as named: the read then fails with source.not-found.
+	const root = await realpath(folder).catch(() => folder);
+	return { origin: pathToFileURL(file ? join(root, basename(path)) : `${root}/`), root };
 }
 
 /**
