@@ -11,7 +11,10 @@ const STALE_LOCK_MS = 10_000;
  */
 export async function withFileLock<T>(file: string, work: () => Promise<T>, what = "the file"): Promise<T> {
 	const lock = `${file}.lock`;
-	await mkdir(dirname(file), { recursive: true });
+	// A file where a folder should be is reported by the open below, by its own code (ENOTDIR), not as EEXIST.
+	await mkdir(dirname(file), { recursive: true }).catch((error: NodeJS.ErrnoException) => {
+		if (error.code !== "EEXIST") throw error;
+	});
 	for (let attempt = 0; ; attempt++) {
 		try {
 			const handle = await open(lock, "wx", 0o600);

@@ -55,7 +55,8 @@ const MAX_PACKAGE_FILES = 10_000;
  * `path<TAB>sha256` lines.
  */
 export function hashPackage(dir: string): PackageHash {
-	const files: Record<string, LockedFile> = {};
+	// No prototype: a file named `__proto__` is a key like any other, never a setter that drops it from the pins.
+	const files: Record<string, LockedFile> = Object.create(null);
 	const problems: string[] = [];
 	for (const rel of walkFiles(dir, problems)) {
 		const read = readContained(dir, rel);
@@ -128,10 +129,10 @@ export function comparePackage(current: PackageHash, locked: Pick<LockedSkill, "
 
 /** The lock as written to disk: stable key order, two-space indent, final newline. */
 export function renderLock(lock: SkillsLock): string {
-	const skills: Record<string, LockedSkill> = {};
+	const skills: Record<string, LockedSkill> = Object.create(null);
 	for (const name of sortedPaths(Object.keys(lock.skills))) {
 		const skill = lock.skills[name] as LockedSkill;
-		const files: Record<string, LockedFile> = {};
+		const files: Record<string, LockedFile> = Object.create(null);
 		for (const path of sortedPaths(Object.keys(skill.files))) files[path] = skill.files[path] as LockedFile;
 		skills[name] = { path: skill.path, digest: skill.digest, files, ...(skill.source ? { source: skill.source } : {}) };
 	}

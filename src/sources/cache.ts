@@ -73,7 +73,7 @@ export class OriginCache {
 	async store(name: string, files: ReadonlyMap<string, Uint8Array>, published: string): Promise<CachedSkill> {
 		// The name becomes a folder: only a spec name (lowercase letters, digits, hyphens) can never climb out.
 		if (!isValidSkillName(name)) throw new Error(`'${name}' is not a valid skill name`);
-		const pins: CachedSkill["files"] = {};
+		const pins: CachedSkill["files"] = Object.create(null);
 		for (const [path, bytes] of files) {
 			if (path.split("/").some((part) => part === "" || part === "." || part === ".." || part.includes("\0"))) {
 				throw new Error(`${JSON.stringify(path)} is not a plain relative path`);

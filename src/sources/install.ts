@@ -66,6 +66,7 @@ export async function addSkills(options: AddOptions): Promise<AddResult> {
 	let staged: Awaited<ReturnType<typeof stageSource>> | undefined;
 	try {
 		const spec = parseSource(options.source, options.cwd);
+		checkBelowLock(options.target, options.lockFile);
 		const target = await realTarget(options.cwd, options.target);
 		// A lock that cannot be read (or is broken) refuses before anything is fetched or written.
 		await readLockFile(options.lockFile);
@@ -99,6 +100,17 @@ export async function addSkills(options: AddOptions): Promise<AddResult> {
 		await staged?.cleanup();
 	}
 	return result;
+}
+
+/** Refuses a skills folder outside the lock file's folder: update and remove could never act on what it records. */
+function checkBelowLock(target: string, lockFile: string): void {
+	const rel = relative(dirname(lockFile), target);
+	if (rel.startsWith("..") || isAbsolute(rel)) {
+		throw new SourceError(
+			"install.outside",
+			`${target} is not below the lock file's folder ${dirname(lockFile)}; pass --lock with a lock file above it`,
+		);
+	}
 }
 
 /**
@@ -223,7 +235,9 @@ export async function recordInstall(
 	source: LockedSource,
 ): Promise<void> {
 	const hashed = hashPackage(dir);
+	const entry = { path: path || ".", digest: hashed.digest, files: hashed.files, source };
 	await updateLockFile(lockFile, (lock) => {
-		lock.skills[name] = { path: path || ".", digest: hashed.digest, files: hashed.files, source };
+		// Defined, not assigned: a skill named like an Object.prototype key (`__proto__`) is an entry like any other.
+		Object.defineProperty(lock.skills, name, { value: entry, enumerable: true, writable: true, configurable: true });
 	});
 }

@@ -113,3 +113,21 @@ describe("update writes exactly where the lock entry points, and only over that 
 		expect(existsSync(join(skills, "foo-vendored/mine.md"))).toBe(false);
 	});
 });
+
+describe("names that are Object.prototype keys", () => {
+	it("pins a file named __proto__ like any other, so an edit to it is seen", async () => {
+		const files = Object.fromEntries([
+			["SKILL.md", skill("protoish")],
+			["__proto__", "original\n"],
+		]);
+		const source = await repo(files);
+		const ws = await workspace();
+		expect((await ws.run("add", `file://${source}`)).exitCode).toBe(0);
+		const lock = await ws.lock();
+		expect(Object.keys(lock.skills.protoish.files)).toEqual(["SKILL.md", "__proto__"]);
+		await writeFile(join(ws.cwd, ".agents/skills/protoish/__proto__"), "tampered\n");
+		const run = await ws.run("remove", "protoish", "--json");
+		expect(JSON.parse(run.stdout)).toEqual([expect.objectContaining({ status: "refused", code: "install.modified" })]);
+		expect((await ws.run("lock", "--verify")).exitCode).toBe(1);
+	});
+});

@@ -230,6 +230,15 @@ describe("remove and update never act through a link out of the lock's folder", 
 		expect(existsSync(join(ws.cwd, "skills.lock.json"))).toBe(false);
 	});
 
+	it("add refuses a skills folder outside the lock's folder (update and remove could never act on it)", async () => {
+		const source = await repo({ "SKILL.md": skill("w") });
+		const ws = await workspace();
+		const elsewhere = await tempDir();
+		const run = await ws.run("add", `file://${source}`, "--dir", elsewhere, "--lock", "skills.lock.json", "--json");
+		expect(JSON.parse(run.stdout).failure).toMatchObject({ code: "install.outside" });
+		expect(readdirSync(elsewhere)).toEqual([]);
+	});
+
 	it("add still installs through a link that stays inside the workspace", async () => {
 		const source = await repo({ "SKILL.md": skill("z") });
 		const ws = await workspace();

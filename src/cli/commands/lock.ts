@@ -7,6 +7,7 @@ import {
 	hashPackage,
 	parseLock,
 	renderLock,
+	withFileLock,
 	writeFileAtomic,
 } from "../../runtime/index.ts";
 import type { Diagnostic } from "../../skill/index.ts";
@@ -101,15 +102,27 @@ export async function run(
 	return { exitCode: failed ? 1 : 0, data };
 }
 
-/** Writes the lock atomically; an I/O failure (a folder, no permission) is returned as a message. */
+/**
+ * Writes the lock atomically, holding the lock file's lock (as `add`, `update` and `remove` do), with the install
+ * sources re-read under it; an I/O failure (a folder, no permission) is returned as a message.
+ */
 async function write(file: string, skills: Parameters<typeof createLock>[0]): Promise<LockLine[] | string> {
-	const previous = parseLock(await readFile(file, "utf8").catch(() => "{}"));
-	const { lock, problems } = createLock(skills, dirname(file), "error" in previous ? undefined : previous);
+	let created: ReturnType<typeof createLock>;
 	try {
-		await writeFileAtomic(file, renderLock(lock));
+		created = await withFileLock(
+			file,
+			async () => {
+				const previous = parseLock(await readFile(file, "utf8").catch(() => "{}"));
+				const made = createLock(skills, dirname(file), "error" in previous ? undefined : previous);
+				await writeFileAtomic(file, renderLock(made.lock));
+				return made;
+			},
+			"the lock file",
+		);
 	} catch (error) {
 		return `cannot write the lock file ${file}: ${(error as NodeJS.ErrnoException).code ?? error}`;
 	}
+	const { lock, problems } = created;
 	return Object.entries(lock.skills).map(([name, skill]) => {
 		const found = problems.find((p) => p.name === name);
 		return { name, status: "locked", digest: skill.digest, ...(found ? { problems: found.problems } : {}) };
