@@ -21,6 +21,7 @@ export {
 	createLock,
 	hashPackage,
 	LOCK_FILE_NAME,
+	MAX_LOCK_FILE_BYTES,
 	packageDigest,
 	parseLock,
 	renderLock,
@@ -29,6 +30,7 @@ export {
 } from "./integrity.ts";
 export type { IntegrityOptions } from "./load-skill.ts";
 export { mediaTypeOf } from "./media-type.ts";
+export { NotRegularFileError, readRegularFile } from "./read-regular.ts";
 export type { ReferenceCode, ReferenceEdge, ReferenceGraph } from "./refs.ts";
 export { buildReferenceGraph, REFERENCE_CODES } from "./refs.ts";
 export type { RenderableActivation } from "./render.ts";

@@ -40,6 +40,9 @@ export interface SkillsLock {
 /** The lock file's name. */
 export const LOCK_FILE_NAME = "skills.lock.json";
 
+/** The largest lock file read (64 MiB: far above any real one, far below what would exhaust memory). */
+export const MAX_LOCK_FILE_BYTES: number = 64 << 20;
+
 /** A package's hashes, and what could not be hashed (links, hard links, unreadable files). */
 export interface PackageHash {
 	files: Record<string, LockedFile>;

@@ -1,11 +1,14 @@
 import { existsSync, realpathSync } from "node:fs";
-import { mkdir, mkdtemp, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rename, rm, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { basename, dirname, join, relative, resolve } from "node:path";
 import type { DiscoveryDiagnostic, OriginLoad } from "../discovery/index.ts";
-import { hashPackage, packageDigest, sha256 } from "../runtime/index.ts";
+import { hashPackage, packageDigest, readRegularFile, sha256 } from "../runtime/index.ts";
 import { isValidSkillName } from "../skill/index.ts";
 import { realPathInside } from "./inside.ts";
+
+/** The largest state file read: a FIFO, a device or a huge file in its place is an unreadable state. */
+export const MAX_STATE_BYTES: number = 16 << 20;
 
 /** The folder for verified remote copies: `SKILLSET_CACHE_DIR`, else `$XDG_CACHE_HOME/skillset`, else `~/.cache/skillset`. */
 export function defaultCacheDir(env: Readonly<Record<string, string | undefined>> = process.env): string {
@@ -61,7 +64,7 @@ export class OriginCache {
 	/** The remembered state; empty when nothing was cached (or the state file is unreadable). */
 	async read(origin: string, url: string): Promise<OriginState> {
 		try {
-			const state = JSON.parse(await readFile(this.#stateFile, "utf8")) as OriginState;
+			const state = JSON.parse(await readRegularFile(this.#stateFile, MAX_STATE_BYTES)) as OriginState;
 			if (state.origin === origin && state.url === url && typeof state.skills === "object") return state;
 		} catch {
 			// No state yet, or a broken one: start empty; verified copies are re-fetched.

@@ -16,15 +16,18 @@ export async function realPathInside(base: string, rel: string, code: SourceErro
 	let current = root;
 	for (const [index, segment] of segments.entries()) {
 		const next = join(current, segment);
-		const real = await realpath(next).catch((error: NodeJS.ErrnoException) => {
+		let real = await realpath(next).catch((error: NodeJS.ErrnoException) => {
 			if (error.code !== "ENOENT") throw error;
 			return undefined;
 		});
 		if (real === undefined) {
-			if (await lstat(next).catch(() => undefined)) {
+			const info = await lstat(next).catch(() => undefined);
+			if (!info) return join(next, ...segments.slice(index + 1));
+			if (info.isSymbolicLink()) {
 				throw new SourceError(code, `${join(base, ...segments.slice(0, index + 1))} is a link to nowhere`);
 			}
-			return join(next, ...segments.slice(index + 1));
+			// Created meanwhile (by another install, say): resolve it now.
+			real = await realpath(next);
 		}
 		if (real === root || !isInside(root, real)) {
 			throw new SourceError(

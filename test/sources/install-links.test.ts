@@ -230,6 +230,16 @@ describe("remove and update never act through a link out of the lock's folder", 
 		expect(existsSync(join(ws.cwd, "skills.lock.json"))).toBe(false);
 	});
 
+	it("add refuses a target reached through a dangling link (writing through it would create its target)", async () => {
+		const source = await repo({ "SKILL.md": skill("v") });
+		const ws = await workspace();
+		const nowhere = join(await tempDir(), "not-yet");
+		await symlink(nowhere, join(ws.cwd, ".agents"));
+		const run = await ws.run("add", `file://${source}`, "--json");
+		expect(JSON.parse(run.stdout).failure).toMatchObject({ code: "install.outside" });
+		expect(existsSync(nowhere)).toBe(false);
+	});
+
 	it("add refuses a skills folder outside the lock's folder (update and remove could never act on it)", async () => {
 		const source = await repo({ "SKILL.md": skill("w") });
 		const ws = await workspace();

@@ -1,6 +1,6 @@
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { existsSync, readdirSync } from "node:fs";
-import { chmod, chown, mkdir, readFile, writeFile } from "node:fs/promises";
+import { chmod, chown, mkdir, readFile, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { hashPackage } from "skillset";
 import { describe, expect, it } from "vitest";
@@ -13,7 +13,7 @@ const BIN = join(import.meta.dirname, "..", "..", "dist", "cli", "bin.js");
 function spawnCli(
 	args: string[],
 	cwd: string,
-	options: { asNobody?: boolean; env?: Record<string, string> } = {},
+	options: { asNobody?: boolean; env?: Record<string, string>; timeoutMs?: number } = {},
 ): Promise<{ status: number | null; stdout: string; stderr: string }> {
 	const argv = options.asNobody
 		? ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", process.execPath, BIN, ...args]
@@ -23,6 +23,9 @@ function spawnCli(
 			cwd,
 			env: { ...process.env, HOME: cwd, NO_COLOR: "1", ...options.env },
 			stdio: ["ignore", "pipe", "pipe"],
+			// A bound for the test run, not a timing assertion: a process that hangs is killed and fails the test.
+			timeout: options.timeoutMs ?? 60_000,
+			killSignal: "SIGKILL",
 		});
 		let stdout = "";
 		let stderr = "";
@@ -87,11 +90,14 @@ describe("an install whose lock cannot be written is undone, and says so", () =>
 		await chmod(ws, 0o755);
 		// The skills folder is the user's to write; the lock's folder (the workspace) is not.
 		const target = join(ws, "skills");
-		await mkdir(target);
-		await chown(target, 65534, 65534);
+		const scratch = join(ws, "scratch");
+		for (const folder of [target, scratch]) {
+			await mkdir(folder);
+			await chown(folder, 65534, 65534);
+		}
 		const run = await spawnCli(["add", join(sources, "two"), "--dir", "skills", "--json"], ws, {
 			asNobody: true,
-			env: { HOME: target },
+			env: { HOME: target, TMPDIR: scratch },
 		});
 		expect(run.status, run.stderr).toBe(1);
 		const result = JSON.parse(run.stdout);
@@ -100,6 +106,32 @@ describe("an install whose lock cannot be written is undone, and says so", () =>
 		]);
 		expect(result.outcomes[0].message).toMatch(/not installed.*skills\.lock\.json/);
 		expect(readdirSync(target)).toEqual([]);
+		expect(readdirSync(scratch)).toEqual([]);
 		expect(existsSync(join(ws, "skills.lock.json"))).toBe(false);
+	});
+});
+
+describe("a lock file that never ends", () => {
+	it.each([
+		["a FIFO", "fifo"],
+		["a link to /dev/zero", "zero"],
+	])("as %s is refused by every command that reads it, at once", { timeout: 120_000 }, async (_what, kind) => {
+		const ws = await workspace();
+		const lock = join(ws.cwd, "skills.lock.json");
+		if (kind === "fifo") execFileSync("mkfifo", [lock]);
+		else await symlink("/dev/zero", lock);
+		const source = await writeTree(await tempDir(), { "three/SKILL.md": skill("three") });
+		for (const args of [["outdated"], ["update", "--yes"], ["remove", "three"], ["add", join(source, "three")]]) {
+			const run = await spawnCli([...args, "--json"], ws.cwd, { timeoutMs: 20_000 });
+			expect(run.status, `${args[0]}: ${run.stderr}`).not.toBeNull();
+			expect(`${run.stdout}${run.stderr}`).toMatch(/skills\.lock\.json is not a regular file/);
+		}
+		const verify = await spawnCli(["lock", "--verify"], ws.cwd, { timeoutMs: 20_000 });
+		expect(verify.status).not.toBeNull();
+		expect(verify.stderr).toMatch(/not a regular file/);
+		const show = await spawnCli(["show", "three", "--verify"], ws.cwd, { timeoutMs: 20_000 });
+		expect(show.status).toBe(2);
+		expect(show.stderr).toMatch(/cannot read the lock file .*ENOTREG/);
+		expect(ws.installed()).toEqual([]);
 	});
 });

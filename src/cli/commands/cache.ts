@@ -1,6 +1,7 @@
-import { lstat, readdir, readFile, realpath, rm, rmdir } from "node:fs/promises";
+import { lstat, readdir, realpath, rm, rmdir } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import type { ParseArgsConfig } from "node:util";
+import { readRegularFile } from "../../runtime/index.ts";
 import { type DiscoveryFlagValues, discoveryFlags, discoveryUsage, settingsFor } from "../discovery-flags.ts";
 import { type CliIo, type CommandResult, type Style, UsageError } from "../io.ts";
 import { treeBytes } from "../origin-status.ts";
@@ -113,7 +114,8 @@ interface State {
 
 async function readState(folder: string): Promise<State | undefined> {
 	try {
-		const state = JSON.parse(await readFile(join(folder, "state.json"), "utf8")) as Partial<State> | null;
+		const text = await readRegularFile(join(folder, "state.json"), 16 << 20);
+		const state = JSON.parse(text) as Partial<State> | null;
 		if (state && typeof state.skills === "object" && state.skills !== null) return state as State;
 	} catch {
 		// No state (never refreshed) or a broken one: nothing in the folder is a current copy.

@@ -1,11 +1,13 @@
-import { readFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import type { ParseArgsConfig } from "node:util";
 import {
 	comparePackage,
 	createLock,
 	hashPackage,
+	MAX_LOCK_FILE_BYTES,
+	NotRegularFileError,
 	parseLock,
+	readRegularFile,
 	renderLock,
 	withFileLock,
 	writeFileAtomic,
@@ -112,7 +114,7 @@ async function write(file: string, skills: Parameters<typeof createLock>[0]): Pr
 		created = await withFileLock(
 			file,
 			async () => {
-				const previous = parseLock(await readFile(file, "utf8").catch(() => "{}"));
+				const previous = parseLock(await readLockText(file).catch(() => "{}"));
 				const made = createLock(skills, dirname(file), "error" in previous ? undefined : previous);
 				await writeFileAtomic(file, renderLock(made.lock));
 				return made;
@@ -132,8 +134,9 @@ async function write(file: string, skills: Parameters<typeof createLock>[0]): Pr
 async function verify(file: string, skills: Parameters<typeof createLock>[0]): Promise<LockLine[]> {
 	let text: string;
 	try {
-		text = await readFile(file, "utf8");
+		text = await readLockText(file);
 	} catch (error) {
+		if (error instanceof NotRegularFileError) throw new UsageError(error.message);
 		throw new UsageError(
 			`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? error} (run 'skillset lock' first)`,
 		);
@@ -153,6 +156,11 @@ async function verify(file: string, skills: Parameters<typeof createLock>[0]): P
 	const present = new Set(skills.map((s) => s.name));
 	for (const name of Object.keys(lock.skills)) if (!present.has(name)) lines.push({ name, status: "gone" });
 	return lines;
+}
+
+/** The lock file's text, bounded: a FIFO or device in its place (a link to `/dev/zero`) is refused at once. */
+function readLockText(file: string): Promise<string> {
+	return readRegularFile(file, MAX_LOCK_FILE_BYTES);
 }
 
 /** How many locked skills have files that could not be hashed, for the summary line. */
