@@ -39,13 +39,15 @@ const KEPT_GIT_VARIABLES = /^GIT_(SSH|SSH_COMMAND|SSH_VARIANT|SSL_\w+|HTTP_\w+|P
  * Fetches one commit of `url` (a branch, tag or commit id as `ref`; the default branch without) into the folder
  * `dir` (which must not exist; its parent is a fresh private folder), shallow, with the `git` program and a
  * deadline for every step. The URL and ref are checked first (`source.invalid`); options and operands are separated
- * in every call.
+ * in every call. The fetched tree is measured before it is checked out: more than `maxBytes` in all or
+ * {@link MAX_CHECKOUT_FILES} files is refused (`source.too-large`), so a small pack cannot expand into a full disk.
  */
 export async function checkoutRepository(
 	url: string,
 	ref: string | undefined,
 	dir: string,
 	timeoutMs: number,
+	maxBytes: number = DEFAULT_CHECKOUT_BYTES,
 ): Promise<GitCheckout> {
 	const scratch = dirname(dir);
 	const source = checkGitUrl(url, "source.invalid");
@@ -53,11 +55,35 @@ export async function checkoutRepository(
 	await git(["init", "--quiet", "--template=", "--", dir], scratch, timeoutMs);
 	const fetch = ["fetch", "--quiet", "--depth", "1", "--no-tags", "--no-recurse-submodules"];
 	await git([...fetch, "--end-of-options", source, wanted], dir, timeoutMs);
+	await checkTreeSize(dir, timeoutMs, maxBytes);
 	await git(["checkout", "--quiet", "--detach", "FETCH_HEAD"], dir, timeoutMs);
 	const commit = (await git(["rev-parse", "--verify", "HEAD^{commit}"], dir, timeoutMs)).trim();
 	// The repository's own metadata is not part of any skill in it.
 	await rm(join(dir, ".git"), { recursive: true, force: true });
 	return { dir, commit };
+}
+
+/** The largest checkout by default (256 MiB), and the most files one may hold. */
+export const DEFAULT_CHECKOUT_BYTES: number = 256 << 20;
+export const MAX_CHECKOUT_FILES = 20_000;
+
+/** Sums the blob sizes of the fetched tree (`git ls-tree -r -l`), refusing a tree over the caps before checkout. */
+async function checkTreeSize(dir: string, timeoutMs: number, maxBytes: number): Promise<void> {
+	const listing = await git(["ls-tree", "-r", "-l", "-z", "--full-tree", "FETCH_HEAD"], dir, timeoutMs, 64 << 20);
+	let total = 0;
+	let count = 0;
+	for (const entry of listing.split("\0")) {
+		if (entry === "") continue;
+		count++;
+		const size = Number(entry.slice(0, entry.indexOf("\t")).trim().split(/\s+/)[3]);
+		if (Number.isFinite(size)) total += size;
+		if (count > MAX_CHECKOUT_FILES || total > maxBytes) {
+			throw new SourceError(
+				"source.too-large",
+				`the repository holds more than ${count > MAX_CHECKOUT_FILES ? `${MAX_CHECKOUT_FILES} files` : `${maxBytes} bytes`}`,
+			);
+		}
+	}
 }
 
 /** The commit `ref` (default: HEAD) points to on the remote now, without fetching content; undefined if none. */
@@ -115,17 +141,19 @@ function gitEnvironment(cwd: string): NodeJS.ProcessEnv {
 		GIT_ASKPASS: "",
 		SSH_ASKPASS: "",
 		GIT_CONFIG_NOSYSTEM: "1",
+		// A user's git-lfs would fetch from a server the repository's .lfsconfig names while checking out.
+		GIT_LFS_SKIP_SMUDGE: "1",
 		// git never looks above the private folder it works in for a repository (a planted `/tmp/.git`, say).
 		GIT_CEILING_DIRECTORIES: dirname(cwd),
 	};
 }
 
-function git(args: readonly string[], cwd: string, timeoutMs: number): Promise<string> {
+function git(args: readonly string[], cwd: string, timeoutMs: number, maxBuffer = 4 << 20): Promise<string> {
 	return new Promise((resolve, reject) => {
 		execFile(
 			"git",
 			[...SAFE_CONFIG, ...args],
-			{ cwd, env: gitEnvironment(cwd), timeout: timeoutMs, killSignal: "SIGKILL", maxBuffer: 4 << 20 },
+			{ cwd, env: gitEnvironment(cwd), timeout: timeoutMs, killSignal: "SIGKILL", maxBuffer },
 			(error, stdout, stderr) => {
 				if (!error) return resolve(stdout);
 				if ((error as NodeJS.ErrnoException).code === "ENOENT") {

@@ -35,6 +35,15 @@ export async function placeSkill(
 			`${review.name} has files that cannot be installed: ${hashed.problems.slice(0, 3).join("; ")}`,
 		);
 	}
+	// A repository's metadata inside a skill is code that runs later: git runs its hooks and config (fsmonitor,
+	// sshCommand) in whatever tool opens the folder. No source brings one.
+	const vcs = Object.keys(hashed.files).find((path) => path.split("/").some(isGitFolder));
+	if (vcs) {
+		throw new SourceError(
+			"install.invalid",
+			`${review.name} holds ${vcs}: a .git folder is never installed (tools that open the skill would run its hooks and config); install a repository as a git source (file://…) instead`,
+		);
+	}
 	const existing = await lstat(dest).catch(() => undefined);
 	if (existing) {
 		if (existing.isDirectory() && hashPackage(dest).digest === hashed.digest) return null;
@@ -95,4 +104,9 @@ async function swapInto(staging: string, dest: string, replace: boolean): Promis
 			await rm(trash, { recursive: true, force: true });
 		},
 	};
+}
+
+/** `.git` as any file system may spell it (case folded; Windows drops trailing dots and spaces). */
+function isGitFolder(segment: string): boolean {
+	return segment.toLowerCase().replace(/[. ]+$/, "") === ".git";
 }

@@ -78,7 +78,13 @@ async function stageInto(
 		return { dir, record: { type: "dir", url: spec.path }, digests: new Map(), failures: new Map(), warnings: [] };
 	}
 	if (spec.kind === "git") {
-		const checkout = await checkoutRepository(spec.url, spec.ref, join(temp, "repo"), limits.timeoutMs);
+		const checkout = await checkoutRepository(
+			spec.url,
+			spec.ref,
+			join(temp, "repo"),
+			limits.timeoutMs,
+			limits.maxBytes * 4,
+		);
 		// The sub-folder is proven inside the checkout after links are resolved, not only by its spelling.
 		const dir = spec.subpath ? await realPathInside(checkout.dir, spec.subpath, "archive.traversal") : checkout.dir;
 		const record: SourceRecord = { type: "git", url: withoutPassword(spec.url), commit: checkout.commit };

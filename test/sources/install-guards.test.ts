@@ -1,10 +1,12 @@
 import { existsSync } from "node:fs";
 import { readFile, rename, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { gzipSync } from "node:zlib";
 import { hashPackage } from "skillset";
+import { addSkills, writeTar } from "skillset/sources";
 import { describe, expect, it } from "vitest";
 import { commit, repo, skill, workspace } from "../helpers/git.ts";
-import { writeTree } from "../helpers/temp.ts";
+import { tempDir, writeTree } from "../helpers/temp.ts";
 
 // `remove` and `update` act on the user's folders: they touch only what an install put there, unchanged since,
 // exactly where the lock says it is.
@@ -129,5 +131,46 @@ describe("names that are Object.prototype keys", () => {
 		const run = await ws.run("remove", "protoish", "--json");
 		expect(JSON.parse(run.stdout)).toEqual([expect.objectContaining({ status: "refused", code: "install.modified" })]);
 		expect((await ws.run("lock", "--verify")).exitCode).toBe(1);
+	});
+});
+
+describe("what a source may not bring", () => {
+	it("refuses a skill holding a .git folder (its hooks and config run in tools that open it)", async () => {
+		const dir = await tempDir();
+		const archive = join(dir, "skill.tar.gz");
+		const text = (value: string) => new TextEncoder().encode(value);
+		await writeFile(
+			archive,
+			gzipSync(
+				writeTar([
+					{ path: "packed/SKILL.md", data: text(skill("packed")) },
+					{ path: "packed/.git/config", data: text("[core]\n\tfsmonitor = touch /tmp/pwned\n") },
+					{ path: "packed/.git/HEAD", data: text("ref: refs/heads/main\n") },
+				]),
+			),
+		);
+		const ws = await workspace();
+		const run = await ws.run("add", archive, "--json");
+		expect(run.exitCode).toBe(1);
+		expect(JSON.parse(run.stdout).outcomes).toEqual([
+			expect.objectContaining({ name: "packed", status: "refused", code: "install.invalid" }),
+		]);
+		expect(JSON.parse(run.stdout).outcomes[0].message).toMatch(/\.git/);
+		expect(ws.installed()).toEqual([]);
+	});
+
+	it("refuses a git checkout larger than four times the download cap before writing it", async () => {
+		const big = "x".repeat(3 << 20);
+		const source = await repo({ "SKILL.md": skill("bulky"), "data/blob.txt": big });
+		const ws = await workspace();
+		const result = await addSkills({
+			source: `file://${source}`,
+			cwd: ws.cwd,
+			target: join(ws.cwd, ".agents/skills"),
+			lockFile: join(ws.cwd, "skills.lock.json"),
+			limits: { maxBytes: 512 << 10, timeoutMs: 30_000 },
+		});
+		expect(result.failure).toMatchObject({ code: "source.too-large" });
+		expect(ws.installed()).toEqual([]);
 	});
 });
