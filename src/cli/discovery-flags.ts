@@ -119,7 +119,10 @@ async function resolveSettings(
 	const discoverOptions = discoverOptionsFrom(config, cwd, homeFrom(io.env, homedir()));
 	const cacheDir = cacheDirFor(io.env, io.cwd);
 	const origins = await summarizeOrigins(config, cacheDir);
-	if (origins.length > 0) discoverOptions.origins = await createOriginProviders(config, io.env, cacheDir);
+	if (origins.length > 0) {
+		const allowUnverified = values["allow-unverified"] === true;
+		discoverOptions.origins = await createOriginProviders(config, io.env, cacheDir, allowUnverified);
+	}
 	const diagnostics = [...(guarded?.diagnostics ?? []), ...(commands?.diagnostics ?? [])];
 	return { config, discover: discoverOptions, diagnostics, origins, cacheDir };
 }

@@ -11,15 +11,18 @@ export const originFlags: NonNullable<ParseArgsConfig["options"]> = {
 	index: { type: "string", multiple: true },
 	"origin-timeout": { type: "string" },
 	"no-origins": { type: "boolean" },
+	"allow-unverified": { type: "boolean" },
 };
 
 /** Usage lines for {@link originFlags}. */
 export const originUsage: string = `  --mcp LABEL=COMMAND ARGS   an MCP server as an origin of skills: a command line (split like a shell would,
                              never run by one) or LABEL=https://URL (repeatable)
   --index LABEL=URL          a well-known skills index as an origin (https:, http: or file:; repeatable)
-  --origin-timeout MS        how long an origin may take: a whole MCP load (default 20000), each index request
-                             (default 30000)
-  --no-origins               ignore the origins of the config file and SKILLSET_* (flags still count)`;
+  --origin-timeout MS        how long an origin may take: a whole MCP load (default 20000), a whole index load
+                             with its artifacts (default 30000)
+  --no-origins               ignore the origins of the config file and SKILLSET_* (flags still count)
+  --allow-unverified         read a v0.1.0 index (no digests, so its files cannot be verified); never a
+                             fallback over plain http: name the v0.1.0 index URL there`;
 
 /** The parsed values of {@link originFlags}. */
 export interface OriginFlagValues {
@@ -27,6 +30,7 @@ export interface OriginFlagValues {
 	index?: string[];
 	"origin-timeout"?: string;
 	"no-origins"?: boolean;
+	"allow-unverified"?: boolean;
 }
 
 /** One configured origin as reported: never its token. */
@@ -169,12 +173,14 @@ export async function summarizeOrigins(config: SkillsetConfig, cacheDir: string)
 
 /**
  * The providers for the configured origins. The MCP SDK (an optional peer) is imported only when an MCP origin is
- * configured; a bearer token named by `tokenEnv` must be set.
+ * configured; a bearer token named by `tokenEnv` must be set. `allowUnverified` comes from the command line only
+ * (`--allow-unverified`): no config file or variable can turn verification off.
  */
 export async function createOriginProviders(
 	config: SkillsetConfig,
 	env: Readonly<Record<string, string | undefined>>,
 	cacheDir: string,
+	allowUnverified = false,
 ): Promise<OriginProvider[]> {
 	const timeoutMs = config.originTimeoutMs;
 	const providers: OriginProvider[] = [];
@@ -192,7 +198,7 @@ export async function createOriginProviders(
 	const { createIndexOrigin, DEFAULT_FETCH_LIMITS } = await sourcesStage();
 	const limits = { ...DEFAULT_FETCH_LIMITS, ...(timeoutMs ? { timeoutMs } : {}) };
 	for (const [label, url] of indexes) {
-		providers.push(createIndexOrigin(label, url, { cacheDir, limits }));
+		providers.push(createIndexOrigin(label, url, { cacheDir, limits, allowUnverified }));
 	}
 	return providers;
 }

@@ -4,6 +4,7 @@ export type SourceErrorCode =
 	| "source.not-found"
 	| "source.fetch"
 	| "source.timeout"
+	| "source.redirect"
 	| "source.too-large"
 	| "source.git"
 	| "source.no-skills"
@@ -22,6 +23,9 @@ export type SourceErrorCode =
 	| "archive.no-skill-md"
 	| "index.invalid"
 	| "index.schema"
+	| "index.unverified"
+	| "index.html"
+	| "index.name-mismatch"
 	| "install.exists"
 	| "install.invalid"
 	| "install.refused"
@@ -31,7 +35,11 @@ export type SourceErrorCode =
 	| "install.outside"
 	| "install.modified"
 	| "install.unpinned"
-	| "lock.invalid";
+	| "lock.invalid"
+	| "publish.link"
+	| "publish.credential"
+	| "publish.invalid"
+	| "publish.unsafe-out";
 
 /** A problem with one source or skill: carried as data by every result, thrown only inside the stage. */
 export class SourceError extends Error {

@@ -12,7 +12,7 @@ export type { AddOptions, AddResult, InstallOutcome } from "./install.ts";
 export { addSkills } from "./install.ts";
 export type { IndexOriginOptions } from "./origin-index.ts";
 export { createIndexOrigin } from "./origin-index.ts";
-export type { PublishedEntry, PublishSkill } from "./publish.ts";
+export type { PublishedEntry, PublishOptions, PublishResult, PublishSkill } from "./publish.ts";
 export { publishSkills } from "./publish.ts";
 export type { RemoveOptions, RemoveOutcome } from "./remove.ts";
 export { removeSkills } from "./remove.ts";

@@ -51,6 +51,8 @@ export interface AddOptions {
 	/** Asked for each skill whose audit has P1 findings; no answer (or false) refuses it. */
 	approve?: (review: SkillReview) => boolean | Promise<boolean>;
 	limits?: FetchLimits;
+	/** Accept a v0.1.0 index source, whose files have no digests (`--allow-unverified`); off by default. */
+	allowUnverified?: boolean;
 	/** Aborting stops before the next file is written and removes what was staged. */
 	signal?: AbortSignal;
 }
@@ -73,6 +75,7 @@ export async function addSkills(options: AddOptions): Promise<AddResult> {
 		staged = await stageSource(spec, {
 			...(options.limits ? { limits: options.limits } : {}),
 			...(options.skills ? { skills: options.skills } : {}),
+			allowUnverified: options.allowUnverified === true,
 		});
 		result.source = staged.record;
 		result.warnings.push(...staged.warnings);

@@ -1,31 +1,42 @@
 import type { DiscoveryDiagnostic, OriginLoad, OriginProvider } from "../discovery/index.ts";
 import { sha256 } from "../runtime/index.ts";
-import { parseSkillFrontmatter } from "../skill/index.ts";
 import { type CachedSkill, OriginCache } from "./cache.ts";
 import { describeFailure, SourceError } from "./errors.ts";
-import { DEFAULT_FETCH_LIMITS, type FetchLimits, fetchBelow } from "./fetch.ts";
-import { archiveKindOf, readArchive } from "./unpack.ts";
-import { fetchSkillIndex, type IndexEntry } from "./well-known.ts";
+import { DEFAULT_FETCH_LIMITS, type FetchLimits, fetchBelow, withDeadline } from "./fetch.ts";
+import { archiveKindOf, DEFAULT_UNPACK_LIMITS, readArchive } from "./unpack.ts";
+import { checkEntryName, fetchSkillIndex, type IndexEntry } from "./well-known.ts";
 
 /** Options for {@link createIndexOrigin}. */
 export interface IndexOriginOptions {
 	/** Where verified copies go (`defaultCacheDir()`). */
 	cacheDir: string;
+	/** The byte cap of one download, and the deadline of one whole load (the index and every artifact). */
 	limits?: FetchLimits;
+	/** Read a v0.1.0 index, whose files have no digests (see `IndexFetchOptions`); off by default. */
+	allowUnverified?: boolean;
 }
+
+/** What the cache records for a skill fetched from a v0.1.0 index. */
+const UNVERIFIED = "unverified";
 
 /**
  * A well-known index as a discovery origin (`index:<label>`): the index is read, every artifact is verified against
  * its digest (and its SKILL.md's name against the entry) before it is unpacked into the cache, unchanged entries are
- * served from the cache without a download, and an unreachable origin serves its last verified copies.
+ * served from the cache without a download, and an unreachable origin serves its last verified copies. One deadline
+ * covers a whole load; copies from a v0.1.0 index are served only while `allowUnverified` is set.
  */
 export function createIndexOrigin(label: string, url: string, options: IndexOriginOptions): OriginProvider {
 	const origin = `index:${label}`;
 	const limits = options.limits ?? DEFAULT_FETCH_LIMITS;
+	const allowUnverified = options.allowUnverified === true;
 	const cache = new OriginCache(options.cacheDir, origin, url);
+	// A copy from a v0.1.0 index was never verified: without the user's say-so it is not served, even from the cache.
+	const servable = (skills: Record<string, CachedSkill>) =>
+		Object.fromEntries(Object.entries(skills).filter(([, s]) => allowUnverified || s.published !== UNVERIFIED));
 	return {
 		origin,
 		async load(): Promise<OriginLoad> {
+			const operation = withDeadline(limits);
 			const state = await cache.read(origin, url);
 			const diagnostics: DiscoveryDiagnostic[] = [];
 			const report = (code: DiscoveryDiagnostic["code"], message: string, severity: DiscoveryDiagnostic["severity"]) =>
@@ -33,26 +44,38 @@ export function createIndexOrigin(label: string, url: string, options: IndexOrig
 			let entries: IndexEntry[];
 			let root: string | undefined;
 			try {
-				const index = await fetchSkillIndex(new URL(url), limits);
+				const index = await fetchSkillIndex(new URL(url), operation, { allowUnverified });
 				root = index.root;
 				for (const warning of index.warnings) report("origin.failed", warning, "warning");
 				if (index.version === "0.1.0")
 					report("origin.failed", "a v0.1.0 index has no digests: its files are trusted as first fetched", "warning");
 				entries = index.entries;
 			} catch (error) {
-				report("origin.failed", describeFailure(error, "source.fetch").message, "warning");
-				return cache.serve(state.skills, diagnostics, true);
+				const failure = describeFailure(error, "source.fetch");
+				report("origin.failed", `${failure.message} [${failure.code}]`, "warning");
+				return cache.serve(servable(state.skills), diagnostics, true);
 			}
 			const current: Record<string, CachedSkill> = {};
+			const late: string[] = [];
 			for (const entry of entries) {
+				const previous = servable(state.skills)[entry.name];
+				if (operation.deadline?.aborted) {
+					late.push(entry.name);
+					if (previous) current[entry.name] = previous;
+					continue;
+				}
 				try {
-					current[entry.name] = await refresh(entry, state.skills[entry.name], cache, limits, root);
+					current[entry.name] = await refresh(entry, previous, cache, operation, root);
 				} catch (error) {
 					const failure = describeFailure(error, "source.fetch");
 					report("origin.refused", `${entry.name}: ${failure.message} [${failure.code}]`, "error");
-					const previous = state.skills[entry.name];
 					if (previous) current[entry.name] = previous;
 				}
+			}
+			if (late.length > 0) {
+				const names = `${late.slice(0, 10).join(", ")}${late.length > 10 ? ", …" : ""}`;
+				const message = `the load's deadline (${limits.timeoutMs} ms) passed before ${names} could be fetched [source.timeout]`;
+				report("origin.refused", message, "error");
 			}
 			await cache.save({ origin, url, refreshedAt: new Date().toISOString(), skills: current });
 			return cache.serve(current, diagnostics, false);
@@ -60,6 +83,7 @@ export function createIndexOrigin(label: string, url: string, options: IndexOrig
 	};
 }
 
+/** Fetches (or keeps) one entry's verified copy; a local index's files are read only inside its `root`, no link followed. */
 async function refresh(
 	entry: IndexEntry,
 	previous: CachedSkill | undefined,
@@ -67,13 +91,7 @@ async function refresh(
 	limits: FetchLimits,
 	root: string | undefined,
 ): Promise<CachedSkill> {
-	// A local index's files are read only inside its root folder, no link followed (`fetchBelow`).
-	if (entry.type === "files") {
-		const files = new Map<string, Uint8Array>();
-		for (const path of entry.files) files.set(path, await fetchBelow(root, new URL(path, entry.base), limits));
-		checkName(entry.name, files.get("SKILL.md"));
-		return cache.store(entry.name, files, "unverified");
-	}
+	if (entry.type === "files") return cache.store(entry.name, await fetchFiles(entry, limits, root), UNVERIFIED);
 	if (previous && previous.published === entry.digest && cache.verify(previous)) return previous;
 	const bytes = await fetchBelow(root, entry.url, limits);
 	const digest = `sha256:${sha256(bytes)}`;
@@ -87,19 +105,30 @@ async function refresh(
 		if (!kind) throw new SourceError("archive.format", `${entry.url} is not a .tar.gz or .zip archive`);
 		for (const file of await readArchive(bytes, kind, { requireSkillMd: true })) files.set(file.path, file.data);
 	}
-	checkName(entry.name, files.get("SKILL.md"));
+	checkEntryName(entry.name, files.get("SKILL.md"));
 	return cache.store(entry.name, files, entry.digest);
 }
 
-/** The SKILL.md must declare the name the index lists it under (the catalog shows that name). */
-function checkName(name: string, skillMd: Uint8Array | undefined): void {
-	if (!skillMd) throw new SourceError("archive.no-skill-md", "no SKILL.md");
-	const parsed = parseSkillFrontmatter(skillMd, { complete: true, profile: "lenient" });
-	const declared = "frontmatter" in parsed ? (parsed.frontmatter?.data as { name?: unknown } | null)?.name : undefined;
-	if (declared !== name) {
-		throw new SourceError(
-			"index.invalid",
-			`its SKILL.md declares the name ${JSON.stringify(declared)}, the index says '${name}'`,
-		);
+/** A v0.1.0 entry's files, held to an archive's bounds: a file at most 8 MiB, 64 MiB in all. */
+async function fetchFiles(
+	entry: Extract<IndexEntry, { type: "files" }>,
+	limits: FetchLimits,
+	root: string | undefined,
+): Promise<Map<string, Uint8Array>> {
+	const files = new Map<string, Uint8Array>();
+	let total = 0;
+	for (const path of entry.files) {
+		const maxBytes = Math.min(limits.maxBytes, DEFAULT_UNPACK_LIMITS.maxFileBytes);
+		const bytes = await fetchBelow(root, new URL(path, entry.base), { ...limits, maxBytes });
+		total += bytes.length;
+		if (total > DEFAULT_UNPACK_LIMITS.maxTotalBytes) {
+			throw new SourceError(
+				"source.too-large",
+				`${entry.name}: its files pass ${DEFAULT_UNPACK_LIMITS.maxTotalBytes} bytes`,
+			);
+		}
+		files.set(path, bytes);
 	}
+	checkEntryName(entry.name, files.get("SKILL.md"));
+	return files;
 }

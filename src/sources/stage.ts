@@ -3,13 +3,13 @@ import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { hashPackage, readContained, sha256 } from "../runtime/index.ts";
 import { describeFailure, SourceError, type SourceErrorCode } from "./errors.ts";
-import { DEFAULT_FETCH_LIMITS, type FetchLimits, fetchBelow, fetchBytes } from "./fetch.ts";
+import { DEFAULT_FETCH_LIMITS, type FetchLimits, fetchBelow, fetchBytes, withDeadline } from "./fetch.ts";
 import { checkoutRepository } from "./git.ts";
 import { withoutPassword } from "./git-values.ts";
 import { realPathInside } from "./inside.ts";
 import type { SourceSpec } from "./source.ts";
-import { archiveKindOf, readArchive, writeArchiveFiles } from "./unpack.ts";
-import { fetchSkillIndex, type IndexEntry } from "./well-known.ts";
+import { archiveKindOf, DEFAULT_UNPACK_LIMITS, readArchive, writeArchiveFiles } from "./unpack.ts";
+import { checkEntryName, fetchSkillIndex, type IndexEntry } from "./well-known.ts";
 
 /** Where installed skills came from, as the lock records it. */
 export interface SourceRecord {
@@ -43,6 +43,8 @@ export interface StageOptions {
 	limits?: FetchLimits;
 	/** For index sources: fetch only these skills (all when absent). */
 	skills?: readonly string[];
+	/** For index sources: accept a v0.1.0 index, whose files have no digests (`IndexFetchOptions`). */
+	allowUnverified?: boolean;
 }
 
 /**
@@ -51,12 +53,13 @@ export interface StageOptions {
  * artifacts are each verified against their digests before they are unpacked. Nothing from the source runs.
  */
 export async function stageSource(spec: SourceSpec, options: StageOptions = {}): Promise<StagedSource> {
-	const limits = options.limits ?? DEFAULT_FETCH_LIMITS;
+	// One deadline for the whole source: the index, its fallback and every artifact.
+	const limits = withDeadline(options.limits ?? DEFAULT_FETCH_LIMITS);
 	// Its real path: the contained reads below it compare against the kernel's path of each folder.
 	const temp = await realpath(await mkdtemp(join(tmpdir(), "skillset-source-")));
 	const cleanup = () => rm(temp, { recursive: true, force: true });
 	try {
-		const staged = await stageInto(temp, spec, limits, options.skills);
+		const staged = await stageInto(temp, spec, limits, options);
 		return { ...staged, cleanup };
 	} catch (error) {
 		await cleanup();
@@ -68,8 +71,9 @@ async function stageInto(
 	temp: string,
 	spec: SourceSpec,
 	limits: FetchLimits,
-	only: readonly string[] | undefined,
+	options: StageOptions,
 ): Promise<Omit<StagedSource, "cleanup">> {
+	const only = options.skills;
 	if (spec.kind === "dir") {
 		// A private copy first: the review and the install then see the same bytes, whatever happens to the
 		// folder meanwhile.
@@ -102,7 +106,7 @@ async function stageInto(
 		const record: SourceRecord = { type: "archive", url, digest: `sha256:${sha256(bytes)}` };
 		return { dir, record, digests: new Map(), failures: new Map(), warnings: [] };
 	}
-	const index = await fetchSkillIndex(spec.url, limits);
+	const index = await fetchSkillIndex(spec.url, limits, { allowUnverified: options.allowUnverified === true });
 	const digests = new Map<string, string>();
 	const failures: StagedSource["failures"] = new Map();
 	const dir = join(temp, "index");
@@ -137,8 +141,12 @@ async function stageEntry(
 		for (const file of entry.files) {
 			const target = contained(dir, file);
 			await mkdir(resolve(target, ".."), { recursive: true });
-			await writeFile(target, await fetchBelow(root, new URL(file, entry.base), limits), { flag: "wx" });
+			const maxBytes = Math.min(limits.maxBytes, DEFAULT_UNPACK_LIMITS.maxFileBytes);
+			const bytes = await fetchBelow(root, new URL(file, entry.base), { ...limits, maxBytes });
+			if (file === "SKILL.md") checkEntryName(entry.name, bytes);
+			await writeFile(target, bytes, { flag: "wx" });
 		}
+		if (!entry.files.includes("SKILL.md")) checkEntryName(entry.name, undefined);
 		return undefined;
 	}
 	const bytes = await fetchBelow(root, entry.url, limits);
@@ -150,14 +158,17 @@ async function stageEntry(
 		);
 	}
 	if (entry.type === "skill-md") {
+		checkEntryName(entry.name, bytes);
 		await mkdir(dir);
 		await writeFile(join(dir, "SKILL.md"), bytes, { flag: "wx" });
 		return digest;
 	}
 	const kind = archiveKindOf(entry.url.pathname);
 	if (!kind) throw new SourceError("archive.format", `${entry.name}: ${entry.url} is not a .tar.gz or .zip archive`);
+	const files = await readArchive(bytes, kind, { requireSkillMd: true });
+	checkEntryName(entry.name, files.find((file) => file.path === "SKILL.md")?.data);
 	await mkdir(dir);
-	await writeArchiveFiles(dir, await readArchive(bytes, kind, { requireSkillMd: true }));
+	await writeArchiveFiles(dir, files);
 	return digest;
 }
 

@@ -1,15 +1,18 @@
 import { realpath } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { isValidSkillName } from "../skill/index.ts";
+import { isValidSkillName, parseSkillFrontmatter } from "../skill/index.ts";
 import { SourceError } from "./errors.ts";
-import { type FetchLimits, fetchBelow } from "./fetch.ts";
+import { type FetchedResource, type FetchLimits, fetchBelow, fetchResource, withDeadline } from "./fetch.ts";
+import { DEFAULT_UNPACK_LIMITS } from "./unpack.ts";
 
 /** The Agent Skills Discovery index versions read here (the `$schema` of v0.2.0; v0.1.0 has none). */
 export const INDEX_SCHEMA_V2 = "https://schemas.agentskills.io/discovery/0.2.0/schema.json";
 /** Where an origin keeps its v0.2.0 index. */
 export const INDEX_PATH = ".well-known/agent-skills/index.json";
 const INDEX_PATH_V1 = ".well-known/skills/index.json";
+/** The largest index read, whatever the download cap. */
+const MAX_INDEX_BYTES = 8 << 20;
 
 /** One skill an index offers: a SKILL.md alone, an archive, or (v0.1.0) a list of files without digests. */
 export type IndexEntry =
@@ -26,6 +29,16 @@ export interface SkillIndexDocument {
 	root?: string;
 }
 
+/** How an index may be read. */
+export interface IndexFetchOptions {
+	/**
+	 * Accept a v0.1.0 index, whose files have no digests and cannot be verified: one named by its URL, or the
+	 * fallback after a 404 at the v0.2.0 path of an `https:` or `file:` origin (never over plain `http:`, where
+	 * anyone on the path can answer that 404). Off by default: a v0.1.0 index is then `index.unverified`.
+	 */
+	allowUnverified?: boolean;
+}
+
 const DIGEST = /^sha256:[0-9a-f]{64}$/;
 
 /** The index URL for an origin: the URL itself when it names a `.json` file, else its well-known path. */
@@ -34,22 +47,54 @@ export function indexUrlOf(origin: URL): URL {
 	return new URL(INDEX_PATH, origin.href.endsWith("/") ? origin : new URL(`${origin.href}/`));
 }
 
-/** Fetches and reads an origin's index: v0.2.0 at the well-known path, else v0.1.0 at its older path. */
-export async function fetchSkillIndex(named: URL, limits: FetchLimits): Promise<SkillIndexDocument> {
+/**
+ * Fetches and reads an origin's index at its v0.2.0 well-known path. A v0.1.0 index (no `$schema`), and the
+ * fallback to the v0.1.0 path after a 404, need `allowUnverified` (see {@link IndexFetchOptions}). One deadline
+ * covers the whole fetch, fallback included (it joins the caller's when one is running), and an index is at
+ * most 8 MiB. A `text/html` answer is `index.html`.
+ */
+export async function fetchSkillIndex(
+	named: URL,
+	limits: FetchLimits,
+	options: IndexFetchOptions = {},
+): Promise<SkillIndexDocument> {
+	const indexLimits = { ...withDeadline(limits), maxBytes: Math.min(limits.maxBytes, MAX_INDEX_BYTES) };
 	const local = named.protocol === "file:" ? await localOrigin(named) : undefined;
 	const origin = local?.origin ?? named;
 	const root = local?.root;
 	const url = indexUrlOf(origin);
-	let bytes: Uint8Array;
+	let index: SkillIndexDocument;
 	try {
-		bytes = await fetchBelow(root, url, { ...limits, maxBytes: Math.min(limits.maxBytes, 8 << 20) });
+		index = await readIndexAt(url, indexLimits, root);
 	} catch (error) {
-		if (url === origin) throw error;
-		const v1 = new URL(INDEX_PATH_V1, url.href.replace(INDEX_PATH, ""));
-		bytes = await fetchBelow(root, v1, limits).catch(() => Promise.reject(error));
-		return { ...parseSkillIndex(new TextDecoder().decode(bytes), v1), ...(root ? { root } : {}) };
+		if (url === origin || !(error instanceof SourceError) || error.code !== "source.not-found") throw error;
+		index = await readIndexAt(fallbackOf(url, options), indexLimits, root);
 	}
-	return { ...parseSkillIndex(new TextDecoder().decode(bytes), url), ...(root ? { root } : {}) };
+	if (index.version === "0.1.0" && !options.allowUnverified) {
+		throw new SourceError(
+			"index.unverified",
+			`${index.url} is a v0.1.0 index (no $schema): it publishes no digests, so its files cannot be verified; pass --allow-unverified (allowUnverified) to use it anyway`,
+		);
+	}
+	return index;
+}
+
+/** The v0.1.0 index to try after a 404 at `url`, or why there is none. */
+function fallbackOf(url: URL, options: IndexFetchOptions): URL {
+	const v1 = new URL(INDEX_PATH_V1, url.href.slice(0, url.href.length - INDEX_PATH.length));
+	if (!options.allowUnverified) {
+		throw new SourceError(
+			"index.unverified",
+			`${url} was not found, and skillset does not fall back to the older v0.1.0 index (${v1}) on its own: it has no digests, so its files cannot be verified; pass --allow-unverified (allowUnverified) to use it anyway`,
+		);
+	}
+	if (url.protocol === "http:") {
+		throw new SourceError(
+			"index.unverified",
+			`${url} was not found; over plain http the fallback to the unverified v0.1.0 index is never automatic (anyone on the path can answer 404): name ${v1} with --allow-unverified to use it`,
+		);
+	}
+	return v1;
 }
 
 /**
@@ -65,6 +110,20 @@ async function localOrigin(named: URL): Promise<{ origin: URL; root: string }> {
 	return { origin: pathToFileURL(file ? join(root, basename(path)) : `${root}/`), root };
 }
 
+async function readIndexAt(url: URL, limits: FetchLimits, root: string | undefined): Promise<SkillIndexDocument> {
+	const answer: FetchedResource =
+		root === undefined ? await fetchResource(url, limits) : { bytes: await fetchBelow(root, url, limits), url };
+	const type = answer.contentType?.split(";")[0]?.trim().toLowerCase();
+	if (type === "text/html" || type === "application/xhtml+xml") {
+		throw new SourceError(
+			"index.html",
+			`${url} answered ${type}, a web page, not a JSON index (a wrong URL, or a login or portal page in the way?)`,
+		);
+	}
+	const index = parseSkillIndex(new TextDecoder().decode(answer.bytes), answer.url);
+	return root === undefined ? index : { ...index, root };
+}
+
 /**
  * Reads index JSON: an unknown `$schema` is refused (`index.schema`), an absent one means v0.1.0, unknown entry
  * types and malformed entries are skipped with a warning, and URLs resolve against the index URL.
@@ -74,6 +133,9 @@ export function parseSkillIndex(text: string, url: URL): SkillIndexDocument {
 	try {
 		data = JSON.parse(text);
 	} catch (error) {
+		if (/^\s*</.test(text)) {
+			throw new SourceError("index.html", `${url} is an HTML page (it starts with '<'), not a JSON index`);
+		}
 		throw new SourceError("index.invalid", `${url} is not JSON: ${(error as Error).message}`);
 	}
 	const doc = data as { $schema?: unknown; skills?: unknown } | null;
@@ -119,6 +181,9 @@ function readEntryV1(raw: unknown, base: URL, warnings: string[]): IndexEntry | 
 	if (typeof description !== "string") return invalid(warnings, name, "a description");
 	if (!Array.isArray(files) || !files.every((file) => typeof file === "string"))
 		return invalid(warnings, name, "files");
+	if (files.length > DEFAULT_UNPACK_LIMITS.maxEntries) {
+		return invalid(warnings, name, `at most ${DEFAULT_UNPACK_LIMITS.maxEntries} files`);
+	}
 	const folder = new URL(`${name}/`, base);
 	if (!files.every((file) => resolveAgainst(folder, file)?.href.startsWith(folder.href))) {
 		return invalid(warnings, name, "files inside its own folder");
@@ -145,4 +210,20 @@ export function resolveAgainst(base: URL, ref: string): URL | undefined {
 function invalid(warnings: string[], name: unknown, what: string): undefined {
 	warnings.push(`entry ${JSON.stringify(name)} lacks ${what}`);
 	return undefined;
+}
+
+/**
+ * The artifact's SKILL.md must declare the name its index entry lists it under (the catalog and the install
+ * folder use that name): `index.name-mismatch` otherwise, `archive.no-skill-md` without a SKILL.md.
+ */
+export function checkEntryName(name: string, skillMd: Uint8Array | undefined): void {
+	if (!skillMd) throw new SourceError("archive.no-skill-md", `${name}: the artifact has no SKILL.md`);
+	const parsed = parseSkillFrontmatter(skillMd, { complete: true, profile: "lenient" });
+	const declared = "frontmatter" in parsed ? (parsed.frontmatter?.data as { name?: unknown } | null)?.name : undefined;
+	if (declared !== name) {
+		throw new SourceError(
+			"index.name-mismatch",
+			`its SKILL.md declares the name ${JSON.stringify(declared)}, the index lists it as '${name}'`,
+		);
+	}
 }

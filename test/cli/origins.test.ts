@@ -185,7 +185,7 @@ describe("skillset publish with origins", () => {
 		const ws = await workspace({ ".agents/skills/mine/SKILL.md": skillMd("mine") });
 		const out = join(ws.root, "site");
 		const run = await ws.json(["publish", "--out", out, "--index", `acme=${base}`]);
-		expect(run.data.map((e: { name: string }) => e.name)).toEqual(["mine"]);
+		expect(run.data.entries.map((e: { name: string }) => e.name)).toEqual(["mine"]);
 	});
 });
 

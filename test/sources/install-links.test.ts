@@ -46,7 +46,8 @@ describe("local reads of a source never follow a link", () => {
 		await symlink(secret, join(site, ".well-known/skills/notes/notes.txt"));
 		const ws = await workspace();
 		const index = join(site, ".well-known/skills/index.json");
-		const run = await ws.run("add", index, "--json");
+		// Even with the user's consent to an unverified (v0.1.0) index, a link is never followed.
+		const run = await ws.run("add", index, "--allow-unverified", "--json");
 		expect(run.exitCode).toBe(1);
 		expect(JSON.parse(run.stdout).outcomes).toEqual([
 			expect.objectContaining({ name: "notes", status: "refused", message: expect.stringMatching(/symbolic link/) }),
@@ -55,7 +56,7 @@ describe("local reads of a source never follow a link", () => {
 		expect(leaked(ws.cwd)).toEqual([]);
 		// As a configured origin: not cached, not served.
 		const cacheDir = await tempDir();
-		const origin = createIndexOrigin("site", pathToFileURL(index).href, { cacheDir });
+		const origin = createIndexOrigin("site", pathToFileURL(index).href, { cacheDir, allowUnverified: true });
 		const { index: found } = await discover({ cwd: ws.cwd, home: ws.cwd, origins: [origin], defaultRoots: false });
 		expect(found.selected.map((s) => s.name)).toEqual([]);
 		expect(leaked(cacheDir)).toEqual([]);
@@ -70,7 +71,7 @@ describe("local reads of a source never follow a link", () => {
 		});
 		await symlink(join(outside, "notes"), join(site, ".well-known/skills/notes"));
 		const ws = await workspace();
-		const run = await ws.run("add", join(site, ".well-known/skills/index.json"));
+		const run = await ws.run("add", join(site, ".well-known/skills/index.json"), "--allow-unverified");
 		expect(run.exitCode).toBe(1);
 		expect(run.stdout).toMatch(/'notes' is a symbolic link/);
 		expect(leaked(ws.cwd)).toEqual([]);

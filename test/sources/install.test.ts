@@ -265,7 +265,7 @@ describe("archives, indexes and publish over HTTP", () => {
 			env: { HOME: skills },
 		});
 		expect(JSON.parse(again.stdout)).toEqual(JSON.parse(first.stdout));
-		expect(JSON.parse(first.stdout).map((e: { name: string; type: string }) => [e.name, e.type])).toEqual([
+		expect(JSON.parse(first.stdout).entries.map((e: { name: string; type: string }) => [e.name, e.type])).toEqual([
 			["bundle", "archive"],
 			["single", "skill-md"],
 		]);

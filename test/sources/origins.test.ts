@@ -49,14 +49,18 @@ beforeEach(() => {
 	missing.clear();
 });
 
-async function workspace(local: Record<string, string> = {}) {
+/** A workspace with its own cache; `v1` reads the site's v0.1.0 index, named by its URL, with allowUnverified. */
+async function workspace(local: Record<string, string> = {}, v1 = false) {
 	const cwd = await writeTree(await tempDir(), local);
 	const cacheDir = await tempDir();
+	const url = v1 ? `${base}/.well-known/skills/index.json` : base;
 	const run = (timeoutMs = 5000) =>
 		discover({
 			cwd,
 			home: cwd,
-			origins: [createIndexOrigin("acme", base, { cacheDir, limits: { maxBytes: 1 << 20, timeoutMs } })],
+			origins: [
+				createIndexOrigin("acme", url, { cacheDir, limits: { maxBytes: 1 << 20, timeoutMs }, allowUnverified: v1 }),
+			],
 		});
 	return { cwd, cacheDir, run };
 }
@@ -125,15 +129,14 @@ describe("a well-known index as a discovery origin", () => {
 		expect(index.skills.map((s) => s.name)).toEqual(["local"]);
 	});
 
-	it("reads a v0.1.0 index (no $schema, no digests) with a warning that nothing was verified", async () => {
-		missing.add(`/${INDEX_PATH}`);
+	it("reads a v0.1.0 index (no $schema, no digests), named and allowed, with a warning that nothing was verified", async () => {
 		await writeTree(site, {
 			".well-known/skills/index.json": JSON.stringify({
 				skills: [{ name: "old", description: "Old.", files: ["SKILL.md"] }],
 			}),
 			".well-known/skills/old/SKILL.md": skillMd("old"),
 		});
-		const ws = await workspace();
+		const ws = await workspace({}, true);
 		const { index, report } = await ws.run();
 		expect(index.get("old")?.origin).toBe("index:acme");
 		expect(report.diagnostics.find((d) => d.code === "origin.failed")?.message).toMatch(
@@ -169,13 +172,12 @@ describe("a well-known index as a discovery origin", () => {
 			/local-file.*lacks a url of the index's own scheme/,
 		);
 		overrides.clear();
-		missing.add(`/${INDEX_PATH}`);
 		await writeTree(site, {
 			".well-known/skills/index.json": JSON.stringify({
 				skills: [{ name: "climber", description: "x", files: ["SKILL.md", "../../secret.txt"] }],
 			}),
 		});
-		const climbed = await ws.run();
+		const climbed = await (await workspace({}, true)).run();
 		expect(climbed.index.get("climber")).toBeUndefined();
 		expect(climbed.report.diagnostics.map((d) => d.message).join("\n")).toMatch(/climber.*files inside its own folder/);
 	});

@@ -20,6 +20,7 @@ export const options: NonNullable<ParseArgsConfig["options"]> = {
 	strict: { type: "boolean", default: false },
 	force: { type: "boolean", default: false },
 	yes: { type: "boolean", default: false },
+	"allow-unverified": { type: "boolean", default: false },
 };
 
 /** Shown with --help and after a usage error. */
@@ -42,12 +43,21 @@ Options:
   --strict                   validate with the strict profile
   --force                    replace an existing different skill of the same name
   --yes                      accept P1 audit findings without asking
+  --allow-unverified         install from a v0.1.0 index (no digests: its files cannot be verified); over
+                             plain http name the v0.1.0 index URL itself (no automatic fallback there)
 
 Exit status: 0 every skill installed (or already identical), 1 something refused or failed, 2 usage error.`;
 
 /** Installs. */
 export async function run(
-	values: InstallFlagValues & { skill?: string[]; all?: boolean; strict?: boolean; force?: boolean; yes?: boolean },
+	values: InstallFlagValues & {
+		skill?: string[];
+		all?: boolean;
+		strict?: boolean;
+		force?: boolean;
+		yes?: boolean;
+		"allow-unverified"?: boolean;
+	},
 	positionals: readonly string[],
 	io: CliIo,
 ): Promise<CommandResult<AddResult>> {
@@ -69,6 +79,7 @@ export async function run(
 			all: values.all === true,
 			strict: values.strict === true,
 			force: values.force === true,
+			allowUnverified: values["allow-unverified"] === true,
 			approve,
 			pick: (reviews) => pickSkills(io, reviews),
 			signal,
