@@ -202,6 +202,12 @@ async function installReviewed(
 		message,
 		review,
 	});
+	// The name becomes a folder and is printed: control and invisible characters (from a folder name that stood in
+	// for a missing one) have no place in either.
+	if (/[\p{Cc}\p{Cf}]/u.test(review.name)) {
+		const message = `${JSON.stringify(review.name)} holds control or invisible characters: not a name to install under`;
+		return refuse("install.invalid", message);
+	}
 	if (!review.valid) {
 		const first = review.errors[0];
 		return refuse(

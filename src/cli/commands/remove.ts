@@ -2,6 +2,7 @@ import type { ParseArgsConfig } from "node:util";
 import { type RemoveOutcome, removeSkills } from "../../sources/index.ts";
 import { type InstallFlagValues, installFlags, installUsage, resolveTarget } from "../install-flags.ts";
 import { type CliIo, type CommandResult, type Style, UsageError } from "../io.ts";
+import { terminalSafe } from "../terminal-text.ts";
 
 /** The command's options, for `node:util` parseArgs. */
 export const options: NonNullable<ParseArgsConfig["options"]> = {
@@ -36,11 +37,14 @@ export async function run(
 	return { exitCode: outcomes.every((o) => o.status === "removed") ? 0 : 1, data: outcomes };
 }
 
-/** One line per name. */
+/** One line per name; names and messages (from the lock and the command line) made terminal-safe. */
 export function render(data: RemoveOutcome[], style: Style): string {
+	const safe = terminalSafe;
 	return data
 		.map((o) =>
-			o.status === "removed" ? `${o.message}\n` : style.red(`refused ${o.name}: ${o.message} [${o.code}]\n`),
+			o.status === "removed"
+				? `${safe(o.message)}\n`
+				: `${style.red(`refused ${safe(o.name)}: ${safe(o.message)} [${o.code}]`)}\n`,
 		)
 		.join("");
 }

@@ -10,6 +10,7 @@ import {
 } from "../install-flags.ts";
 import type { CliIo, CommandResult, Style } from "../io.ts";
 import { renderPermissionDiff, renderReview } from "../render-install.ts";
+import { terminalSafe } from "../terminal-text.ts";
 
 /** The command's options, for `node:util` parseArgs. */
 export const options: NonNullable<ParseArgsConfig["options"]> = {
@@ -49,7 +50,7 @@ export async function run(
 	const { lockFile } = resolveTarget(values, io);
 	const approve = async (question: UpdateQuestion) =>
 		values.yes === true ||
-		(await confirm(io, `${renderQuestion(question)}Apply the update of ${question.review.name}?`));
+		(await confirm(io, `${renderQuestion(question)}Apply the update of ${terminalSafe(question.review.name)}?`));
 	const outcomes = await withInterrupt((signal) =>
 		updateSkills({
 			lockFile,
@@ -65,22 +66,21 @@ export async function run(
 
 function renderQuestion(question: UpdateQuestion): string {
 	const { added, changed, removed } = question.files;
-	return `${question.review.name}: ${added.length} added, ${changed.length} changed, ${removed.length} removed\n${renderReview(question.review)}permissions: ${renderPermissionDiff(question.permissions)}${question.widens ? " (widens: needs approval)" : ""}\n`;
+	return `${terminalSafe(question.review.name)}: ${added.length} added, ${changed.length} changed, ${removed.length} removed\n${renderReview(question.review)}permissions: ${renderPermissionDiff(question.permissions)}${question.widens ? " (widens: needs approval)" : ""}\n`;
 }
 
-/** One block per skill. */
+/** One block per skill; names, messages and file names made terminal-safe (they come from the source and the lock). */
 export function render(data: UpdateOutcome[], style: Style): string {
 	if (data.length === 0) return "no installed skill has a source to update from\n";
 	const lines: string[] = [];
 	for (const outcome of data) {
-		const head =
-			outcome.status === "refused" ? style.red(`not updated ${outcome.name}`) : `${outcome.status} ${outcome.name}`;
-		lines.push(`${head}: ${outcome.message}${outcome.code ? ` [${outcome.code}]` : ""}`);
+		const name = terminalSafe(outcome.name);
+		const head = outcome.status === "refused" ? style.red(`not updated ${name}`) : `${outcome.status} ${name}`;
+		lines.push(`${head}: ${terminalSafe(outcome.message)}${outcome.code ? ` [${outcome.code}]` : ""}`);
 		if (outcome.files) {
 			const { added, changed, removed } = outcome.files;
-			lines.push(
-				`  files: ${[...added.map((p) => `+${p}`), ...changed.map((p) => `~${p}`), ...removed.map((p) => `-${p}`)].join(" ")}`,
-			);
+			const files = [...added.map((p) => `+${p}`), ...changed.map((p) => `~${p}`), ...removed.map((p) => `-${p}`)];
+			lines.push(`  files: ${terminalSafe(files.join(" "))}`);
 		}
 		if (outcome.permissions) lines.push(`  permissions: ${renderPermissionDiff(outcome.permissions)}`);
 		if (outcome.review) lines.push(renderReview(outcome.review).trimEnd().replace(/^/gm, "  "));

@@ -1,0 +1,66 @@
+// Text from a model, a server or a skill reaches the terminal only as characters a person can see: an escape
+// sequence, a carriage return or a bidi control could move the cursor, redraw a permission prompt, set the
+// clipboard (OSC 52) or the title, clear the screen, or reorder what is shown. Each such character is written as
+// a visible escape instead (`\x1b`, `\r`, `\u{202e}`), so nothing is hidden and nothing acts.
+
+/** Format and separator characters that hide or reorder text (bidi controls, zero-width, tag characters, …). */
+const FORMAT = /^[\p{Cf}\p{Zl}\p{Zp}\p{Cs}]$/u;
+/** Joiners that emoji sequences need: kept in running text, made visible in exact text. */
+const JOINERS = new Set(["\u200c", "\u200d"]);
+
+/**
+ * Running text (an answer, a message, tool output) made safe for a terminal: newlines and tabs stay, every other
+ * control character (C0, DEL, C1, so every escape sequence) and every invisible format character is shown as a
+ * visible escape. Ordinary text, emoji sequences included, is unchanged.
+ */
+export function terminalSafe(text: string): string {
+	let out = "";
+	for (const char of text) {
+		if (char === "\n" || char === "\t" || JOINERS.has(char)) out += char;
+		else out += visible(char) ?? char;
+	}
+	return out;
+}
+
+/**
+ * Text shown exactly, on one line, for a person to approve: every control and format character is escaped,
+ * newlines and tabs included (`\n`, `\t`), and a backslash is doubled, so two different strings never look alike
+ * and nothing can move the cursor.
+ */
+export function exactText(text: string): string {
+	let out = "";
+	for (const char of text) {
+		if (char === "\\") out += "\\\\";
+		else if (char === "\n") out += "\\n";
+		else if (char === "\t") out += "\\t";
+		else out += visible(char) ?? char;
+	}
+	return out;
+}
+
+/** The number of characters (code points) in `text`: what a prompt reports as its length. */
+export function characterCount(text: string): number {
+	let count = 0;
+	for (const _ of text) count++;
+	return count;
+}
+
+/**
+ * A JSON document for a terminal: the same data, with DEL, C1 controls, bidi, zero-width and other format
+ * characters written as `\u` escapes (`JSON.stringify` escapes only C0 controls).
+ */
+export function terminalJson(value: unknown, indent?: number): string {
+	return JSON.stringify(value, null, indent).replace(/[\u007f-\u009f\p{Cf}\p{Zl}\p{Zp}]/gu, (char) =>
+		Array.from({ length: char.length }, (_, i) => `\\u${char.charCodeAt(i).toString(16).padStart(4, "0")}`).join(""),
+	);
+}
+
+// The visible form of a character that must not reach the terminal as it is, or undefined for an ordinary one.
+function visible(char: string): string | undefined {
+	const code = char.codePointAt(0) ?? 0;
+	if (code === 0x0d) return "\\r";
+	if (code < 0x20 || code === 0x7f) return `\\x${code.toString(16).padStart(2, "0")}`;
+	if (code >= 0x80 && code <= 0x9f) return `\\u${code.toString(16).padStart(4, "0")}`;
+	if (FORMAT.test(char)) return `\\u{${code.toString(16)}}`;
+	return undefined;
+}
