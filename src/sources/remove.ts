@@ -45,11 +45,19 @@ export async function removeSkills(options: RemoveOptions): Promise<RemoveOutcom
 			outcomes.push({ name, status: "refused", ...describeFailure(error, "install.io") });
 		}
 	}
-	const dropped = outcomes.filter((o) => o.status === "removed").map((o) => o.name);
-	if (dropped.length > 0) {
+	const removed = outcomes.filter((o) => o.status === "removed");
+	if (removed.length === 0) return outcomes;
+	try {
 		await updateLockFile(options.lockFile, (fresh) => {
-			for (const name of dropped) delete fresh.skills[name];
+			for (const { name } of removed) delete fresh.skills[name];
 		});
+	} catch (error) {
+		// The folders are gone; their entries stay, and the next `remove` drops them ("already gone").
+		const why = describeFailure(error, "install.io").message;
+		for (const outcome of removed) {
+			outcome.code = "install.unpinned";
+			outcome.message = `${outcome.message}, but its entry could not be dropped from ${options.lockFile} (${why})`;
+		}
 	}
 	return outcomes;
 }

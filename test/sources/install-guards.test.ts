@@ -174,3 +174,18 @@ describe("what a source may not bring", () => {
 		expect(ws.installed()).toEqual([]);
 	});
 });
+
+describe("a broken lock file", () => {
+	it.each([["outdated"], ["update", "--yes"], ["remove", "x"]])(
+		"%s says what is wrong with it, without a stack trace",
+		async (...args) => {
+			const ws = await workspace();
+			await writeFile(join(ws.cwd, "skills.lock.json"), "{ not json");
+			const run = await ws.run(...args);
+			expect(run.exitCode).toBe(2);
+			expect(run.stderr).toMatch(/skills\.lock\.json is not a valid lock file/);
+			expect(run.stderr).not.toMatch(/internal error|at readLockFile/);
+			expect(await readFile(join(ws.cwd, "skills.lock.json"), "utf8")).toBe("{ not json");
+		},
+	);
+});

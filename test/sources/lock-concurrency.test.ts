@@ -4,6 +4,7 @@ import { chmod, chown, mkdir, readFile, symlink, writeFile } from "node:fs/promi
 import { join } from "node:path";
 import { hashPackage } from "skillset";
 import { describe, expect, it } from "vitest";
+import { cli } from "../helpers/cli.ts";
 import { skill, workspace } from "../helpers/git.ts";
 import { tempDir, writeTree } from "../helpers/temp.ts";
 
@@ -108,6 +109,39 @@ describe("an install whose lock cannot be written is undone, and says so", () =>
 		expect(readdirSync(target)).toEqual([]);
 		expect(readdirSync(scratch)).toEqual([]);
 		expect(existsSync(join(ws, "skills.lock.json"))).toBe(false);
+	});
+});
+
+describe("a removal whose lock entry cannot be dropped", () => {
+	it("as an unprivileged user, says the folder is gone but the entry stays, with exit 1", {
+		timeout: 60_000,
+	}, async () => {
+		const sources = await writeTree(await tempDir(), { "four/SKILL.md": skill("four") });
+		const ws = await tempDir();
+		await chmod(ws, 0o755);
+		expect(
+			(await cli(["add", join(sources, "four"), "--dir", "skills"], { cwd: ws, env: { HOME: ws } })).exitCode,
+		).toBe(0);
+		const scratch = join(ws, "scratch");
+		await mkdir(scratch);
+		for (const folder of [
+			join(ws, "skills"),
+			join(ws, "skills", "four"),
+			join(ws, "skills", "four", "SKILL.md"),
+			scratch,
+		]) {
+			await chown(folder, 65534, 65534);
+		}
+		const run = await spawnCli(["remove", "four", "--dir", "skills", "--json"], ws, {
+			asNobody: true,
+			env: { HOME: scratch, TMPDIR: scratch },
+		});
+		expect(run.status, run.stderr).toBe(1);
+		expect(JSON.parse(run.stdout)).toEqual([
+			expect.objectContaining({ name: "four", status: "removed", code: "install.unpinned" }),
+		]);
+		expect(existsSync(join(ws, "skills", "four"))).toBe(false);
+		expect(JSON.parse(await readFile(join(ws, "skills.lock.json"), "utf8")).skills.four).toBeDefined();
 	});
 });
 

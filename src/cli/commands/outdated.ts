@@ -1,6 +1,6 @@
 import type { ParseArgsConfig } from "node:util";
 import { checkOutdated, type OutdatedLine } from "../../sources/index.ts";
-import { type InstallFlagValues, installFlags, installUsage, resolveTarget } from "../install-flags.ts";
+import { type InstallFlagValues, installFlags, installUsage, resolveTarget, withLockFile } from "../install-flags.ts";
 import type { CliIo, CommandResult, Style } from "../io.ts";
 import { terminalSafe } from "../terminal-text.ts";
 
@@ -24,7 +24,7 @@ export async function run(
 	io: CliIo,
 ): Promise<CommandResult<OutdatedLine[]>> {
 	const { lockFile } = resolveTarget(values, io);
-	const lines = await checkOutdated(lockFile, positionals);
+	const lines = await withLockFile(() => checkOutdated(lockFile, positionals));
 	return { exitCode: lines.every((line) => line.status === "current") ? 0 : 1, data: lines };
 }
 

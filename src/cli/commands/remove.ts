@@ -1,6 +1,6 @@
 import type { ParseArgsConfig } from "node:util";
 import { type RemoveOutcome, removeSkills } from "../../sources/index.ts";
-import { type InstallFlagValues, installFlags, installUsage, resolveTarget } from "../install-flags.ts";
+import { type InstallFlagValues, installFlags, installUsage, resolveTarget, withLockFile } from "../install-flags.ts";
 import { type CliIo, type CommandResult, type Style, UsageError } from "../io.ts";
 import { terminalSafe } from "../terminal-text.ts";
 
@@ -33,8 +33,10 @@ export async function run(
 ): Promise<CommandResult<RemoveOutcome[]>> {
 	if (positionals.length === 0) throw new UsageError("remove needs the NAME of at least one skill");
 	const { target, lockFile } = resolveTarget(values, io);
-	const outcomes = await removeSkills({ lockFile, target, names: positionals, force: values.force === true });
-	return { exitCode: outcomes.every((o) => o.status === "removed") ? 0 : 1, data: outcomes };
+	const outcomes = await withLockFile(() =>
+		removeSkills({ lockFile, target, names: positionals, force: values.force === true }),
+	);
+	return { exitCode: outcomes.every((o) => o.status === "removed" && o.code === undefined) ? 0 : 1, data: outcomes };
 }
 
 /** One line per name; names and messages (from the lock and the command line) made terminal-safe. */
@@ -42,9 +44,11 @@ export function render(data: RemoveOutcome[], style: Style): string {
 	const safe = terminalSafe;
 	return data
 		.map((o) =>
-			o.status === "removed"
+			o.status === "removed" && o.code === undefined
 				? `${safe(o.message)}\n`
-				: `${style.red(`refused ${safe(o.name)}: ${safe(o.message)} [${o.code}]`)}\n`,
+				: o.status === "removed"
+					? `${style.yellow(`${safe(o.message)} [${o.code}]`)}\n`
+					: `${style.red(`refused ${safe(o.name)}: ${safe(o.message)} [${o.code}]`)}\n`,
 		)
 		.join("");
 }

@@ -7,6 +7,7 @@ import {
 	installUsage,
 	resolveTarget,
 	withInterrupt,
+	withLockFile,
 } from "../install-flags.ts";
 import type { CliIo, CommandResult, Style } from "../io.ts";
 import { renderPermissionDiff, renderReview } from "../render-install.ts";
@@ -52,14 +53,16 @@ export async function run(
 		values.yes === true ||
 		(await confirm(io, `${renderQuestion(question)}Apply the update of ${terminalSafe(question.review.name)}?`));
 	const outcomes = await withInterrupt((signal) =>
-		updateSkills({
-			lockFile,
-			names: positionals,
-			strict: values.strict === true,
-			force: values.force === true,
-			approve,
-			signal,
-		}),
+		withLockFile(() =>
+			updateSkills({
+				lockFile,
+				names: positionals,
+				strict: values.strict === true,
+				force: values.force === true,
+				approve,
+				signal,
+			}),
+		),
 	);
 	return { exitCode: outcomes.every((o) => o.status !== "refused") ? 0 : 1, data: outcomes };
 }
