@@ -148,3 +148,28 @@ describe("git runs with the repository's and the environment's means of running 
 		expect(git(other, "log", "--oneline").split("\n")).toHaveLength(1);
 	});
 });
+
+describe("what the lock records of a git URL", () => {
+	it("never keeps a password from the URL (the lock is committed and shared)", async () => {
+		const { chmod, writeFile } = await import("node:fs/promises");
+		const { tempDir } = await import("../helpers/temp.ts");
+		const source = await repo({ "SKILL.md": skill("private") });
+		// A stand-in for ssh: runs the remote command (git-upload-pack '<path>') here.
+		const fakeSsh = join(await tempDir(), "ssh.sh");
+		await writeFile(fakeSsh, '#!/bin/sh\nfor last; do :; done\nexec sh -c "$last"\n');
+		await chmod(fakeSsh, 0o755);
+		const saved = process.env.GIT_SSH_COMMAND;
+		process.env.GIT_SSH_COMMAND = fakeSsh;
+		try {
+			const ws = await workspace();
+			const run = await ws.run("add", `ssh://deploy:s3cret-token@localhost${source}`);
+			expect(run.exitCode, run.stdout + run.stderr).toBe(0);
+			const lock = await readFile(join(ws.cwd, "skills.lock.json"), "utf8");
+			expect(lock).not.toContain("s3cret-token");
+			expect(JSON.parse(lock).skills.private.source.url).toBe(`ssh://deploy@localhost${source}`);
+		} finally {
+			if (saved === undefined) delete process.env.GIT_SSH_COMMAND;
+			else process.env.GIT_SSH_COMMAND = saved;
+		}
+	});
+});
