@@ -4,6 +4,7 @@ import { createInterface } from "node:readline/promises";
 import type { ParseArgsConfig } from "node:util";
 import { PRESET_NAMES, PRESETS, type PresetName } from "../discovery/index.ts";
 import { LOCK_FILE_NAME } from "../runtime/index.ts";
+import { SourceError } from "../sources/index.ts";
 import { homeFrom } from "./config.ts";
 import { type CliIo, UsageError } from "./io.ts";
 
@@ -81,5 +82,18 @@ export async function withInterrupt<T>(task: (signal: AbortSignal) => Promise<T>
 		return await task(controller.signal);
 	} finally {
 		process.removeListener("SIGINT", stop);
+	}
+}
+
+/**
+ * Runs a lock-reading library call; a lock file that cannot be read or is broken (what the call throws rather than
+ * reports per skill) becomes a usage error naming the file, as `lock --verify` reports it, never a stack trace.
+ */
+export async function withLockFile<T>(task: () => Promise<T>): Promise<T> {
+	try {
+		return await task();
+	} catch (error) {
+		if (error instanceof SourceError) throw new UsageError(`${error.message} [${error.code}]`);
+		throw error;
 	}
 }

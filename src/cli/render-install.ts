@@ -1,8 +1,17 @@
 import type { PermissionDiff } from "../policy/index.ts";
 import type { SkillReview } from "../sources/index.ts";
+import { terminalSafe } from "./terminal-text.ts";
 
-/** A skill's audit verdict, its worst findings and the permissions it declares, for people deciding on it. */
+/**
+ * A skill's audit verdict, its worst findings and the permissions it declares, for people deciding on it. All of it
+ * is the source's text (quoted lines, tool names, paths): it is made terminal-safe, so an escape sequence in a
+ * quoted line cannot erase the finding above the approval question.
+ */
 export function renderReview(review: SkillReview): string {
+	return terminalSafe(reviewText(review));
+}
+
+function reviewText(review: SkillReview): string {
 	const lines = [`audit: ${review.verdict}${review.findings.length ? ` (${review.findings.length} findings)` : ""}`];
 	for (const finding of review.findings.filter((f) => f.severity !== "P2").slice(0, 5)) {
 		lines.push(
@@ -19,8 +28,12 @@ export function renderReview(review: SkillReview): string {
 	return `${lines.join("\n")}\n`;
 }
 
-/** What a new version asks for beyond the installed one, and what it gives up. */
+/** What a new version asks for beyond the installed one, and what it gives up (terminal-safe). */
 export function renderPermissionDiff(diff: PermissionDiff): string {
+	return terminalSafe(permissionDiffText(diff));
+}
+
+function permissionDiffText(diff: PermissionDiff): string {
 	const parts: string[] = [];
 	for (const [kind, items] of Object.entries(diff.added)) if (items.length) parts.push(`+${kind} ${items.join(", ")}`);
 	for (const [kind, items] of Object.entries(diff.removed))

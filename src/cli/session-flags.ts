@@ -1,7 +1,12 @@
-import { readFile } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import type { ParseArgsConfig } from "node:util";
-import { type IntegrityOptions, LOCK_FILE_NAME, parseLock } from "../runtime/index.ts";
+import {
+	type IntegrityOptions,
+	LOCK_FILE_NAME,
+	MAX_LOCK_FILE_BYTES,
+	parseLock,
+	readRegularFile,
+} from "../runtime/index.ts";
 import { UsageError } from "./io.ts";
 
 /** Options of the commands that activate or read: verify mode and the lock file. */
@@ -23,7 +28,8 @@ export function lockPath(values: { lock?: string }, cwd: string, workspace: stri
 export async function loadIntegrity(file: string): Promise<IntegrityOptions> {
 	let text: string;
 	try {
-		text = await readFile(file, "utf8");
+		// Bounded, and a regular file only: a lock in a cloned workspace may be a FIFO or a link to /dev/zero.
+		text = await readRegularFile(file, MAX_LOCK_FILE_BYTES);
 	} catch (error) {
 		throw new UsageError(
 			`cannot read the lock file ${file}: ${(error as NodeJS.ErrnoException).code ?? error} (run 'skillset lock' first)`,

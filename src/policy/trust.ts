@@ -1,8 +1,8 @@
-import { mkdir, open, readFile, rm, stat } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import type { FilePin, IndexedSkill } from "../discovery/index.ts";
-import { writeFileAtomic } from "../runtime/index.ts";
+import { withFileLock, writeFileAtomic } from "../runtime/index.ts";
 import type { PermissionManifest } from "../skill/index.ts";
 
 /** The trust store's file: workspaces the user trusts, and remote skills the user approved. */
@@ -63,20 +63,21 @@ export function defaultTrustFile(
 	return join(env.XDG_CONFIG_HOME ?? join(home, ".config"), "skillset", "trust.json");
 }
 
-const LOCK_ATTEMPTS = 500;
-const STALE_LOCK_MS = 10_000;
-
 /** Loads the store (an absent file is an empty store; a broken one is an error that names the file). */
 export async function loadTrustStore(file: string = defaultTrustFile()): Promise<TrustStore> {
 	let data = await readStore(file);
 	// Every change: under the lock, re-read the store, apply the one change, write atomically.
 	const update = async (change: (fresh: TrustFile) => void) => {
-		await withLock(file, async () => {
-			const fresh = await readStore(file);
-			change(fresh);
-			await writeFileAtomic(file, `${JSON.stringify(fresh, null, 2)}\n`, { mode: 0o600 });
-			data = fresh;
-		});
+		await withFileLock(
+			file,
+			async () => {
+				const fresh = await readStore(file);
+				change(fresh);
+				await writeFileAtomic(file, `${JSON.stringify(fresh, null, 2)}\n`, { mode: 0o600 });
+				data = fresh;
+			},
+			"the trust store",
+		);
 	};
 	const set = (dir: string, trusted: boolean) =>
 		update((fresh) => {
@@ -169,41 +170,4 @@ function readApprovals(value: unknown): Pick<TrustFile, "skills"> {
 	};
 	// fromEntries defines own properties: no key (not even `__proto__`) reaches the prototype.
 	return { skills: Object.fromEntries(Object.entries(value).filter(([, entry]) => wellFormed(entry))) };
-}
-
-/**
- * Runs `work` holding `<file>.lock` (created exclusively). Waits for another holder, and breaks a lock older than
- * ten seconds (left by a process that died); gives up with an error naming the lock after about ten seconds.
- */
-async function withLock(file: string, work: () => Promise<void>): Promise<void> {
-	const lock = `${file}.lock`;
-	await mkdir(dirname(file), { recursive: true });
-	for (let attempt = 0; ; attempt++) {
-		try {
-			const handle = await open(lock, "wx", 0o600);
-			await handle.close();
-			break;
-		} catch (error) {
-			if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-			if (attempt >= LOCK_ATTEMPTS) {
-				throw new Error(`${file}: the trust store stays locked by ${lock}; remove it if no skillset is running`);
-			}
-			await breakStale(lock);
-			await new Promise((done) => setTimeout(done, 5 + Math.random() * 20));
-		}
-	}
-	try {
-		await work();
-	} finally {
-		await rm(lock, { force: true });
-	}
-}
-
-async function breakStale(lock: string): Promise<void> {
-	try {
-		if (Date.now() - (await stat(lock)).mtimeMs > STALE_LOCK_MS) await rm(lock, { force: true });
-	} catch (error) {
-		// The holder released it meanwhile.
-		if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
-	}
 }

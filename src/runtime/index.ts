@@ -14,12 +14,14 @@ export type { ContainedEntry } from "./contain-list.ts";
 export { listContained } from "./contain-list.ts";
 export type { Cost, EventSink, SkillEvent, StampedEvent } from "./events.ts";
 export { createJsonlSink } from "./events.ts";
+export { withFileLock } from "./file-lock.ts";
 export type { LockedFile, LockedSkill, LockedSource, PackageDifference, PackageHash, SkillsLock } from "./integrity.ts";
 export {
 	comparePackage,
 	createLock,
 	hashPackage,
 	LOCK_FILE_NAME,
+	MAX_LOCK_FILE_BYTES,
 	packageDigest,
 	parseLock,
 	renderLock,
@@ -28,6 +30,7 @@ export {
 } from "./integrity.ts";
 export type { IntegrityOptions } from "./load-skill.ts";
 export { mediaTypeOf } from "./media-type.ts";
+export { NotRegularFileError, readRegularFile } from "./read-regular.ts";
 export type { ReferenceCode, ReferenceEdge, ReferenceGraph } from "./refs.ts";
 export { buildReferenceGraph, REFERENCE_CODES } from "./refs.ts";
 export type { RenderableActivation } from "./render.ts";

@@ -40,6 +40,9 @@ export interface SkillsLock {
 /** The lock file's name. */
 export const LOCK_FILE_NAME = "skills.lock.json";
 
+/** The largest lock file read (64 MiB: far above any real one, far below what would exhaust memory). */
+export const MAX_LOCK_FILE_BYTES: number = 64 << 20;
+
 /** A package's hashes, and what could not be hashed (links, hard links, unreadable files). */
 export interface PackageHash {
 	files: Record<string, LockedFile>;
@@ -55,7 +58,8 @@ const MAX_PACKAGE_FILES = 10_000;
  * `path<TAB>sha256` lines.
  */
 export function hashPackage(dir: string): PackageHash {
-	const files: Record<string, LockedFile> = {};
+	// No prototype: a file named `__proto__` is a key like any other, never a setter that drops it from the pins.
+	const files: Record<string, LockedFile> = Object.create(null);
 	const problems: string[] = [];
 	for (const rel of walkFiles(dir, problems)) {
 		const read = readContained(dir, rel);
@@ -128,10 +132,10 @@ export function comparePackage(current: PackageHash, locked: Pick<LockedSkill, "
 
 /** The lock as written to disk: stable key order, two-space indent, final newline. */
 export function renderLock(lock: SkillsLock): string {
-	const skills: Record<string, LockedSkill> = {};
+	const skills: Record<string, LockedSkill> = Object.create(null);
 	for (const name of sortedPaths(Object.keys(lock.skills))) {
 		const skill = lock.skills[name] as LockedSkill;
-		const files: Record<string, LockedFile> = {};
+		const files: Record<string, LockedFile> = Object.create(null);
 		for (const path of sortedPaths(Object.keys(skill.files))) files[path] = skill.files[path] as LockedFile;
 		skills[name] = { path: skill.path, digest: skill.digest, files, ...(skill.source ? { source: skill.source } : {}) };
 	}

@@ -1,10 +1,14 @@
-import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { existsSync, realpathSync } from "node:fs";
+import { mkdir, mkdtemp, rename, rm, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
-import { dirname, join } from "node:path";
+import { basename, dirname, join, relative, resolve } from "node:path";
 import type { DiscoveryDiagnostic, OriginLoad } from "../discovery/index.ts";
-import { hashPackage, packageDigest, sha256 } from "../runtime/index.ts";
+import { hashPackage, packageDigest, readRegularFile, sha256 } from "../runtime/index.ts";
 import { isValidSkillName } from "../skill/index.ts";
+import { realPathInside } from "./inside.ts";
+
+/** The largest state file read: a FIFO, a device or a huge file in its place is an unreadable state. */
+export const MAX_STATE_BYTES: number = 16 << 20;
 
 /** The folder for verified remote copies: `SKILLSET_CACHE_DIR`, else `$XDG_CACHE_HOME/skillset`, else `~/.cache/skillset`. */
 export function defaultCacheDir(env: Readonly<Record<string, string | undefined>> = process.env): string {
@@ -44,11 +48,15 @@ export class OriginCache {
 	readonly skillsFolder: string;
 	readonly #stateFile: string;
 	readonly #origin: string;
+	readonly #cacheDir: string;
 
 	constructor(cacheDir: string, origin: string, url: string) {
 		this.#origin = origin;
 		const key = `${origin.replace(/[^a-z0-9._-]/gi, "_")}-${sha256(new TextEncoder().encode(url)).slice(0, 12)}`;
-		this.folder = join(cacheDir, "origins", key);
+		// The cache folder at its real path (a user's cache folder may be a link): verified copies are read through
+		// the contained reader, which compares against the kernel's path of each folder.
+		this.#cacheDir = realPrefix(cacheDir);
+		this.folder = join(this.#cacheDir, "origins", key);
 		this.skillsFolder = join(this.folder, "skills");
 		this.#stateFile = join(this.folder, "state.json");
 	}
@@ -56,7 +64,7 @@ export class OriginCache {
 	/** The remembered state; empty when nothing was cached (or the state file is unreadable). */
 	async read(origin: string, url: string): Promise<OriginState> {
 		try {
-			const state = JSON.parse(await readFile(this.#stateFile, "utf8")) as OriginState;
+			const state = JSON.parse(await readRegularFile(this.#stateFile, MAX_STATE_BYTES)) as OriginState;
 			if (state.origin === origin && state.url === url && typeof state.skills === "object") return state;
 		} catch {
 			// No state yet, or a broken one: start empty; verified copies are re-fetched.
@@ -68,7 +76,7 @@ export class OriginCache {
 	async store(name: string, files: ReadonlyMap<string, Uint8Array>, published: string): Promise<CachedSkill> {
 		// The name becomes a folder: only a spec name (lowercase letters, digits, hyphens) can never climb out.
 		if (!isValidSkillName(name)) throw new Error(`'${name}' is not a valid skill name`);
-		const pins: CachedSkill["files"] = {};
+		const pins: CachedSkill["files"] = Object.create(null);
 		for (const [path, bytes] of files) {
 			if (path.split("/").some((part) => part === "" || part === "." || part === ".." || part.includes("\0"))) {
 				throw new Error(`${JSON.stringify(path)} is not a plain relative path`);
@@ -80,6 +88,7 @@ export class OriginCache {
 		const target = join(this.skillsFolder, ...dir.split("/"));
 		const record: CachedSkill = { name, dir, digest, files: pins, published, fetchedAt: new Date().toISOString() };
 		if (this.verify(record)) return record;
+		await this.#checkFolder(dirname(target));
 		await mkdir(dirname(target), { recursive: true });
 		const temp = await mkdtemp(join(dirname(target), `.${name}.`));
 		try {
@@ -136,15 +145,36 @@ export class OriginCache {
 		return { folder: this.skillsFolder, skills: served, diagnostics };
 	}
 
+	/** Refuses to write below a folder of the cache that a link leads out of the cache (a planted `skills` link). */
+	async #checkFolder(folder: string): Promise<void> {
+		await mkdir(this.#cacheDir, { recursive: true });
+		await realPathInside(this.#cacheDir, relative(this.#cacheDir, folder), "install.outside");
+	}
+
 	/** Records the current copies and the time of this refresh. */
 	async save(state: OriginState): Promise<void> {
+		await this.#checkFolder(this.folder);
 		await mkdir(this.folder, { recursive: true });
 		const temp = `${this.#stateFile}.${process.pid}.${Date.now()}`;
 		try {
-			await writeFile(temp, `${JSON.stringify(state, null, 2)}\n`);
+			await writeFile(temp, `${JSON.stringify(state, null, 2)}\n`, { flag: "wx" });
 			await rename(temp, this.#stateFile);
 		} finally {
 			await rm(temp, { force: true });
+		}
+	}
+}
+
+/** The real path of `path`'s nearest existing ancestor, with the rest joined as it is. */
+function realPrefix(path: string): string {
+	const rest: string[] = [];
+	for (let current = resolve(path); ; current = dirname(current)) {
+		try {
+			return join(realpathSync(current), ...rest.reverse());
+		} catch {
+			// Not there yet (or unreadable): resolve its parent, keep this part as named.
+			if (dirname(current) === current) return resolve(path);
+			rest.push(basename(current));
 		}
 	}
 }

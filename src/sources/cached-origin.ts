@@ -1,7 +1,8 @@
-import { readdir, readFile } from "node:fs/promises";
+import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { DiscoveryDiagnostic, OriginLoad, OriginProvider } from "../discovery/index.ts";
-import { OriginCache, type OriginState } from "./cache.ts";
+import { readRegularFile } from "../runtime/index.ts";
+import { MAX_STATE_BYTES, OriginCache, type OriginState } from "./cache.ts";
 
 /**
  * An origin served from its verified copies in the cache alone, with no network: what `skillset trust --skill`
@@ -50,7 +51,7 @@ async function latestState(cacheDir: string, origin: string): Promise<OriginStat
 
 async function readState(file: string): Promise<OriginState | undefined> {
 	try {
-		const state = JSON.parse(await readFile(file, "utf8")) as OriginState;
+		const state = JSON.parse(await readRegularFile(file, MAX_STATE_BYTES)) as OriginState;
 		return typeof state === "object" && state !== null && typeof state.skills === "object" && state.skills !== null
 			? state
 			: undefined;

@@ -1,6 +1,7 @@
-import { constants } from "node:fs";
-import { open } from "node:fs/promises";
+import { realpath } from "node:fs/promises";
+import { basename, dirname, isAbsolute, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
+import { readContained } from "../runtime/index.ts";
 import { SourceError } from "./errors.ts";
 
 /** Limits on one download, or on one operation of several (an index with its fallback and all its artifacts). */
@@ -139,25 +140,32 @@ async function readBody(response: Response, name: string, maxBytes: number): Pro
 	return Buffer.concat(chunks);
 }
 
-/** Reads a local file, refusing anything but a regular file before reading a byte (no FIFO can block it). */
-export async function readLocal(path: string, maxBytes: number): Promise<Uint8Array> {
-	let handle: Awaited<ReturnType<typeof open>>;
-	try {
-		handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
-	} catch (error) {
-		const code = (error as NodeJS.ErrnoException).code === "ENOENT" ? "source.not-found" : "source.fetch";
-		throw new SourceError(code, `cannot open ${path}: ${(error as NodeJS.ErrnoException).code}`, { cause: error });
+/**
+ * Fetches `url` like {@link fetchBytes}, but a `file:` URL is read only inside the real folder `root` (a local
+ * index's site), through the contained reader: no link below `root` is followed, anywhere on the way.
+ */
+export async function fetchBelow(root: string | undefined, url: URL, limits: FetchLimits): Promise<Uint8Array> {
+	if (url.protocol !== "file:" || root === undefined) return fetchBytes(url, limits);
+	return readLocal(fileURLToPath(url), limits.maxBytes, root);
+}
+
+/**
+ * Reads a local file through the contained reader: a regular file only (no FIFO or device can block it), opened
+ * without following a link. With `root` (a real path), the file must lie below it and no folder between them may be
+ * a link; without, the file is the one named (links in its folder path are the namer's choice, not the file itself).
+ */
+export async function readLocal(path: string, maxBytes: number, root?: string): Promise<Uint8Array> {
+	const base = root ?? (await realpath(dirname(path)).catch(() => dirname(path)));
+	const rel = root === undefined ? basename(path) : relative(root, resolve(path));
+	if (rel === "" || rel.startsWith("..") || isAbsolute(rel)) {
+		throw new SourceError("source.invalid", `${path} is outside ${root}`);
 	}
-	try {
-		const stats = await handle.stat();
-		if (!stats.isFile()) throw new SourceError("source.invalid", `${path} is not a regular file`);
-		if (stats.size > maxBytes) throw tooLarge(path, maxBytes);
-		const bytes = Buffer.alloc(stats.size);
-		const { bytesRead } = await handle.read(bytes, 0, stats.size, 0);
-		return bytes.subarray(0, bytesRead);
-	} finally {
-		await handle.close();
-	}
+	const read = readContained(base, rel.split(sep).join("/"), { maxBytes, allowHardLinks: root === undefined });
+	if (read.ok) return read.bytes;
+	if (read.code === "resource.not-found")
+		throw new SourceError("source.not-found", `cannot open ${path}: ${read.message}`);
+	if (read.code === "resource.too-large") throw tooLarge(path, maxBytes);
+	throw new SourceError("source.invalid", `${path}: ${read.message} (${read.code})`);
 }
 
 function tooLarge(name: string, maxBytes: number): SourceError {

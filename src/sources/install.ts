@@ -1,15 +1,13 @@
-import { lstat, mkdir, mkdtemp, rename, rm, writeFile } from "node:fs/promises";
-import { dirname, join, relative, sep } from "node:path";
-import { hashPackage, type LockedSource, readContained, sha256 } from "../runtime/index.ts";
+import { dirname, isAbsolute, join, relative, sep } from "node:path";
+import { hashPackage, type LockedSource } from "../runtime/index.ts";
 import { describeFailure, SourceError, type SourceErrorCode } from "./errors.ts";
 import type { FetchLimits } from "./fetch.ts";
-import { readLockFile, writeLockFile } from "./lock-file.ts";
+import { realPathInside, realPathOf } from "./inside.ts";
+import { readLockFile, updateLockFile } from "./lock-file.ts";
+import { type Placement, placeSkill } from "./place.ts";
 import { findSkillDirs, reviewSkill, type SkillReview } from "./review.ts";
 import { parseSource } from "./source.ts";
 import { type SourceRecord, stageSource } from "./stage.ts";
-
-/** The largest file an installed skill may carry (the runtime serves no larger resource either). */
-const MAX_INSTALL_FILE_BYTES = 16 << 20;
 
 /** What `addSkills` does with one skill. */
 export interface InstallOutcome {
@@ -62,13 +60,18 @@ export interface AddOptions {
 /**
  * Installs skills from a source: fetch, find, validate, audit (P0 refuses, P1 needs `approve`), then for each skill
  * copy into a temporary folder beside the target and rename it into place, and record it in the lock. A refusal or
- * failure installs nothing of that skill; an existing different skill is never replaced without `force`.
+ * failure installs nothing of that skill; an existing different skill is never replaced without `force`; an install
+ * whose lock entry cannot be written is undone.
  */
 export async function addSkills(options: AddOptions): Promise<AddResult> {
 	const result: AddResult = { source: null, lockFile: options.lockFile, outcomes: [], warnings: [] };
 	let staged: Awaited<ReturnType<typeof stageSource>> | undefined;
 	try {
 		const spec = parseSource(options.source, options.cwd);
+		checkBelowLock(options.target, options.lockFile);
+		const target = await realTarget(options.cwd, options.target);
+		// A lock that cannot be read (or is broken) refuses before anything is fetched or written.
+		await readLockFile(options.lockFile);
 		staged = await stageSource(spec, {
 			...(options.limits ? { limits: options.limits } : {}),
 			...(options.skills ? { skills: options.skills } : {}),
@@ -87,16 +90,12 @@ export async function addSkills(options: AddOptions): Promise<AddResult> {
 		const chosen = choose(reviews, picked ? { ...options, skills: picked } : options, result);
 		const fetchedAt = new Date().toISOString();
 		for (const review of chosen) {
-			const outcome = await installReviewed(review, options);
-			result.outcomes.push(outcome);
-			if (outcome.status === "installed" || outcome.status === "unchanged") {
-				const digest = staged.digests.get(review.name) ?? staged.record.digest;
-				const source: LockedSource = { ...staged.record, fetchedAt, ...(digest ? { digest } : {}) };
-				if (staged.record.type === "dir") source.url = join(staged.record.url, review.path);
-				else if (review.path !== "." && staged.record.type !== "index")
-					source.subpath = [staged.record.subpath, review.path].filter(Boolean).join("/");
-				await recordInstall(options.lockFile, review.name, join(options.target, review.name), source);
-			}
+			const digest = staged.digests.get(review.name) ?? staged.record.digest;
+			const source: LockedSource = { ...staged.record, fetchedAt, ...(digest ? { digest } : {}) };
+			if (staged.record.type === "dir") source.url = join(staged.record.url, review.path);
+			else if (review.path !== "." && staged.record.type !== "index")
+				source.subpath = [staged.record.subpath, review.path].filter(Boolean).join("/");
+			result.outcomes.push(await installOne(review, target, source, options));
 		}
 	} catch (error) {
 		result.failure = describeFailure(error, "source.fetch");
@@ -104,6 +103,58 @@ export async function addSkills(options: AddOptions): Promise<AddResult> {
 		await staged?.cleanup();
 	}
 	return result;
+}
+
+/** Refuses a skills folder outside the lock file's folder: update and remove could never act on what it records. */
+function checkBelowLock(target: string, lockFile: string): void {
+	const rel = relative(dirname(lockFile), target);
+	if (rel.startsWith("..") || isAbsolute(rel)) {
+		throw new SourceError(
+			"install.outside",
+			`${target} is not below the lock file's folder ${dirname(lockFile)}; pass --lock with a lock file above it`,
+		);
+	}
+}
+
+/**
+ * The skills folder's real path. One named inside the working folder must stay inside it after links are resolved:
+ * a cloned workspace can ship `.agents` as a link to anywhere.
+ */
+async function realTarget(cwd: string, target: string): Promise<string> {
+	const rel = relative(cwd, target);
+	if (rel.startsWith("..") || isAbsolute(rel)) return realPathOf(target);
+	try {
+		return await realPathInside(cwd, rel, "install.outside");
+	} catch (error) {
+		if (!(error instanceof SourceError)) throw error;
+		throw new SourceError("install.outside", `${error.message}; to install there, pass it as --dir`);
+	}
+}
+
+/** Gates, placement, then the lock entry; the placement is undone when the lock cannot be written. */
+async function installOne(
+	review: SkillReview,
+	target: string,
+	source: LockedSource,
+	options: AddOptions,
+): Promise<InstallOutcome> {
+	const outcome = await installReviewed(review, target, options);
+	if (outcome.status === "refused") return outcome;
+	const { placement, ...done } = outcome;
+	const dir = placement?.dir ?? join(target, review.name);
+	const lockPath = relative(dirname(options.lockFile), join(options.target, review.name)).split(sep).join("/");
+	try {
+		await recordInstall(options.lockFile, review.name, dir, lockPath, source);
+	} catch (error) {
+		await placement?.undo();
+		const { message } = describeFailure(error, "install.io");
+		const what = placement
+			? `${review.name} was not installed: the lock file ${options.lockFile} cannot be written, so the install was undone`
+			: `${review.name} is installed (an identical copy was already there) but not pinned: the lock file ${options.lockFile} cannot be written`;
+		return { name: review.name, status: "refused", code: "install.unpinned", message: `${what} (${message})`, review };
+	}
+	await placement?.keep();
+	return done;
 }
 
 function choose(reviews: SkillReview[], options: AddOptions, result: AddResult): SkillReview[] {
@@ -139,7 +190,11 @@ function choose(reviews: SkillReview[], options: AddOptions, result: AddResult):
 }
 
 /** The gates, then the atomic copy. */
-async function installReviewed(review: SkillReview, options: AddOptions): Promise<InstallOutcome> {
+async function installReviewed(
+	review: SkillReview,
+	target: string,
+	options: AddOptions,
+): Promise<InstallOutcome & { placement?: Placement }> {
 	const refuse = (code: SourceErrorCode, message: string): InstallOutcome => ({
 		name: review.name,
 		status: "refused",
@@ -147,6 +202,12 @@ async function installReviewed(review: SkillReview, options: AddOptions): Promis
 		message,
 		review,
 	});
+	// The name becomes a folder and is printed: control and invisible characters (from a folder name that stood in
+	// for a missing one) have no place in either.
+	if (/[\p{Cc}\p{Cf}]/u.test(review.name)) {
+		const message = `${JSON.stringify(review.name)} holds control or invisible characters: not a name to install under`;
+		return refuse("install.invalid", message);
+	}
 	if (!review.valid) {
 		const first = review.errors[0];
 		return refuse(
@@ -162,94 +223,30 @@ async function installReviewed(review: SkillReview, options: AddOptions): Promis
 		const rules = [...new Set(review.findings.filter((f) => f.severity === "P1").map((f) => f.rule))].join(", ");
 		return refuse("install.needs-approval", `${review.name} needs approval (P1: ${rules}); pass --yes to accept`);
 	}
+	const dest = join(target, review.name);
 	try {
-		const dir = await placeSkill(review, options.target, options.force === true, options.signal);
-		return dir === null
-			? {
-					name: review.name,
-					status: "unchanged",
-					message: "already installed, identical",
-					dir: join(options.target, review.name),
-					review,
-				}
-			: { name: review.name, status: "installed", message: `installed into ${dir}`, dir, review };
+		const placement = await placeSkill(review, dest, options.force === true, options.signal);
+		return placement === null
+			? { name: review.name, status: "unchanged", message: "already installed, identical", dir: dest, review }
+			: { name: review.name, status: "installed", message: `installed into ${dest}`, dir: dest, review, placement };
 	} catch (error) {
 		const failure = describeFailure(error, "install.io");
 		return refuse(failure.code, failure.message);
 	}
 }
 
-/**
- * Copies a reviewed skill into `target/<name>` atomically; null when an identical copy is already there. Files are
- * copied one by one (links and special files refuse the skill) into `.<name>.add-*` beside the target, then renamed.
- */
-export async function placeSkill(
-	review: SkillReview,
-	target: string,
-	force: boolean,
-	signal?: AbortSignal,
-): Promise<string | null> {
-	const dest = join(target, review.name);
-	const hashed = hashPackage(review.dir);
-	if (hashed.problems.length > 0) {
-		throw new SourceError(
-			"install.invalid",
-			`${review.name} has files that cannot be installed: ${hashed.problems.slice(0, 3).join("; ")}`,
-		);
-	}
-	const existing = await lstat(dest).catch(() => undefined);
-	if (existing) {
-		if (existing.isDirectory() && hashPackage(dest).digest === hashed.digest) return null;
-		if (!force)
-			throw new SourceError("install.exists", `${dest} already holds a different skill; pass --force to replace it`);
-	}
-	await mkdir(target, { recursive: true });
-	const staging = await mkdtemp(join(target, `.${review.name}.add-`));
-	try {
-		for (const path of Object.keys(hashed.files)) {
-			if (signal?.aborted) throw new SourceError("install.io", "interrupted; nothing of this skill was installed");
-			// Read through the contained reader (no link followed, regular files only), never by plain path: a
-			// source folder changed between the hash and the copy cannot slip a file from elsewhere in.
-			const read = readContained(review.dir, path, { maxBytes: MAX_INSTALL_FILE_BYTES });
-			if (!read.ok) throw new SourceError("install.invalid", `${review.name}: ${path}: ${read.message}`);
-			if (sha256(read.bytes) !== hashed.files[path]?.sha256) {
-				throw new SourceError("install.invalid", `${review.name}: ${path} changed while it was being installed`);
-			}
-			const to = join(staging, ...path.split("/"));
-			await mkdir(dirname(to), { recursive: true });
-			const executable = ((await lstat(read.absolute)).mode & 0o111) !== 0;
-			await writeFile(to, read.bytes, { flag: "wx", mode: executable ? 0o755 : 0o644 });
-		}
-		if (signal?.aborted) throw new SourceError("install.io", "interrupted; nothing of this skill was installed");
-		await swapInto(staging, dest, existing !== undefined);
-		return dest;
-	} finally {
-		await rm(staging, { recursive: true, force: true });
-	}
-}
-
-/** Renames `staging` to `dest`; an old `dest` is moved aside first and put back if the rename fails. */
-export async function swapInto(staging: string, dest: string, replace: boolean): Promise<void> {
-	if (!replace) {
-		await rename(staging, dest);
-		return;
-	}
-	const aside = `${staging}.old`;
-	await rename(dest, aside);
-	try {
-		await rename(staging, dest);
-	} catch (error) {
-		await rename(aside, dest);
-		throw error;
-	}
-	await rm(aside, { recursive: true, force: true });
-}
-
-/** Pins the installed folder's files in the lock with where they came from. */
-export async function recordInstall(lockFile: string, name: string, dir: string, source: LockedSource): Promise<void> {
-	const lock = await readLockFile(lockFile);
+/** Pins the installed folder's files in the lock (at `path`, relative to the lock's folder) with where they came from. */
+export async function recordInstall(
+	lockFile: string,
+	name: string,
+	dir: string,
+	path: string,
+	source: LockedSource,
+): Promise<void> {
 	const hashed = hashPackage(dir);
-	const path = relative(dirname(lockFile), dir).split(sep).join("/") || ".";
-	lock.skills[name] = { path, digest: hashed.digest, files: hashed.files, source };
-	await writeLockFile(lockFile, lock);
+	const entry = { path: path || ".", digest: hashed.digest, files: hashed.files, source };
+	await updateLockFile(lockFile, (lock) => {
+		// Defined, not assigned: a skill named like an Object.prototype key (`__proto__`) is an entry like any other.
+		Object.defineProperty(lock.skills, name, { value: entry, enumerable: true, writable: true, configurable: true });
+	});
 }

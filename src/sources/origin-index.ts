@@ -2,7 +2,7 @@ import type { DiscoveryDiagnostic, OriginLoad, OriginProvider } from "../discove
 import { sha256 } from "../runtime/index.ts";
 import { type CachedSkill, OriginCache } from "./cache.ts";
 import { describeFailure, SourceError } from "./errors.ts";
-import { DEFAULT_FETCH_LIMITS, type FetchLimits, fetchBytes, withDeadline } from "./fetch.ts";
+import { DEFAULT_FETCH_LIMITS, type FetchLimits, fetchBelow, withDeadline } from "./fetch.ts";
 import { archiveKindOf, DEFAULT_UNPACK_LIMITS, readArchive } from "./unpack.ts";
 import { checkEntryName, fetchSkillIndex, type IndexEntry } from "./well-known.ts";
 
@@ -42,8 +42,10 @@ export function createIndexOrigin(label: string, url: string, options: IndexOrig
 			const report = (code: DiscoveryDiagnostic["code"], message: string, severity: DiscoveryDiagnostic["severity"]) =>
 				diagnostics.push({ code, severity, message, file: `${origin} ${url}` });
 			let entries: IndexEntry[];
+			let root: string | undefined;
 			try {
 				const index = await fetchSkillIndex(new URL(url), operation, { allowUnverified });
+				root = index.root;
 				for (const warning of index.warnings) report("origin.failed", warning, "warning");
 				if (index.version === "0.1.0")
 					report("origin.failed", "a v0.1.0 index has no digests: its files are trusted as first fetched", "warning");
@@ -63,7 +65,7 @@ export function createIndexOrigin(label: string, url: string, options: IndexOrig
 					continue;
 				}
 				try {
-					current[entry.name] = await refresh(entry, previous, cache, operation);
+					current[entry.name] = await refresh(entry, previous, cache, operation, root);
 				} catch (error) {
 					const failure = describeFailure(error, "source.fetch");
 					report("origin.refused", `${entry.name}: ${failure.message} [${failure.code}]`, "error");
@@ -81,15 +83,17 @@ export function createIndexOrigin(label: string, url: string, options: IndexOrig
 	};
 }
 
+/** Fetches (or keeps) one entry's verified copy; a local index's files are read only inside its `root`, no link followed. */
 async function refresh(
 	entry: IndexEntry,
 	previous: CachedSkill | undefined,
 	cache: OriginCache,
 	limits: FetchLimits,
+	root: string | undefined,
 ): Promise<CachedSkill> {
-	if (entry.type === "files") return cache.store(entry.name, await fetchFiles(entry, limits), UNVERIFIED);
+	if (entry.type === "files") return cache.store(entry.name, await fetchFiles(entry, limits, root), UNVERIFIED);
 	if (previous && previous.published === entry.digest && cache.verify(previous)) return previous;
-	const bytes = await fetchBytes(entry.url, limits);
+	const bytes = await fetchBelow(root, entry.url, limits);
 	const digest = `sha256:${sha256(bytes)}`;
 	if (digest !== entry.digest) {
 		throw new SourceError("digest.mismatch", `the artifact's digest is ${digest}, the index says ${entry.digest}`);
@@ -109,12 +113,13 @@ async function refresh(
 async function fetchFiles(
 	entry: Extract<IndexEntry, { type: "files" }>,
 	limits: FetchLimits,
+	root: string | undefined,
 ): Promise<Map<string, Uint8Array>> {
 	const files = new Map<string, Uint8Array>();
 	let total = 0;
 	for (const path of entry.files) {
 		const maxBytes = Math.min(limits.maxBytes, DEFAULT_UNPACK_LIMITS.maxFileBytes);
-		const bytes = await fetchBytes(new URL(path, entry.base), { ...limits, maxBytes });
+		const bytes = await fetchBelow(root, new URL(path, entry.base), { ...limits, maxBytes });
 		total += bytes.length;
 		if (total > DEFAULT_UNPACK_LIMITS.maxTotalBytes) {
 			throw new SourceError(

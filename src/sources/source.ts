@@ -1,7 +1,9 @@
-import { existsSync, statSync } from "node:fs";
+import { existsSync, realpathSync, statSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { SourceError } from "./errors.ts";
+import { checkRelativePath } from "../runtime/index.ts";
+import { SourceError, type SourceErrorCode } from "./errors.ts";
+import { checkGitRefShape, checkGitUrl } from "./git-values.ts";
 import { archiveKindOf } from "./unpack.ts";
 
 /** Where skills come from, once the user's text is understood. */
@@ -31,11 +33,11 @@ export function parseSource(text: string, cwd: string): SourceSpec {
 	const short = SHORTHAND.exec(source);
 	if (short && !isAbsolute(source) && !source.startsWith(".")) {
 		const [, owner, repo, path, ref] = short;
-		const subpath = path ? path.slice(1) : undefined;
+		const subpath = path ? checkSubpath(path.slice(1), "source.invalid") : undefined;
 		return {
 			kind: "git",
-			url: `https://github.com/${owner}/${repo?.replace(/\.git$/, "")}.git`,
-			...(ref ? { ref } : {}),
+			url: checkGitUrl(`https://github.com/${owner}/${repo?.replace(/\.git$/, "")}.git`, "source.invalid"),
+			...(ref ? { ref: checkGitRefShape(ref, "source.invalid") } : {}),
 			...(subpath ? { subpath } : {}),
 		};
 	}
@@ -43,8 +45,17 @@ export function parseSource(text: string, cwd: string): SourceSpec {
 }
 
 function urlSpec(source: string): SourceSpec {
-	const url = new URL(source);
-	if (url.protocol === "file:") return localSpec(fileURLToPath(url), { ref: decodeURIComponent(url.hash.slice(1)) });
+	let url: URL;
+	try {
+		url = new URL(source);
+	} catch {
+		throw new SourceError("source.invalid", `${source} is not a valid URL`);
+	}
+	if (url.protocol === "file:") {
+		const hash = url.hash.slice(1);
+		url.hash = "";
+		return localSpec(fileURLToPath(url), { ref: decodeURIComponent(hash) });
+	}
 	if (url.protocol !== "https:" && url.protocol !== "http:") {
 		throw new SourceError("source.invalid", `${url.protocol} sources are not supported`);
 	}
@@ -53,8 +64,10 @@ function urlSpec(source: string): SourceSpec {
 	return { kind: "index", url };
 }
 
-function localSpec(file: string, fromUrl?: { ref: string }): SourceSpec {
-	if (!existsSync(file)) throw new SourceError("source.not-found", `${file} does not exist`);
+function localSpec(named: string, fromUrl?: { ref: string }): SourceSpec {
+	if (!existsSync(named)) throw new SourceError("source.not-found", `${named} does not exist`);
+	// Links in the path the user named are theirs to choose; every read below it is contained (no link followed).
+	const file = realpathSync(named);
 	const stats = statSync(file);
 	if (stats.isFile()) {
 		if (archiveKindOf(file)) return { kind: "archive", url: pathToFileURL(file) };
@@ -66,15 +79,22 @@ function localSpec(file: string, fromUrl?: { ref: string }): SourceSpec {
 		return { kind: "index", url: pathToFileURL(`${file}/`) };
 	// A `file:` URL of a repository is a git source (a commit is recorded); a plain path is a folder copy.
 	if (fromUrl && existsSync(join(file, ".git"))) {
-		return { kind: "git", url: pathToFileURL(file).href, ...(fromUrl.ref ? { ref: fromUrl.ref } : {}) };
+		const ref = fromUrl.ref ? checkGitRefShape(fromUrl.ref, "source.invalid") : undefined;
+		return { kind: "git", url: pathToFileURL(file).href, ...(ref ? { ref } : {}) };
 	}
 	return { kind: "dir", path: file };
 }
 
 function gitSpec(source: string): SourceSpec {
 	const hash = source.indexOf("#");
-	const url = hash < 0 ? source : source.slice(0, hash);
+	const url = checkGitUrl(hash < 0 ? source : source.slice(0, hash), "source.invalid");
 	const ref = hash < 0 ? "" : source.slice(hash + 1);
-	if (ref.startsWith("-") || /\s/.test(ref)) throw new SourceError("source.invalid", `'${ref}' is not a git ref`);
-	return { kind: "git", url, ...(ref ? { ref } : {}) };
+	return { kind: "git", url, ...(ref ? { ref: checkGitRefShape(ref, "source.invalid") } : {}) };
+}
+
+/** Returns `path` when it is a plain relative folder path (no `..`, not absolute, no NUL). Throws `code` otherwise. */
+export function checkSubpath(path: unknown, code: SourceErrorCode): string {
+	const segments = checkRelativePath(path);
+	if (!Array.isArray(segments)) throw new SourceError(code, `${JSON.stringify(path)}: ${segments.message}`);
+	return segments.join("/");
 }

@@ -1,10 +1,12 @@
-import { lstat, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { lstat, mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { hashPackage, readContained, sha256 } from "../runtime/index.ts";
 import { describeFailure, SourceError, type SourceErrorCode } from "./errors.ts";
-import { DEFAULT_FETCH_LIMITS, type FetchLimits, fetchBytes, withDeadline } from "./fetch.ts";
+import { DEFAULT_FETCH_LIMITS, type FetchLimits, fetchBelow, fetchBytes, withDeadline } from "./fetch.ts";
 import { checkoutRepository } from "./git.ts";
+import { withoutPassword } from "./git-values.ts";
+import { realPathInside } from "./inside.ts";
 import type { SourceSpec } from "./source.ts";
 import { archiveKindOf, DEFAULT_UNPACK_LIMITS, readArchive, writeArchiveFiles } from "./unpack.ts";
 import { checkEntryName, fetchSkillIndex, type IndexEntry } from "./well-known.ts";
@@ -53,7 +55,8 @@ export interface StageOptions {
 export async function stageSource(spec: SourceSpec, options: StageOptions = {}): Promise<StagedSource> {
 	// One deadline for the whole source: the index, its fallback and every artifact.
 	const limits = withDeadline(options.limits ?? DEFAULT_FETCH_LIMITS);
-	const temp = await mkdtemp(join(tmpdir(), "skillset-source-"));
+	// Its real path: the contained reads below it compare against the kernel's path of each folder.
+	const temp = await realpath(await mkdtemp(join(tmpdir(), "skillset-source-")));
 	const cleanup = () => rm(temp, { recursive: true, force: true });
 	try {
 		const staged = await stageInto(temp, spec, limits, options);
@@ -75,13 +78,20 @@ async function stageInto(
 		// A private copy first: the review and the install then see the same bytes, whatever happens to the
 		// folder meanwhile.
 		const dir = join(temp, "folder");
-		await copyFolder(spec.path, dir);
+		await copyFolder(await realpath(spec.path), dir);
 		return { dir, record: { type: "dir", url: spec.path }, digests: new Map(), failures: new Map(), warnings: [] };
 	}
 	if (spec.kind === "git") {
-		const checkout = await checkoutRepository(spec.url, spec.ref, join(temp, "repo"), limits.timeoutMs);
-		const dir = spec.subpath ? contained(checkout.dir, spec.subpath) : checkout.dir;
-		const record: SourceRecord = { type: "git", url: spec.url, commit: checkout.commit };
+		const checkout = await checkoutRepository(
+			spec.url,
+			spec.ref,
+			join(temp, "repo"),
+			limits.timeoutMs,
+			limits.maxBytes * 4,
+		);
+		// The sub-folder is proven inside the checkout after links are resolved, not only by its spelling.
+		const dir = spec.subpath ? await realPathInside(checkout.dir, spec.subpath, "archive.traversal") : checkout.dir;
+		const record: SourceRecord = { type: "git", url: withoutPassword(spec.url), commit: checkout.commit };
 		if (spec.ref) record.ref = spec.ref;
 		if (spec.subpath) record.subpath = spec.subpath;
 		return { dir, record, digests: new Map(), failures: new Map(), warnings: [] };
@@ -92,7 +102,8 @@ async function stageInto(
 		const dir = join(temp, "archive");
 		await mkdir(dir);
 		await writeArchiveFiles(dir, await readArchive(bytes, kind));
-		const record: SourceRecord = { type: "archive", url: spec.url.href, digest: `sha256:${sha256(bytes)}` };
+		const url = withoutPassword(spec.url.href);
+		const record: SourceRecord = { type: "archive", url, digest: `sha256:${sha256(bytes)}` };
 		return { dir, record, digests: new Map(), failures: new Map(), warnings: [] };
 	}
 	const index = await fetchSkillIndex(spec.url, limits, { allowUnverified: options.allowUnverified === true });
@@ -103,7 +114,7 @@ async function stageInto(
 	for (const entry of index.entries) {
 		if (only && !only.includes(entry.name)) continue;
 		try {
-			const digest = await stageEntry(join(dir, entry.name), entry, limits);
+			const digest = await stageEntry(join(dir, entry.name), entry, limits, index.root);
 			if (digest) digests.set(entry.name, digest);
 		} catch (error) {
 			failures.set(entry.name, describeFailure(error, "source.fetch"));
@@ -112,25 +123,33 @@ async function stageInto(
 	}
 	const warnings = [...index.warnings];
 	if (index.version === "0.1.0") warnings.push("a v0.1.0 index publishes no digests: its files are not verified");
-	return { dir, record: { type: "index", url: spec.url.href }, digests, failures, warnings };
+	return { dir, record: { type: "index", url: withoutPassword(spec.url.href) }, digests, failures, warnings };
 }
 
-/** Fetches one index entry into `dir`, verified against its digest first; returns the digest. */
-async function stageEntry(dir: string, entry: IndexEntry, limits: FetchLimits): Promise<string | undefined> {
+/**
+ * Fetches one index entry into `dir`, verified against its digest first; returns the digest. A local index's files
+ * are read only inside its `root`, links refused.
+ */
+async function stageEntry(
+	dir: string,
+	entry: IndexEntry,
+	limits: FetchLimits,
+	root: string | undefined,
+): Promise<string | undefined> {
 	if (entry.type === "files") {
 		await mkdir(dir);
 		for (const file of entry.files) {
 			const target = contained(dir, file);
 			await mkdir(resolve(target, ".."), { recursive: true });
 			const maxBytes = Math.min(limits.maxBytes, DEFAULT_UNPACK_LIMITS.maxFileBytes);
-			const bytes = await fetchBytes(new URL(file, entry.base), { ...limits, maxBytes });
+			const bytes = await fetchBelow(root, new URL(file, entry.base), { ...limits, maxBytes });
 			if (file === "SKILL.md") checkEntryName(entry.name, bytes);
 			await writeFile(target, bytes, { flag: "wx" });
 		}
 		if (!entry.files.includes("SKILL.md")) checkEntryName(entry.name, undefined);
 		return undefined;
 	}
-	const bytes = await fetchBytes(entry.url, limits);
+	const bytes = await fetchBelow(root, entry.url, limits);
 	const digest = `sha256:${sha256(bytes)}`;
 	if (digest !== entry.digest) {
 		throw new SourceError(

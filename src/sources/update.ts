@@ -1,12 +1,17 @@
-import { dirname, isAbsolute, relative, resolve } from "node:path";
+import { realpath } from "node:fs/promises";
+import { dirname } from "node:path";
 import { diffPermissions, type PermissionDiff } from "../policy/index.ts";
 import { hashPackage, type LockedSkill, type LockedSource, sha256 } from "../runtime/index.ts";
-import { isValidSkillName, validateSkillPath } from "../skill/index.ts";
+import { validateSkillPath } from "../skill/index.ts";
 import { describeFailure, type SourceErrorCode } from "./errors.ts";
 import { DEFAULT_FETCH_LIMITS, type FetchLimits, fetchBytes } from "./fetch.ts";
 import { remoteCommit } from "./git.ts";
-import { placeSkill, recordInstall } from "./install.ts";
+import { realPathInside } from "./inside.ts";
+import { recordInstall } from "./install.ts";
+import { checkInstalledCopy } from "./installed-copy.ts";
 import { readLockFile } from "./lock-file.ts";
+import { type LockedFetch, lockedFetch } from "./locked-source.ts";
+import { placeSkill } from "./place.ts";
 import { reviewSkill, type SkillReview } from "./review.ts";
 import type { SourceSpec } from "./source.ts";
 import { stageSource } from "./stage.ts";
@@ -20,10 +25,15 @@ export interface OutdatedLine {
 	installed?: string;
 	/** What the source has now. */
 	latest?: string;
+	/** Why it could not be checked (`lock.invalid` for a lock entry that was refused before anything ran). */
+	code?: SourceErrorCode;
 	message?: string;
 }
 
-/** Checks each installed skill (every skill in the lock with a source, or `names`) against its source, changing nothing. */
+/**
+ * Checks each installed skill (every skill in the lock with a source, or `names`) against its source, changing
+ * nothing. Each lock entry is checked first (`lock.invalid`): nothing is fetched or run for one that fails.
+ */
 export async function checkOutdated(
 	lockFile: string,
 	names: readonly string[] = [],
@@ -34,25 +44,26 @@ export async function checkOutdated(
 	for (const [name, skill] of installedSkills(lock.skills, names)) {
 		const source = skill.source as LockedSource;
 		try {
+			const { spec } = lockedFetch(name, skill);
 			const installed = source.commit ?? source.digest ?? skill.digest;
-			const latest = await latestOf(name, source, limits);
+			const latest = await latestOf(name, spec, limits);
 			lines.push({ name, status: latest === installed ? "current" : "outdated", installed, latest });
 		} catch (error) {
-			lines.push({ name, status: "unknown", message: describeFailure(error, "source.fetch").message });
+			lines.push({ name, status: "unknown", ...describeFailure(error, "source.fetch") });
 		}
 	}
 	return lines;
 }
 
-async function latestOf(name: string, source: LockedSource, limits: FetchLimits): Promise<string | undefined> {
-	if (source.type === "git") return remoteCommit(source.url, source.ref, limits.timeoutMs);
-	if (source.type === "archive") return `sha256:${sha256(await fetchBytes(new URL(source.url), limits))}`;
-	if (source.type === "index") {
-		const index = await fetchSkillIndex(new URL(source.url), limits);
+async function latestOf(name: string, spec: SourceSpec, limits: FetchLimits): Promise<string | undefined> {
+	if (spec.kind === "git") return remoteCommit(spec.url, spec.ref, limits.timeoutMs);
+	if (spec.kind === "archive") return `sha256:${sha256(await fetchBytes(spec.url, limits))}`;
+	if (spec.kind === "index") {
+		const index = await fetchSkillIndex(spec.url, limits);
 		const entry = index.entries.find((e) => e.name === name);
 		return entry && "digest" in entry ? entry.digest : undefined;
 	}
-	return hashPackage(source.url).digest;
+	return hashPackage(await realpath(spec.path)).digest;
 }
 
 /** One skill's update: what changed in its files and permissions, its audit, and what was done. */
@@ -81,6 +92,8 @@ export interface UpdateOptions {
 	/** Skills to update (default: every installed skill with a source). */
 	names?: readonly string[];
 	strict?: boolean;
+	/** Replace an installed copy that differs from its lock entry (local edits are lost). */
+	force?: boolean;
 	/** Asked for every skill that changed; no answer (or false) leaves it as it is. */
 	approve?: (question: UpdateQuestion) => boolean | Promise<boolean>;
 	limits?: FetchLimits;
@@ -88,9 +101,11 @@ export interface UpdateOptions {
 }
 
 /**
- * Updates installed skills from their recorded sources: fetch, review (validate, audit), diff files and
- * permissions against the installed version, ask, then swap atomically (the old version stays until the new one is
- * in place) and re-pin. P0 refuses; nothing changes without `approve`.
+ * Updates installed skills from their recorded sources: check the lock entry (`lock.invalid`) and the installed
+ * folder it names (inside the lock's folder after links, holding that skill unchanged since its install, unless
+ * `force`), fetch, review (validate, audit), diff files and permissions against the installed version, ask, then
+ * swap atomically in exactly that folder (the old version stays until the new one is in place and pinned). P0
+ * refuses; nothing changes without `approve`.
  */
 export async function updateSkills(options: UpdateOptions): Promise<UpdateOutcome[]> {
 	const lock = await readLockFile(options.lockFile);
@@ -112,23 +127,23 @@ export async function updateSkills(options: UpdateOptions): Promise<UpdateOutcom
 
 async function updateOne(name: string, skill: LockedSkill, options: UpdateOptions): Promise<UpdateOutcome> {
 	const source = skill.source as LockedSource;
-	const installedDir = resolve(options.lockFile, "..", skill.path);
-	const below = relative(dirname(options.lockFile), installedDir);
-	if (below === "" || below.startsWith("..") || isAbsolute(below) || !isValidSkillName(name)) {
-		return {
-			name,
-			status: "refused",
-			code: "install.io",
-			message: `${installedDir} is not a skill folder below the lock file`,
-		};
+	let fetch: LockedFetch;
+	let installedDir: string;
+	try {
+		fetch = lockedFetch(name, skill);
+		installedDir = await realPathInside(dirname(options.lockFile), skill.path, "install.outside");
+		await checkInstalledCopy(name, skill, installedDir, options.force === true);
+	} catch (error) {
+		return { name, status: "refused", ...describeFailure(error, "lock.invalid") };
 	}
-	const { spec, path } = specOf(name, source);
 	let staged: Awaited<ReturnType<typeof stageSource>> | undefined;
 	try {
-		staged = await stageSource(spec, { ...(options.limits ? { limits: options.limits } : {}), skills: [name] });
+		staged = await stageSource(fetch.spec, { ...(options.limits ? { limits: options.limits } : {}), skills: [name] });
 		const failure = staged.failures.get(name);
 		if (failure) return { name, status: "refused", ...failure };
-		const review = await reviewSkill(staged.dir, path, options.strict === true);
+		// The skill's folder in what was fetched, proven inside it after links (a lock's sub-folder is data).
+		const folder = fetch.path ? await realPathInside(staged.dir, fetch.path, "lock.invalid") : staged.dir;
+		const review = await reviewSkill(folder, "", options.strict === true);
 		const next = hashPackage(review.dir);
 		if (next.digest === skill.digest) return { name, status: "current", message: "no change" };
 		const files = changedFiles(skill, next.files);
@@ -146,6 +161,10 @@ async function updateOne(name: string, skill: LockedSkill, options: UpdateOption
 		const base = { name, files, permissions, review };
 		if (!review.valid)
 			return { ...base, status: "refused", code: "install.invalid", message: "the new version is not a valid skill" };
+		if (review.name !== name) {
+			const message = `the new version is the skill '${review.name}', not '${name}'`;
+			return { ...base, status: "refused", code: "install.invalid", message };
+		}
 		if (review.verdict === "P0")
 			return { ...base, status: "refused", code: "install.refused", message: "the audit forbids the new version (P0)" };
 		const widens = permissions.needsApproval || review.verdict === "P1";
@@ -158,32 +177,27 @@ async function updateOne(name: string, skill: LockedSkill, options: UpdateOption
 				message: `not updated: ${why}; pass --yes to accept`,
 			};
 		}
-		await placeSkill({ ...review, name }, resolve(installedDir, ".."), true, options.signal);
+		const placement = await placeSkill(review, installedDir, true, options.signal);
 		const record = { ...staged.record, fetchedAt: new Date().toISOString() } as LockedSource;
 		const digest = staged.digests.get(name) ?? staged.record.digest;
 		if (digest) record.digest = digest;
 		if (source.subpath) record.subpath = source.subpath;
 		if (source.type === "dir") record.url = source.url;
-		await recordInstall(options.lockFile, name, installedDir, record);
+		try {
+			await recordInstall(options.lockFile, name, installedDir, skill.path, record);
+		} catch (error) {
+			await placement?.undo();
+			const why = describeFailure(error, "install.io").message;
+			const message = `not updated: the lock file ${options.lockFile} cannot be written, so the update was undone (${why})`;
+			return { ...base, status: "refused", code: "install.unpinned", message };
+		}
+		await placement?.keep();
 		return { ...base, status: "updated", message: `updated ${installedDir}` };
 	} catch (error) {
 		return { name, status: "refused", ...describeFailure(error, "source.fetch") };
 	} finally {
 		await staged?.cleanup();
 	}
-}
-
-/** How to fetch an installed skill again, and where it sits in what is fetched. */
-function specOf(name: string, source: LockedSource): { spec: SourceSpec; path: string } {
-	if (source.type === "git")
-		return {
-			spec: { kind: "git", url: source.url, ...(source.ref ? { ref: source.ref } : {}) },
-			path: source.subpath ?? "",
-		};
-	if (source.type === "archive")
-		return { spec: { kind: "archive", url: new URL(source.url) }, path: source.subpath ?? "" };
-	if (source.type === "index") return { spec: { kind: "index", url: new URL(source.url) }, path: name };
-	return { spec: { kind: "dir", path: source.url }, path: "" };
 }
 
 function changedFiles(

@@ -1,6 +1,9 @@
+import { realpath } from "node:fs/promises";
+import { basename, dirname, join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { isValidSkillName, parseSkillFrontmatter } from "../skill/index.ts";
 import { SourceError } from "./errors.ts";
-import { type FetchLimits, fetchResource, withDeadline } from "./fetch.ts";
+import { type FetchedResource, type FetchLimits, fetchBelow, fetchResource, withDeadline } from "./fetch.ts";
 import { DEFAULT_UNPACK_LIMITS } from "./unpack.ts";
 
 /** The Agent Skills Discovery index versions read here (the `$schema` of v0.2.0; v0.1.0 has none). */
@@ -22,6 +25,8 @@ export interface SkillIndexDocument {
 	url: URL;
 	entries: IndexEntry[];
 	warnings: string[];
+	/** For a local (`file:`) index: the real folder its index and every file it lists are read in, links refused. */
+	root?: string;
 }
 
 /** How an index may be read. */
@@ -49,18 +54,21 @@ export function indexUrlOf(origin: URL): URL {
  * most 8 MiB. A `text/html` answer is `index.html`.
  */
 export async function fetchSkillIndex(
-	origin: URL,
+	named: URL,
 	limits: FetchLimits,
 	options: IndexFetchOptions = {},
 ): Promise<SkillIndexDocument> {
 	const indexLimits = { ...withDeadline(limits), maxBytes: Math.min(limits.maxBytes, MAX_INDEX_BYTES) };
+	const local = named.protocol === "file:" ? await localOrigin(named) : undefined;
+	const origin = local?.origin ?? named;
+	const root = local?.root;
 	const url = indexUrlOf(origin);
 	let index: SkillIndexDocument;
 	try {
-		index = await readIndexAt(url, indexLimits);
+		index = await readIndexAt(url, indexLimits, root);
 	} catch (error) {
 		if (url === origin || !(error instanceof SourceError) || error.code !== "source.not-found") throw error;
-		index = await readIndexAt(fallbackOf(url, options), indexLimits);
+		index = await readIndexAt(fallbackOf(url, options), indexLimits, root);
 	}
 	if (index.version === "0.1.0" && !options.allowUnverified) {
 		throw new SourceError(
@@ -89,8 +97,22 @@ function fallbackOf(url: URL, options: IndexFetchOptions): URL {
 	return v1;
 }
 
-async function readIndexAt(url: URL, limits: FetchLimits): Promise<SkillIndexDocument> {
-	const answer = await fetchResource(url, limits);
+/**
+ * A local origin at its real path, and the folder everything it lists is read in: the site folder, or the folder of
+ * an index file named directly. Links in the path the user named are theirs; every link below it is refused.
+ */
+async function localOrigin(named: URL): Promise<{ origin: URL; root: string }> {
+	const path = fileURLToPath(named);
+	const file = named.pathname.endsWith(".json");
+	const folder = file ? dirname(path) : path;
+	// A folder that does not exist stays as named: the read then fails with source.not-found.
+	const root = await realpath(folder).catch(() => folder);
+	return { origin: pathToFileURL(file ? join(root, basename(path)) : `${root}/`), root };
+}
+
+async function readIndexAt(url: URL, limits: FetchLimits, root: string | undefined): Promise<SkillIndexDocument> {
+	const answer: FetchedResource =
+		root === undefined ? await fetchResource(url, limits) : { bytes: await fetchBelow(root, url, limits), url };
 	const type = answer.contentType?.split(";")[0]?.trim().toLowerCase();
 	if (type === "text/html" || type === "application/xhtml+xml") {
 		throw new SourceError(
@@ -98,7 +120,8 @@ async function readIndexAt(url: URL, limits: FetchLimits): Promise<SkillIndexDoc
 			`${url} answered ${type}, a web page, not a JSON index (a wrong URL, or a login or portal page in the way?)`,
 		);
 	}
-	return parseSkillIndex(new TextDecoder().decode(answer.bytes), answer.url);
+	const index = parseSkillIndex(new TextDecoder().decode(answer.bytes), answer.url);
+	return root === undefined ? index : { ...index, root };
 }
 
 /**

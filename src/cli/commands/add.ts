@@ -11,6 +11,7 @@ import {
 } from "../install-flags.ts";
 import { type CliIo, type CommandResult, type Style, UsageError } from "../io.ts";
 import { renderReview } from "../render-install.ts";
+import { exactText, terminalSafe } from "../terminal-text.ts";
 
 /** The command's options, for `node:util` parseArgs. */
 export const options: NonNullable<ParseArgsConfig["options"]> = {
@@ -68,7 +69,7 @@ export async function run(
 	const { target, lockFile } = resolveTarget(values, io);
 	const approve = async (review: SkillReview) =>
 		values.yes === true ||
-		(await confirm(io, `${renderReview(review)}Install ${review.name} despite the P1 findings?`));
+		(await confirm(io, `${renderReview(review)}Install ${terminalSafe(review.name)} despite the P1 findings?`));
 	const result = await withInterrupt((signal) =>
 		addSkills({
 			source,
@@ -93,7 +94,8 @@ export async function run(
 async function pickSkills(io: CliIo, reviews: readonly SkillReview[]): Promise<readonly string[]> {
 	if (!io.isTTY || !process.stdin.isTTY) return [];
 	const rows = reviews.map(
-		(r, i) => `  ${String(i + 1).padStart(3)}  ${r.name}  [${r.verdict}]  ${r.description.slice(0, 70)}`,
+		(r, i) =>
+			`  ${String(i + 1).padStart(3)}  ${exactText(r.name)}  [${r.verdict}]  ${exactText(r.description.slice(0, 70))}`,
 	);
 	io.stderr(`The source holds ${reviews.length} skills:\n${rows.join("\n")}\n`);
 	const prompt = createInterface({ input: process.stdin, output: process.stderr });
@@ -109,17 +111,21 @@ async function pickSkills(io: CliIo, reviews: readonly SkillReview[]): Promise<r
 	}
 }
 
-/** One block per skill: what happened, the audit verdict and the permissions it asks for. */
+/**
+ * One block per skill: what happened, the audit verdict and the permissions it asks for. Names, messages and
+ * warnings carry the source's text: each is made terminal-safe before it is styled.
+ */
 export function render(data: AddResult, style: Style): string {
+	const safe = terminalSafe;
 	const lines: string[] = [];
-	if (data.failure) lines.push(style.red(`skillset: ${data.failure.message} [${data.failure.code}]`));
-	for (const warning of data.warnings) lines.push(style.yellow(`warning: ${warning}`));
+	if (data.failure) lines.push(style.red(`skillset: ${safe(data.failure.message)} [${data.failure.code}]`));
+	for (const warning of data.warnings) lines.push(style.yellow(`warning: ${safe(warning)}`));
 	for (const outcome of data.outcomes) {
-		const head =
-			outcome.status === "refused" ? style.red(`refused ${outcome.name}`) : `${outcome.status} ${outcome.name}`;
-		lines.push(`${head}: ${outcome.message}${outcome.code ? ` [${outcome.code}]` : ""}`);
+		const name = safe(outcome.name);
+		const head = outcome.status === "refused" ? style.red(`refused ${name}`) : `${outcome.status} ${name}`;
+		lines.push(`${head}: ${safe(outcome.message)}${outcome.code ? ` [${outcome.code}]` : ""}`);
 		if (outcome.review) lines.push(renderReview(outcome.review).trimEnd().replace(/^/gm, "  "));
 	}
-	if (data.outcomes.some((o) => o.status === "installed")) lines.push(`recorded in ${data.lockFile}`);
+	if (data.outcomes.some((o) => o.status === "installed")) lines.push(`recorded in ${safe(data.lockFile)}`);
 	return `${lines.join("\n")}\n`;
 }

@@ -1,6 +1,7 @@
-import { lstat, readdir, readFile, rm, rmdir } from "node:fs/promises";
-import { join } from "node:path";
+import { lstat, readdir, realpath, rm, rmdir } from "node:fs/promises";
+import { dirname, join } from "node:path";
 import type { ParseArgsConfig } from "node:util";
+import { readRegularFile } from "../../runtime/index.ts";
 import { type DiscoveryFlagValues, discoveryFlags, discoveryUsage, settingsFor } from "../discovery-flags.ts";
 import { type CliIo, type CommandResult, type Style, UsageError } from "../io.ts";
 import { treeBytes } from "../origin-status.ts";
@@ -19,6 +20,8 @@ export const usage: string = `Usage: skillset cache prune [DIR] [options]
 Remove from the origin cache (SKILLSET_CACHE_DIR, else the user cache folder) every origin folder that no origin
 configured for the workspace DIR uses any more, and every superseded copy of a skill (each configured origin
 keeps its current copies). Origins are the ones 'skillset sources' lists: config file, SKILLSET_* and flags.
+Links are never followed: a link found in the cache (skillset makes none) is removed as a link, and nothing is
+pruned when the cache's origins folder itself is a link.
 
 ${discoveryUsage}
 
@@ -42,6 +45,8 @@ export interface PruneResult {
 	dryRun: boolean;
 	removed: PrunedFolder[];
 	bytes: number;
+	/** Why nothing was pruned, when the cache's own folders cannot be trusted (a link where a folder belongs). */
+	error?: string;
 }
 
 /** Prunes the cache. */
@@ -58,15 +63,25 @@ export async function run(
 	if (extra.length > 0) throw new UsageError("cache prune takes at most one DIR");
 	const settings = await settingsFor(values, dir, io);
 	const dryRun = values["dry-run"] === true;
+	const data: PruneResult = { cacheDir: settings.cacheDir, dryRun, removed: [], bytes: 0 };
+	// The cache folder the user named may be reached through links; nothing below it is.
+	const cacheDir = await realpath(settings.cacheDir).catch(() => undefined);
+	const folders = cacheDir && join(cacheDir, "origins");
+	const info = folders && (await lstat(folders).catch(() => undefined));
+	if (!folders || !info) return { exitCode: 0, data };
+	if (!info.isDirectory()) {
+		data.error = `${folders} is ${info.isSymbolicLink() ? "a link" : "not a folder"}: nothing was pruned`;
+		return { exitCode: 1, data };
+	}
 	const kept = new Set(settings.origins.map((origin) => origin.cacheFolder));
-	const folders = join(settings.cacheDir, "origins");
-	const removed: PrunedFolder[] = [];
-	for (const name of await readdir(folders).catch(() => [] as string[])) {
+	for (const name of await readdir(folders)) {
 		const folder = join(folders, name);
-		const state = await readState(folder);
-		if (kept.has(folder)) removed.push(...(await supersededCopies(folder, state)));
+		// An origin's folder that is a link is not the origin's: it is removed as a link, never listed through.
+		const isFolder = (await lstat(folder)).isDirectory();
+		const state = isFolder ? await readState(folder) : undefined;
+		if (kept.has(folder) && isFolder) data.removed.push(...(await supersededCopies(folder, state)));
 		else
-			removed.push({
+			data.removed.push({
 				path: folder,
 				reason: "origin",
 				...(state?.origin ? { origin: state.origin } : {}),
@@ -74,11 +89,22 @@ export async function run(
 			});
 	}
 	if (!dryRun) {
-		for (const entry of removed) await rm(entry.path, { recursive: true, force: true });
+		for (const entry of data.removed) await removeBelow(cacheDir, entry.path);
 		await dropEmptyDigestFolders(settings.origins.map((origin) => join(origin.cacheFolder, "skills")));
 	}
-	const bytes = removed.reduce((sum, entry) => sum + entry.bytes, 0);
-	return { exitCode: 0, data: { cacheDir: settings.cacheDir, dryRun, removed, bytes } };
+	data.bytes = data.removed.reduce((sum, entry) => sum + entry.bytes, 0);
+	return { exitCode: 0, data };
+}
+
+/**
+ * Removes `path` (a folder, or a link as a link) after proving that its parent is still the real folder it was
+ * when listed: a link swapped in above it since would otherwise lead the delete out of the cache.
+ */
+async function removeBelow(cacheDir: string, path: string): Promise<void> {
+	const parent = dirname(path);
+	const real = await realpath(parent).catch(() => undefined);
+	if (real !== parent || !real.startsWith(`${cacheDir}/`)) return;
+	await rm(path, { recursive: true, force: true });
 }
 
 interface State {
@@ -88,7 +114,8 @@ interface State {
 
 async function readState(folder: string): Promise<State | undefined> {
 	try {
-		const state = JSON.parse(await readFile(join(folder, "state.json"), "utf8")) as Partial<State> | null;
+		const text = await readRegularFile(join(folder, "state.json"), 16 << 20);
+		const state = JSON.parse(text) as Partial<State> | null;
 		if (state && typeof state.skills === "object" && state.skills !== null) return state as State;
 	} catch {
 		// No state (never refreshed) or a broken one: nothing in the folder is a current copy.
@@ -96,12 +123,18 @@ async function readState(folder: string): Promise<State | undefined> {
 	return undefined;
 }
 
-/** Copies under `<folder>/skills/<digest>/<name>` that the origin's state does not name as current. */
+/**
+ * Copies under `<folder>/skills/<digest>/<name>` that the origin's state does not name as current; a link where a
+ * folder belongs is itself an entry to remove (never listed through).
+ */
 async function supersededCopies(folder: string, state: State | undefined): Promise<PrunedFolder[]> {
 	const current = new Set(Object.values(state?.skills ?? {}).map((skill) => String(skill.dir)));
 	const skills = join(folder, "skills");
 	const out: PrunedFolder[] = [];
-	for (const digest of await readdir(skills).catch(() => [] as string[])) {
+	const info = await lstat(skills).catch(() => undefined);
+	if (!info) return out;
+	if (!info.isDirectory()) return [{ path: skills, reason: "superseded", bytes: info.size }];
+	for (const digest of await readdir(skills)) {
 		const digestFolder = join(skills, digest);
 		if (!(await lstat(digestFolder)).isDirectory()) {
 			out.push({ path: digestFolder, reason: "superseded", bytes: await treeBytes(digestFolder) });
@@ -121,9 +154,10 @@ async function supersededCopies(folder: string, state: State | undefined): Promi
 	return out;
 }
 
-/** Removes the digest folders the pruning left empty. */
+/** Removes the digest folders the pruning left empty (in a skills folder that is a real folder, not a link). */
 async function dropEmptyDigestFolders(skillFolders: readonly string[]): Promise<void> {
 	for (const skills of skillFolders) {
+		if ((await realpath(skills).catch(() => undefined)) !== skills) continue;
 		for (const digest of await readdir(skills).catch(() => [] as string[])) {
 			// rmdir removes only an empty folder: one that still holds a current copy stays.
 			await rmdir(join(skills, digest)).catch(() => undefined);
@@ -142,6 +176,7 @@ export function render(data: PruneResult, style: Style): string {
 		return `${verb} ${entry.path}  ${style.dim(`${why}, ${formatBytes(entry.bytes)}`)}`;
 	});
 	const total = data.dryRun ? `${formatBytes(data.bytes)} would be freed` : `${formatBytes(data.bytes)} freed`;
+	if (data.error) return `${style.red(`skillset: ${data.error}`)}\n`;
 	if (lines.length === 0) return `Nothing to prune in ${data.cacheDir}.\n`;
 	return `${lines.join("\n")}\n${data.removed.length} folder(s), ${total}.\n`;
 }

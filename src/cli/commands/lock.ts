@@ -1,12 +1,15 @@
-import { readFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import type { ParseArgsConfig } from "node:util";
 import {
 	comparePackage,
 	createLock,
 	hashPackage,
+	MAX_LOCK_FILE_BYTES,
+	NotRegularFileError,
 	parseLock,
+	readRegularFile,
 	renderLock,
+	withFileLock,
 	writeFileAtomic,
 } from "../../runtime/index.ts";
 import type { Diagnostic } from "../../skill/index.ts";
@@ -101,15 +104,27 @@ export async function run(
 	return { exitCode: failed ? 1 : 0, data };
 }
 
-/** Writes the lock atomically; an I/O failure (a folder, no permission) is returned as a message. */
+/**
+ * Writes the lock atomically, holding the lock file's lock (as `add`, `update` and `remove` do), with the install
+ * sources re-read under it; an I/O failure (a folder, no permission) is returned as a message.
+ */
 async function write(file: string, skills: Parameters<typeof createLock>[0]): Promise<LockLine[] | string> {
-	const previous = parseLock(await readFile(file, "utf8").catch(() => "{}"));
-	const { lock, problems } = createLock(skills, dirname(file), "error" in previous ? undefined : previous);
+	let created: ReturnType<typeof createLock>;
 	try {
-		await writeFileAtomic(file, renderLock(lock));
+		created = await withFileLock(
+			file,
+			async () => {
+				const previous = parseLock(await readLockText(file).catch(() => "{}"));
+				const made = createLock(skills, dirname(file), "error" in previous ? undefined : previous);
+				await writeFileAtomic(file, renderLock(made.lock));
+				return made;
+			},
+			"the lock file",
+		);
 	} catch (error) {
 		return `cannot write the lock file ${file}: ${(error as NodeJS.ErrnoException).code ?? error}`;
 	}
+	const { lock, problems } = created;
 	return Object.entries(lock.skills).map(([name, skill]) => {
 		const found = problems.find((p) => p.name === name);
 		return { name, status: "locked", digest: skill.digest, ...(found ? { problems: found.problems } : {}) };
@@ -119,8 +134,9 @@ async function write(file: string, skills: Parameters<typeof createLock>[0]): Pr
 async function verify(file: string, skills: Parameters<typeof createLock>[0]): Promise<LockLine[]> {
 	let text: string;
 	try {
-		text = await readFile(file, "utf8");
+		text = await readLockText(file);
 	} catch (error) {
+		if (error instanceof NotRegularFileError) throw new UsageError(error.message);
 		throw new UsageError(
 			`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? error} (run 'skillset lock' first)`,
 		);
@@ -140,6 +156,11 @@ async function verify(file: string, skills: Parameters<typeof createLock>[0]): P
 	const present = new Set(skills.map((s) => s.name));
 	for (const name of Object.keys(lock.skills)) if (!present.has(name)) lines.push({ name, status: "gone" });
 	return lines;
+}
+
+/** The lock file's text, bounded: a FIFO or device in its place (a link to `/dev/zero`) is refused at once. */
+function readLockText(file: string): Promise<string> {
+	return readRegularFile(file, MAX_LOCK_FILE_BYTES);
 }
 
 /** How many locked skills have files that could not be hashed, for the summary line. */

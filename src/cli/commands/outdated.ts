@@ -1,7 +1,8 @@
 import type { ParseArgsConfig } from "node:util";
 import { checkOutdated, type OutdatedLine } from "../../sources/index.ts";
-import { type InstallFlagValues, installFlags, installUsage, resolveTarget } from "../install-flags.ts";
+import { type InstallFlagValues, installFlags, installUsage, resolveTarget, withLockFile } from "../install-flags.ts";
 import type { CliIo, CommandResult, Style } from "../io.ts";
+import { terminalSafe } from "../terminal-text.ts";
 
 /** The command's options, for `node:util` parseArgs. */
 export const options: NonNullable<ParseArgsConfig["options"]> = { ...installFlags };
@@ -23,21 +24,24 @@ export async function run(
 	io: CliIo,
 ): Promise<CommandResult<OutdatedLine[]>> {
 	const { lockFile } = resolveTarget(values, io);
-	const lines = await checkOutdated(lockFile, positionals);
+	const lines = await withLockFile(() => checkOutdated(lockFile, positionals));
 	return { exitCode: lines.every((line) => line.status === "current") ? 0 : 1, data: lines };
 }
 
-/** One line per skill. */
+/** One line per skill; names, ids and messages (from the lock and the source) made terminal-safe. */
 export function render(data: OutdatedLine[], style: Style): string {
 	if (data.length === 0) return "no installed skill has a source\n";
-	const short = (id?: string) => (id ? id.replace(/^sha256:/, "").slice(0, 12) : "?");
+	const short = (id?: string) => (id ? terminalSafe(id.replace(/^sha256:/, "").slice(0, 12)) : "?");
 	return data
-		.map((line) =>
-			line.status === "outdated"
-				? style.yellow(`${line.name}  outdated  ${short(line.installed)} -> ${short(line.latest)}\n`)
-				: line.status === "unknown"
-					? style.red(`${line.name}  unknown  ${line.message}\n`)
-					: `${line.name}  current  ${short(line.installed)}\n`,
-		)
+		.map((line) => {
+			const name = terminalSafe(line.name);
+			if (line.status === "outdated")
+				return `${style.yellow(`${name}  outdated  ${short(line.installed)} -> ${short(line.latest)}`)}\n`;
+			if (line.status === "unknown") {
+				const why = `${terminalSafe(line.message ?? "")}${line.code ? ` [${line.code}]` : ""}`;
+				return `${style.red(`${name}  unknown  ${why}`)}\n`;
+			}
+			return `${name}  current  ${short(line.installed)}\n`;
+		})
 		.join("");
 }
