@@ -3,10 +3,17 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll } from "vitest";
 
+// One hook for the whole test file, registered while the file is collected: a hook registered from inside a running
+// test is never called, so folders made in tests used to stay behind in the temp folder.
+const made: string[] = [];
+afterAll(async () => {
+	await Promise.all(made.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
+});
+
 /** A fresh temporary directory for the current test file, removed after all its tests. */
 export async function tempDir(): Promise<string> {
 	const dir = await mkdtemp(join(tmpdir(), "skillset-test-"));
-	afterAll(() => rm(dir, { recursive: true, force: true }));
+	made.push(dir);
 	return dir;
 }
 
