@@ -117,7 +117,10 @@ export function attachConnection(mcp: McpServer, first: ServeSnapshot, options: 
 	mcp.server.setRequestHandler("prompts/list", () => ({
 		prompts: promptSkills(current.index).map((skill) => ({ name: skill.name, description: skill.description })),
 	}));
-	mcp.server.setRequestHandler("prompts/get", (request) => getPrompt(current.index, request.params.name));
+	// A prompt is the activation a user would get: the same verified session options as the tools and resources.
+	mcp.server.setRequestHandler("prompts/get", (request) =>
+		getPrompt(current.index, request.params.name, sessionOptions),
+	);
 	mcp.server.setRequestHandler("resources/subscribe", (request) => {
 		// Updates go out for SKILL.md files, so those are what can be subscribed; the set stays bounded by the skills.
 		if (!current.keys.skills.has(request.params.uri))
@@ -161,11 +164,14 @@ async function callTool(tool: SkillTool | undefined, args: unknown): Promise<Cal
 	return { content: [{ type: "text", text: result.content }], isError: result.isError };
 }
 
-/** A prompt's content: the skill's activation as a user would invoke it, from a fresh session every time. */
-async function getPrompt(index: SkillIndex, name: string): Promise<GetPromptResult> {
+/**
+ * A prompt's content: the skill's activation as a user would invoke it, from a fresh session every time, with the
+ * connection's session options (verify mode, read cap, hard-link rule), so a prompt never serves what a tool refuses.
+ */
+async function getPrompt(index: SkillIndex, name: string, options: SessionOptions): Promise<GetPromptResult> {
 	const skill = promptSkills(index).find((candidate) => candidate.name === name);
 	if (!skill) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `No prompt is named '${name}'`);
-	const activation = await createSession(index).activate(skill.qualifiedName, { invoker: "user" });
+	const activation = await createSession(index, options).activate(skill.qualifiedName, { invoker: "user" });
 	if (!activation.ok) throw new ProtocolError(ProtocolErrorCode.InvalidParams, activation.message);
 	return {
 		description: skill.description,
