@@ -8,6 +8,7 @@ import { attachConnection, type Connection, type ServeSnapshot, snapshotKeys } f
 import { DigestCache, type ServeRules } from "./entries.ts";
 import { buildInstructions } from "./instructions.ts";
 import { type LeftOutSkill, planServe } from "./plan.ts";
+import { SnapshotTools } from "./snapshot-tools.ts";
 import { startSnapshots } from "./snapshots.ts";
 import { createSkillSource } from "./source.ts";
 import { ListingCache } from "./walk.ts";
@@ -99,7 +100,7 @@ export async function createSkillServer(options: SkillServerOptions = {}): Promi
 		// Tools, prompts and instructions offer exactly the served skills: one set, whichever way a client reads it.
 		const index = new SkillIndex(plan.served.map((served) => served.skill));
 		const instructions = await buildInstructions(index, options);
-		return { index, report, plan, instructions, keys: snapshotKeys(index, plan) };
+		return { index, report, plan, instructions, keys: snapshotKeys(index, plan), tools: new SnapshotTools(index) };
 	};
 
 	const snapshots = await startSnapshots(options, {
@@ -129,7 +130,7 @@ export async function createSkillServer(options: SkillServerOptions = {}): Promi
 		onWarning: (warning) => log("warning", `${warning.path}: ${warning.message}`),
 	});
 	const createServer = (): McpServer => {
-		const mcp = new McpServer(options.info ?? { name: "skillset", version: "0" }, {
+		const mcp = new ConnectionServer(options.info ?? { name: "skillset", version: "0" }, {
 			instructions: now().instructions,
 			capabilities: {
 				resources: { subscribe: true, listChanged: true },
@@ -147,6 +148,7 @@ export async function createSkillServer(options: SkillServerOptions = {}): Promi
 			onClose: () => connections.delete(connection),
 		});
 		connections.add(connection);
+		mcp.onClosed = () => connections.delete(connection);
 		return mcp;
 	};
 	return {
@@ -177,6 +179,19 @@ export async function createSkillServer(options: SkillServerOptions = {}): Promi
 			await Promise.all([...connections].map((connection) => connection.close()));
 		},
 	};
+}
+
+/**
+ * An `McpServer` that reports its closing whether or not it was ever connected: the SDK closes servers it made for
+ * requests it then refuses (before any transport), and those fire no `onclose`, so they would stay listed forever.
+ */
+class ConnectionServer extends McpServer {
+	onClosed: (() => void) | undefined;
+
+	override async close(): Promise<void> {
+		this.onClosed?.();
+		await super.close();
+	}
 }
 
 /** Whether a path lies in a folder the snapshot serves (for pruning caches after a rescan). */

@@ -269,7 +269,7 @@ describe("protocol revisions", () => {
 		expect(served.client.getNegotiatedProtocolVersion()).toBe("2025-11-25");
 		expect(legacy).not.toHaveProperty("ttlMs");
 		expect((await modern.skills.get("skill://demo/SKILL.md")).skill.uri).toBe("skill://demo/SKILL.md");
-	});
+	}, 30_000);
 });
 
 describe("skillset mcp --check", () => {
