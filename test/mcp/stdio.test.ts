@@ -339,6 +339,8 @@ describe("skillset mcp --check", () => {
 		expect(messages.map((message) => message.id)).toEqual([1, 2, 3]);
 		expect(messages[2]?.error?.code).toBe(-32602);
 		expect(run.stderr).toContain("skillset mcp: serving 3 skill(s), 3 left out");
+		// The client closed stdin: a clean end, exit 0.
+		expect(run.status).toBe(0);
 	});
 
 	it("rejects a bad --http value and a bad --budget-tokens with a usage error", async () => {

@@ -51,7 +51,11 @@ ${sessionUsage}
   --json                     with --check, print the result as JSON
 
 Exit status: 0 served until the client left (or --check found nothing left out), 1 skills left out
-(--check), 2 usage error.`;
+(--check), 2 usage error, 4 the stdio connection failed (a message over 10 MiB, stdout closed under the
+server): the reason is on stderr.`;
+
+/** Exit status when the stdio transport fails (a message over the 10 MiB limit, a write error on stdout). */
+export const EXIT_CONNECTION_FAILED = 4;
 
 interface McpFlagValues extends DiscoveryFlagValues {
 	http?: string;
@@ -92,7 +96,7 @@ export async function run(
 	// A watching server scans for itself; otherwise it serves the index of one scan here.
 	const scanned = watch ? undefined : await discoverFor(values, dir, io);
 	const settings = scanned ?? (await settingsFor(values, dir, io));
-	const { createSkillServer, isLoopback, serveHttp } = await import("../../mcp/index.ts");
+	const { createSkillServer, isLoopback, serveHttp, serveSkillsStdio } = await import("../../mcp/index.ts");
 	if (listen && !isLoopback(listen.host)) {
 		if (!values["allow-remote"])
 			throw new UsageError(`--http ${values.http}: a non-loopback address needs --allow-remote`);
@@ -125,18 +129,22 @@ export async function run(
 		await interrupted();
 		await serving.close();
 	} else {
-		// serveStdio speaks both protocol eras: the 2025 handshake and 2026-07-28 (with caching hints).
-		const { serveStdio } = await import("@modelcontextprotocol/server/stdio");
-		const handle = serveStdio(() => server.createServer(), {
-			onerror: (error) => io.stderr(`skillset mcp: error: ${error.message}\n`),
+		// Both protocol eras: the 2025 handshake and 2026-07-28 (with caching hints), as the SDK's serveStdio.
+		const stop = new AbortController();
+		const onSignal = () => stop.abort();
+		process.once("SIGINT", onSignal);
+		process.once("SIGTERM", onSignal);
+		const end = await serveSkillsStdio(server, {
+			signal: stop.signal,
+			onError: (error) => io.stderr(`skillset mcp: error: ${error.message}\n`),
 		});
-		await new Promise<void>((done) => {
-			process.stdin.once("end", done);
-			process.stdin.once("close", done);
-			process.once("SIGINT", done);
-			process.once("SIGTERM", done);
-		});
-		await handle.close();
+		process.off("SIGINT", onSignal);
+		process.off("SIGTERM", onSignal);
+		if (end.failed) {
+			io.stderr(`skillset mcp: error: ${end.message}\n`);
+			await server.close();
+			return { exitCode: EXIT_CONNECTION_FAILED, data: {} };
+		}
 	}
 	await server.close();
 	return { exitCode: 0, data: {} };
