@@ -348,6 +348,8 @@ describe("skillset mcp --check", () => {
 			["--http", "localhost"],
 			["--http", "70000"],
 			["--budget-tokens", "0"],
+			["--http", "0", "--allow-origin", "localhost:3000"],
+			["--http", "0", "--allow-origin", "http://localhost:3000/app"],
 		]) {
 			const run = await cli(["mcp", ...args, "--no-default-roots"], { cwd: ws });
 			expect(run.exitCode, args.join(" ")).toBe(2);

@@ -19,6 +19,7 @@ export const options: NonNullable<ParseArgsConfig["options"]> = {
 	http: { type: "string" },
 	"allow-remote": { type: "boolean", default: false },
 	"token-file": { type: "string" },
+	"allow-origin": { type: "string", multiple: true },
 	check: { type: "boolean", default: false },
 	watch: { type: "boolean" },
 	"no-watch": { type: "boolean" },
@@ -42,6 +43,8 @@ Options:
   --http [HOST:]PORT         serve Streamable HTTP at http://HOST:PORT/mcp instead (default host 127.0.0.1)
   --allow-remote             allow a non-loopback HOST (a bearer token is then required)
   --token-file FILE          require this bearer token (default: $SKILLSET_MCP_TOKEN when set)
+  --allow-origin ORIGIN      let browser pages from ORIGIN (http://host:port) call the endpoint (repeatable;
+                             by default only the server's own origin may)
   --watch, --no-watch        rescan on changes and notify clients (default: on for stdio, off for HTTP)
   --no-tools                 offer no tools (resources and prompts only)
   --budget-tokens N          tokens for the catalog in the instructions (default 2000)
@@ -61,6 +64,7 @@ interface McpFlagValues extends DiscoveryFlagValues {
 	http?: string;
 	"allow-remote"?: boolean;
 	"token-file"?: string;
+	"allow-origin"?: string[];
 	check?: boolean;
 	watch?: boolean;
 	"no-watch"?: boolean;
@@ -88,6 +92,7 @@ export async function run(
 	const [dir] = positionals;
 	const budgetTokens = positiveInteger("--budget-tokens", values["budget-tokens"]);
 	const listen = values.http === undefined ? undefined : parseListen(values.http);
+	const origins = (values["allow-origin"] ?? []).map(checkOrigin);
 	const token = await readToken(values, io);
 	const integrity: IntegrityOptions | undefined = values.verify
 		? await loadIntegrity(lockPath(values, io.cwd, resolve(io.cwd, dir ?? ".")))
@@ -124,6 +129,7 @@ export async function run(
 			...listen,
 			...(token ? { token } : {}),
 			allowRemote: values["allow-remote"],
+			allowedOrigins: origins,
 		});
 		io.stderr(`skillset mcp: listening on ${serving.url}\n`);
 		await interrupted();
@@ -159,6 +165,14 @@ export function render(data: McpCheck | Record<string, never>, style: Style): st
 	for (const skill of data.leftOut)
 		lines.push(`  ${style.yellow(skill.name)}: ${skill.message} ${style.dim(`(${skill.code}, ${skill.file})`)}`);
 	return `${lines.join("\n")}\n`;
+}
+
+/** An `--allow-origin` value: an http(s) origin as a browser sends it, with no path. */
+function checkOrigin(value: string): string {
+	const url = URL.canParse(value) ? new URL(value) : undefined;
+	if (!url || !/^https?:$/.test(url.protocol) || url.origin !== value.replace(/\/$/, ""))
+		throw new UsageError(`--allow-origin needs an origin such as http://localhost:3000, not '${value}'`);
+	return url.origin;
 }
 
 /** `[HOST:]PORT`, with `[v6]:PORT` for IPv6. */
