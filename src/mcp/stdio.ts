@@ -1,10 +1,12 @@
-import type { Readable, Writable } from "node:stream";
+import { PassThrough, type Readable, type Writable } from "node:stream";
 import type { JSONRPCMessage, MessageExtraInfo, Transport, TransportSendOptions } from "@modelcontextprotocol/server";
 import { StdioServerTransport, serveStdio } from "@modelcontextprotocol/server/stdio";
 import type { SkillServer } from "./server.ts";
 
 /** The largest stdio message, in bytes (the SDK's limit, named here so the message can say it). */
 export const STDIO_MAX_MESSAGE_BYTES: number = 10 * 1024 * 1024;
+/** How long requests still being answered when stdin ends may take before the connection closes anyway. */
+const DRAIN_MS = 10_000;
 
 /** Options for {@link serveSkillsStdio}. */
 export interface StdioServeOptions {
@@ -28,7 +30,13 @@ export type StdioEnd = { failed: false } | { failed: true; message: string };
  */
 export async function serveSkillsStdio(server: SkillServer, options: StdioServeOptions = {}): Promise<StdioEnd> {
 	const stdin = options.stdin ?? process.stdin;
-	const wire = new WatchedStdio(stdin, options.stdout ?? process.stdout);
+	// The transport reads a copy of stdin that ends only once the requests already received are answered: a client
+	// that writes its requests and closes stdin (`cat requests | skillset mcp`) still gets every answer.
+	const input = new PassThrough();
+	stdin.pipe(input, { end: false });
+	const wire = new WatchedStdio(input, options.stdout ?? process.stdout);
+	const ended = () => void wire.drained(DRAIN_MS).then(() => input.end());
+	stdin.once("end", ended);
 	const handle = serveStdio(() => server.createServer(), {
 		transport: wire,
 		onerror: (error) => options.onError?.(error),
@@ -38,6 +46,8 @@ export async function serveSkillsStdio(server: SkillServer, options: StdioServeO
 	if (options.signal?.aborted) stop();
 	const failure = await wire.closed;
 	options.signal?.removeEventListener("abort", stop);
+	stdin.off("end", ended);
+	stdin.unpipe(input);
 	await handle.close();
 	// The transport stops reading on failure; a client that keeps writing then gets EPIPE instead of waiting forever.
 	if (failure) stdin.destroy();
@@ -54,6 +64,9 @@ class WatchedStdio implements Transport {
 	readonly closed: Promise<Error | undefined>;
 	#justFailed: Error | undefined;
 	#resolve: (failure: Error | undefined) => void = () => undefined;
+	/** Ids of requests received and not yet answered. */
+	readonly #unanswered = new Set<string | number>();
+	#onAnswered: (() => void) | undefined;
 	onclose?: () => void;
 	onerror?: (error: Error) => void;
 	onmessage?: <T extends JSONRPCMessage>(message: T, extra?: MessageExtraInfo) => void;
@@ -63,7 +76,10 @@ class WatchedStdio implements Transport {
 		this.closed = new Promise((resolve) => {
 			this.#resolve = resolve;
 		});
-		this.#inner.onmessage = (message) => this.onmessage?.(message);
+		this.#inner.onmessage = (message) => {
+			if ("method" in message && "id" in message) this.#unanswered.add(message.id);
+			this.onmessage?.(message);
+		};
 		this.#inner.onerror = (error) => {
 			this.#justFailed = error;
 			queueMicrotask(() => {
@@ -82,7 +98,24 @@ class WatchedStdio implements Transport {
 	}
 
 	send(message: JSONRPCMessage, _options?: TransportSendOptions): Promise<void> {
+		const id = "method" in message || !("id" in message) ? undefined : message.id;
+		if (id !== undefined && id !== null && this.#unanswered.delete(id)) this.#onAnswered?.();
 		return this.#inner.send(message);
+	}
+
+	/** Resolves when every request received so far is answered, or after `ms`. */
+	drained(ms: number): Promise<void> {
+		return new Promise((resolve) => {
+			const timer = setTimeout(done, ms);
+			function done(): void {
+				clearTimeout(timer);
+				resolve();
+			}
+			this.#onAnswered = () => {
+				if (this.#unanswered.size === 0) done();
+			};
+			this.#onAnswered();
+		});
 	}
 
 	close(): Promise<void> {

@@ -170,7 +170,8 @@ export class SkillSession {
 			return { ok: false, name, path, code: refusal.code, message: refusal.message };
 		}
 		const tokenizer = await this.#getTokenizer();
-		const result = readSkillResource(skill, path, {
+		// Read in chunks off the event loop: a session's 8 MiB read never holds up another session's small one.
+		const result = await readSkillResource(skill, path, {
 			...options,
 			tokenizer,
 			integrity: this.#options.integrity,
