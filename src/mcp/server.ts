@@ -24,6 +24,8 @@ export interface SkillServerOptions extends DiscoverOptions {
 	watch?: boolean;
 	/** Quiet time after the last file event before a rescan. Default 200 ms. */
 	debounceMs?: number;
+	/** Longest wait from a file event to its rescan, however often events come. Default 2,000 ms. */
+	maxWaitMs?: number;
 	/** Offer `load_skill`, `read_skill_resource`, `search_skills` and `list_skills`. Default true. */
 	tools?: boolean;
 	/** Tokens for the catalog in the server instructions. Default 2,000. */
