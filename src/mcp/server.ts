@@ -112,6 +112,7 @@ export async function createSkillServer(options: SkillServerOptions = {}): Promi
 			cache.prune(keep);
 			rules.listings?.prune(keep);
 			reportLeftOut(next.plan.leftOut, log);
+			if (boundsKey(next.report) !== boundsKey(previous.report)) reportBounds(next.report, log);
 			for (const connection of connections) connection.update(previous, next);
 			const change = changeBetween(previous, next);
 			for (const listener of listeners) listener(change);
@@ -120,6 +121,7 @@ export async function createSkillServer(options: SkillServerOptions = {}): Promi
 	});
 	const now = snapshots.current;
 	reportLeftOut(now().plan.leftOut, log);
+	reportBounds(now().report, log);
 
 	const extension = new SkillsExtension({
 		source: createSkillSource(() => ({
@@ -222,6 +224,25 @@ function reportLeftOut(leftOut: readonly LeftOutSkill[], log: (level: McpLogLeve
 	if (leftOut.length === 0) return;
 	const lines = leftOut.map((skill) => `  ${printable(skill.name)}: ${printable(skill.message)} (${skill.code})`);
 	log("warning", `${leftOut.length} selected skill(s) not served:\n${lines.join("\n")}`);
+}
+
+/** The roots a walk bound cut short, as a comparable string. */
+function boundsKey(report: DiscoveryReport | undefined): string {
+	const cut = (report?.roots ?? []).filter((root) => Object.values(root.bounds).some(Boolean));
+	return JSON.stringify(cut.map((root) => [root.path, root.bounds]));
+}
+
+/** Says which roots a walk bound cut short: skills past a bound are neither served nor listed as left out. */
+function reportBounds(report: DiscoveryReport | undefined, log: (level: McpLogLevel, message: string) => void): void {
+	for (const root of report?.roots ?? []) {
+		const hit = Object.entries(root.bounds).filter(([, cut]) => cut);
+		if (hit.length === 0) continue;
+		const bounds = hit.map(([bound]) => (bound === "dirs" ? "folders" : bound)).join(", ");
+		log(
+			"warning",
+			`Incomplete: the walk of ${printable(root.path)} stopped at its ${bounds} bound; skills past it are not served (raise "limits" in skillset.config.json, or name the folder with --root)`,
+		);
+	}
 }
 
 /** A name or path as one log line: control characters (a newline in a folder name) cannot forge more lines. */

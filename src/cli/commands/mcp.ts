@@ -10,6 +10,7 @@ import {
 	settingsFor,
 } from "../discovery-flags.ts";
 import { type CliIo, type CommandResult, readVersion, type Style, UsageError } from "../io.ts";
+import { type IncompleteRoot, incompleteRoots, renderIncomplete } from "../render-bounds.ts";
 import { loadIntegrity, lockPath, sessionFlags, sessionUsage } from "../session-flags.ts";
 
 /** The command's options, for `node:util` parseArgs. */
@@ -53,8 +54,8 @@ ${sessionUsage}
   --check                    serve nothing: list the skills that would be served and every one left out
   --json                     with --check, print the result as JSON
 
-Exit status: 0 served until the client left (or --check found nothing left out), 1 skills left out
-(--check), 2 usage error, 4 the stdio connection failed (a message over 10 MiB, stdout closed under the
+Exit status: 0 served until the client left (or --check found nothing left out), 1 skills left out or a
+walk bound cut a root short (--check), 2 usage error, 4 the stdio connection failed (a message over 10 MiB, stdout closed under the
 server): the reason is on stderr.`;
 
 /** Exit status when the stdio transport fails (a message over the 10 MiB limit, a write error on stdout). */
@@ -79,6 +80,8 @@ interface McpFlagValues extends DiscoveryFlagValues {
 export interface McpCheck {
 	served: { name: string; uri: string }[];
 	leftOut: { name: string; file: string; code: string; message: string }[];
+	/** Roots a walk bound cut short: skills past the bound are neither served nor listed as left out. */
+	incomplete: IncompleteRoot[];
 }
 
 /** Serves until the client leaves (stdio) or the process is interrupted (HTTP); `--check` only reports. */
@@ -99,7 +102,8 @@ export async function run(
 		: undefined;
 	const watch = values.check ? false : (values.watch ?? (values["no-watch"] ? false : listen === undefined));
 	// A watching server scans for itself; otherwise it serves the index of one scan here.
-	const scanned = watch ? undefined : await discoverFor(values, dir, io);
+	// --check reports a bound hit in its own output (stdout or JSON); serving announces it on stderr.
+	const scanned = watch ? undefined : await discoverFor(values, dir, io, { announceBounds: !values.check });
 	const settings = scanned ?? (await settingsFor(values, dir, io));
 	const { createSkillServer, isLoopback, serveHttp, serveSkillsStdio } = await import("../../mcp/index.ts");
 	if (listen && !isLoopback(listen.host)) {
@@ -120,8 +124,9 @@ export async function run(
 	});
 	if (values.check) {
 		await server.close();
-		const data = { served: [...server.served], leftOut: [...server.leftOut] };
-		return { exitCode: data.leftOut.length > 0 ? 1 : 0, data };
+		const incomplete = scanned ? incompleteRoots(scanned.report) : [];
+		const data = { served: [...server.served], leftOut: [...server.leftOut], incomplete };
+		return { exitCode: data.leftOut.length > 0 || incomplete.length > 0 ? 1 : 0, data };
 	}
 	io.stderr(`skillset mcp: serving ${server.served.length} skill(s), ${server.leftOut.length} left out\n`);
 	if (listen) {
@@ -159,7 +164,7 @@ export async function run(
 /** `--check` as text; nothing otherwise (on stdio, stdout belongs to the protocol). */
 export function render(data: McpCheck | Record<string, never>, style: Style): string {
 	if (!("served" in data)) return "";
-	const lines = [`${data.served.length} skill(s) served`];
+	const lines = [...renderIncomplete(data.incomplete, style), `${data.served.length} skill(s) served`];
 	for (const skill of data.served) lines.push(`  ${skill.name}  ${style.dim(skill.uri)}`);
 	if (data.leftOut.length > 0) lines.push(`${data.leftOut.length} skill(s) left out`);
 	for (const skill of data.leftOut)
