@@ -5,6 +5,7 @@
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/client";
 import { InMemoryTransport } from "@modelcontextprotocol/server";
+import { createLock, discover } from "skillset";
 import { createSkillServer, type SkillServer } from "skillset/mcp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { skillMd, tempDir, writeTree } from "../helpers/temp.ts";
@@ -14,6 +15,16 @@ const BIGS = [0, 1, 2, 3, 4];
 
 let server: SkillServer;
 let client: Client;
+let verifying: SkillServer;
+let verifyingClient: Client;
+
+async function connect(skills: SkillServer): Promise<Client> {
+	const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+	await skills.connect(serverSide);
+	const connected = new Client({ name: "reader", version: "1" });
+	await connected.connect(clientSide);
+	return connected;
+}
 
 beforeAll(async () => {
 	const ws = await tempDir();
@@ -25,16 +36,20 @@ beforeAll(async () => {
 		files[`big-${i}/assets/data.txt`] = big;
 	}
 	const root = await writeTree(join(ws, "skills"), files);
-	server = await createSkillServer({ cwd: ws, home: ws, defaultRoots: false, roots: [root] });
-	const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-	await server.connect(serverSide);
-	client = new Client({ name: "reader", version: "1" });
-	await client.connect(clientSide);
+	const settings = { cwd: ws, home: ws, defaultRoots: false, roots: [root] };
+	server = await createSkillServer(settings);
+	client = await connect(server);
+	// In verify mode an activation hashes the skill's every file: 8 MiB here.
+	const { lock } = createLock((await discover(settings)).index.selected, ws);
+	verifying = await createSkillServer({ ...settings, integrity: { lock, root: ws } });
+	verifyingClient = await connect(verifying);
 }, 60_000);
 
 afterAll(async () => {
 	await client?.close();
 	await server?.close();
+	await verifyingClient?.close();
+	await verifying?.close();
 });
 
 describe("resources/read under large reads", () => {
@@ -68,6 +83,22 @@ describe("resources/read under large reads", () => {
 			finished.push("small");
 			expect(JSON.stringify(small.content)).toContain("# Notes");
 			for (const answer of await Promise.all(bigs)) expect(answer.isError).toBeFalsy();
+			expect(finished[0], `round ${round}: ${finished.join(", ")}`).toBe("small");
+		}
+	}, 120_000);
+
+	it("in verify mode, answers a small prompts/get while five activations hash 8 MiB skills", async () => {
+		for (let round = 0; round < 2; round++) {
+			const finished: string[] = [];
+			const bigs = BIGS.map(async (i) => {
+				const answer = await verifyingClient.getPrompt({ name: `big-${i}` });
+				finished.push(`big-${i}`);
+				return answer;
+			});
+			const small = await verifyingClient.getPrompt({ name: "small" });
+			finished.push("small");
+			expect(JSON.stringify(small.messages)).toContain("# small");
+			for (const answer of await Promise.all(bigs)) expect(JSON.stringify(answer.messages)).toContain("# big-");
 			expect(finished[0], `round ${round}: ${finished.join(", ")}`).toBe("small");
 		}
 	}, 120_000);
