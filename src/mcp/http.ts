@@ -33,6 +33,8 @@ export interface HttpServeOptions {
 	idleSessionMs?: number;
 	/** Browser origins allowed besides the server's own (`http://localhost:3000`). Default none. */
 	allowedOrigins?: readonly string[];
+	/** A request (headers and body) must arrive within this, else 408. Default 30 s. */
+	requestTimeoutMs?: number;
 }
 
 /** A running Streamable HTTP endpoint. */
@@ -44,6 +46,8 @@ export interface HttpServing {
 }
 
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
+const REQUEST_TIMEOUT_MS = 30_000;
+const HEADERS_TIMEOUT_MS = 10_000;
 const IDLE_SESSION_MS = 30 * 60 * 1000;
 /** Open MCP sessions at once by default; a client that never ends its session cannot grow the server unbounded. */
 const MAX_SESSIONS = 256;
@@ -150,7 +154,15 @@ export async function serveHttp(server: SkillServer, options: HttpServeOptions):
 		await writeResponse(res, response);
 	};
 
-	const http = createServer((req, res) => {
+	// A request must arrive whole within the timeout (a body dripped byte by byte cannot hold a connection open);
+	// answers and notification streams are not limited by it.
+	const requestTimeout = options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
+	const timeouts = {
+		requestTimeout,
+		headersTimeout: Math.min(requestTimeout, HEADERS_TIMEOUT_MS),
+		connectionsCheckingInterval: Math.max(50, Math.min(requestTimeout / 4, 30_000)),
+	};
+	const http = createServer(timeouts, (req, res) => {
 		handle(req, res).catch((error: unknown) => {
 			if (!res.headersSent) sendError(res, 500, String(error));
 			else res.destroy();

@@ -93,7 +93,9 @@ export async function createSkillServer(options: SkillServerOptions = {}): Promi
 	const cache = new DigestCache();
 	const connections = new Set<Connection>();
 	const listeners = new Set<(change: ServeChange) => void>();
-	const log = (level: McpLogLevel, message: string): void => {
+	const log = (level: McpLogLevel, text: string): void => {
+		// Log lines carry names and paths from skills and errors from clients: no escape sequence reaches a terminal.
+		const message = text.replace(/(?![\n\t])\p{Cc}/gu, "?");
 		options.onLog?.(level, message);
 		for (const connection of connections) connection.log(level, message);
 	};

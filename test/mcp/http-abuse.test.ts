@@ -1,5 +1,6 @@
 // Clients that misuse the Streamable HTTP endpoint: refused initializes must not leave servers behind.
 import { request } from "node:http";
+import { connect } from "node:net";
 import type { McpServer, Transport } from "@modelcontextprotocol/server";
 import { createSkillServer, type SkillServer, serveHttp } from "skillset/mcp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -218,4 +219,36 @@ describe("Origin on loopback", () => {
 		expect((await post(url, initializeBody("page"), { origin: "http://localhost:3000" })).status).toBe(200);
 		expect((await post(url, initializeBody("page"), { origin: "http://localhost:3001" })).status).toBe(403);
 	});
+});
+
+describe("slow clients", () => {
+	it("ends a request whose body never finishes arriving, instead of holding the connection", async () => {
+		const root = await writeTree(await tempDir(), { "demo/SKILL.md": skillMd("demo") });
+		const server = await createSkillServer({ cwd: root, home: root, defaultRoots: false, roots: [root] });
+		const serving = await serveHttp(server, { port: 0, requestTimeoutMs: 500 });
+		try {
+			const ended = await new Promise<string>((resolve) => {
+				const socket = connect(serving.port, "127.0.0.1", () => {
+					socket.write(
+						`POST /mcp HTTP/1.1\r\nhost: 127.0.0.1:${serving.port}\r\ncontent-type: application/json\r\ncontent-length: 1000\r\n\r\n{"jsonrpc":`,
+					);
+				});
+				let answer = "";
+				socket.on("data", (chunk: Buffer) => {
+					answer += chunk.toString();
+				});
+				socket.on("close", () => resolve(answer));
+				socket.on("error", () => resolve(answer));
+				// Bounded: a server that never ends it fails the test here.
+				setTimeout(() => {
+					resolve("still open");
+					socket.destroy();
+				}, 15_000);
+			});
+			expect(ended).toMatch(/^HTTP\/1\.1 408/);
+		} finally {
+			await serving.close();
+			await server.close();
+		}
+	}, 30_000);
 });

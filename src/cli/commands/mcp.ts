@@ -147,12 +147,12 @@ export async function run(
 		process.once("SIGTERM", onSignal);
 		const end = await serveSkillsStdio(server, {
 			signal: stop.signal,
-			onError: (error) => io.stderr(`skillset mcp: error: ${error.message}\n`),
+			onError: (error) => io.stderr(`skillset mcp: error: ${printable(error.message)}\n`),
 		});
 		process.off("SIGINT", onSignal);
 		process.off("SIGTERM", onSignal);
 		if (end.failed) {
-			io.stderr(`skillset mcp: error: ${end.message}\n`);
+			io.stderr(`skillset mcp: error: ${printable(end.message)}\n`);
 			await server.close();
 			return { exitCode: EXIT_CONNECTION_FAILED, data: {} };
 		}
@@ -178,6 +178,11 @@ function checkOrigin(value: string): string {
 	if (!url || !/^https?:$/.test(url.protocol) || url.origin !== value.replace(/\/$/, ""))
 		throw new UsageError(`--allow-origin needs an origin such as http://localhost:3000, not '${value}'`);
 	return url.origin;
+}
+
+/** Text from a client or the SDK as log lines: control characters (escape sequences) become `?`. */
+function printable(text: string): string {
+	return text.replace(/(?![\n\t])\p{Cc}/gu, "?");
 }
 
 /** `[HOST:]PORT`, with `[v6]:PORT` for IPv6. */
