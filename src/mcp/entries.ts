@@ -1,14 +1,16 @@
-import { isUtf8 } from "node:buffer";
+import { isAscii, isUtf8 } from "node:buffer";
 import { lstatSync, type Stats } from "node:fs";
 import { join, posix } from "node:path";
 import { mediaTypeOf, readContainedAsync, type SkillsLock } from "../runtime/index.ts";
+import { LARGE_READ_BYTES, type LargeReads } from "./large-reads.ts";
 import type { JsonValue, ServedSkill, ServePlan } from "./plan.ts";
 import { directoryUri, fileUri, uriSegments } from "./uri.ts";
 import { type FileRules, SKIPPED_DIRS, type TreeProblem, walkSkill } from "./walk.ts";
 
-/** How files are served: the read rules and, in verify mode, the lock every file must match. */
+/** How files are served: the read rules, the large-answer queue and, in verify mode, the lock every file must match. */
 export interface ServeRules extends FileRules {
 	lock?: SkillsLock;
+	largeReads?: LargeReads;
 }
 
 /** A SEP-2640 skill entry: the SKILL.md URI, the frontmatter as written, and every file with its digest. */
@@ -137,16 +139,34 @@ export function locate(plan: ServePlan, uri: string): { served: ServedSkill; rel
 export async function readFile(plan: ServePlan, uri: string, rules: ServeRules): Promise<FileContent | undefined> {
 	const found = locate(plan, uri);
 	if (!found || found.rel === "" || found.rel.split("/").some((segment) => SKIPPED_DIRS.has(segment))) return undefined;
-	const read = await readContainedAsync(found.served.dir, found.rel, {
+	const { dir } = found.served;
+	const read = () => readServed(found.served, found.rel, rules);
+	// The size decides only the queue: the contained read checks the file itself, whatever it is by then.
+	return rules.largeReads && sizeOf(join(dir, found.rel)) > LARGE_READ_BYTES ? rules.largeReads.run(read) : read();
+}
+
+async function readServed(served: ServedSkill, rel: string, rules: ServeRules): Promise<FileContent | undefined> {
+	const read = await readContainedAsync(served.dir, rel, {
 		maxBytes: rules.maxBytes,
 		allowHardLinks: rules.allowHardLinks,
 		...(rules.lock ? { digest: "sha256" as const } : {}),
 	});
 	if (!read.ok) return undefined;
-	if (rules.lock && !matchesLock(found.served, read.path, read.sha256 ?? "", rules.lock)) return undefined;
+	if (rules.lock && !matchesLock(served, read.path, read.sha256 ?? "", rules.lock)) return undefined;
 	const mimeType = mediaTypeOf(read.path);
 	const binary = read.bytes.subarray(0, 8192).includes(0) || !isUtf8(read.bytes);
-	return binary ? { bytes: read.bytes, mimeType } : { text: Buffer.from(read.bytes).toString("utf8"), mimeType };
+	if (binary) return { bytes: read.bytes, mimeType };
+	// ASCII text (most skill files) decodes as Latin-1, which is the same characters and much cheaper for large files.
+	const text = Buffer.from(read.bytes.buffer, read.bytes.byteOffset, read.bytes.byteLength);
+	return { text: text.toString(isAscii(read.bytes) ? "latin1" : "utf8"), mimeType };
+}
+
+function sizeOf(path: string): number {
+	try {
+		return lstatSync(path).size;
+	} catch {
+		return 0;
+	}
 }
 
 /** The direct children of a served skill's folder (or sub-folder) by URI; undefined when it is not one. */

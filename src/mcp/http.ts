@@ -236,12 +236,9 @@ async function writeResponse(res: ServerResponse, response: Response): Promise<v
 		res.end();
 		return;
 	}
-	// A JSON answer is one small body: send it whole; only event streams are relayed chunk by chunk.
-	if (!response.headers.get("content-type")?.includes("text/event-stream")) {
-		res.end(Buffer.from(await response.arrayBuffer()));
-		return;
-	}
-	res.flushHeaders();
+	// Bodies are relayed chunk by chunk as they come (a JSON answer is usually one chunk): no copy into one buffer,
+	// and an event stream starts at once.
+	if (response.headers.get("content-type")?.includes("text/event-stream")) res.flushHeaders();
 	const reader = response.body.getReader();
 	res.once("close", () => {
 		// The client went away mid-stream: stop reading; the cancel's own failure changes nothing.

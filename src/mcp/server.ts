@@ -7,6 +7,7 @@ import { DEFAULT_MAX_RESOURCE_BYTES, type IntegrityOptions, type SessionOptions 
 import { attachConnection, type Connection, type ServeSnapshot, snapshotKeys } from "./connection.ts";
 import { DigestCache, type ServeRules } from "./entries.ts";
 import { buildInstructions } from "./instructions.ts";
+import { LargeReads } from "./large-reads.ts";
 import { type LeftOutSkill, planServe } from "./plan.ts";
 import { SnapshotTools } from "./snapshot-tools.ts";
 import { startSnapshots } from "./snapshots.ts";
@@ -89,6 +90,7 @@ export async function createSkillServer(options: SkillServerOptions = {}): Promi
 		allowHardLinks: options.allowHardLinks === true,
 		...(options.integrity ? { lock: options.integrity.lock } : {}),
 		listings: new ListingCache(),
+		largeReads: new LargeReads(),
 	};
 	const cache = new DigestCache();
 	const connections = new Set<Connection>();
