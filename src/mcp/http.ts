@@ -110,7 +110,12 @@ export async function serveHttp(server: SkillServer, options: HttpServeOptions):
 				table.remove(id);
 			},
 		});
-		await server.connect(created);
+		try {
+			await server.connect(created);
+		} catch (error) {
+			place.release();
+			throw error;
+		}
 		return { created, release: place.release };
 	};
 
