@@ -256,7 +256,7 @@ describe("--no-tools", () => {
 		const listed = await bare.client.listTools().catch(() => ({ tools: [] }));
 		expect(listed.tools).toEqual([]);
 		expect((await bare.client.listPrompts()).prompts.map((p) => p.name).sort()).toEqual(["demo", "helper"]);
-	});
+	}, 30_000);
 });
 
 describe("protocol revisions", () => {
@@ -342,7 +342,7 @@ describe("skillset mcp --check", () => {
 		expect(run.stderr).toContain("skillset mcp: serving 3 skill(s), 3 left out");
 		// The client closed stdin: a clean end, exit 0.
 		expect(run.status).toBe(0);
-	});
+	}, 30_000);
 
 	it("rejects a bad --http value and a bad --budget-tokens with a usage error", async () => {
 		for (const args of [
