@@ -20,6 +20,7 @@ import { benchCatalog } from "./catalog.ts";
 import { benchDiscoveryFast } from "./discovery-fast.ts";
 import { generateTree } from "./generate.ts";
 import { benchMcp } from "./mcp.ts";
+import { benchMcpPressure } from "./mcp-pressure.ts";
 import { benchOrigins } from "./origins.ts";
 import { benchTokens } from "./tokens.ts";
 
@@ -177,6 +178,7 @@ async function main(): Promise<void> {
 	rows.push(...(await benchAgent()));
 	rows.push(...(await benchAudit()));
 	rows.push(...(await benchMcp()));
+	rows.push(...(await benchMcpPressure()));
 	rows.push(...(await benchDiscoveryFast()));
 	console.log(
 		`node ${process.version}, ${RUNS} runs per measure (median), tokenizer load ${tokenizerLoadMs} ms (once)\n`,

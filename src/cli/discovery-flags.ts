@@ -32,6 +32,7 @@ import {
 	originUsage,
 	summarizeOrigins,
 } from "./origin-settings.ts";
+import { announceBounds } from "./render-bounds.ts";
 import { guardWorkspaceCommands, guardWorkspaceConfig } from "./workspace-config.ts";
 
 /** The options every command that discovers takes. */
@@ -169,16 +170,19 @@ function configFromFlags(values: DiscoveryFlagValues): SkillsetConfig {
 
 /**
  * Runs discovery for a command: settings from everywhere, the workspace at `dir` (default: the cwd). `--root`
- * paths are resolved against the cwd and come before every other root.
+ * paths are resolved against the cwd and come before every other root. A root a walk bound cut short is announced
+ * on stderr, unless the command reports it itself (`announceBounds: false`).
  */
 export async function discoverFor(
 	values: DiscoveryFlagValues,
 	dir: string | undefined,
 	io: CliIo,
+	options: { announceBounds?: boolean } = {},
 ): Promise<ResolvedSettings & DiscoveryResult> {
 	const settings = await settingsFor(values, dir, io);
 	const result = await discover(settings.discover);
 	result.report.diagnostics.unshift(...settings.diagnostics);
+	if (options.announceBounds !== false) announceBounds(result.report, io);
 	return { ...settings, ...result };
 }
 

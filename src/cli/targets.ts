@@ -4,6 +4,7 @@ import { type Diagnostic, type SkillProperties, validateSkillPath } from "../ski
 import { type DiscoveryFlagValues, discoverFor } from "./discovery-flags.ts";
 import type { CliIo } from "./io.ts";
 import { noSkillsDiagnostic, resolveNamedPath } from "./paths.ts";
+import { announceBounds } from "./render-bounds.ts";
 
 /** A skill folder to audit or lint. */
 export interface Target {
@@ -55,6 +56,7 @@ export async function resolveTargets(
 				roots: [dir],
 				includeHidden,
 			});
+			announceBounds(report, io);
 			const found = [
 				...index.skills.map((s) => ({ name: s.name, dir: dirname(s.realFile), properties: s.properties })),
 				...report.rejected.map(rejected),

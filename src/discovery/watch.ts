@@ -3,6 +3,9 @@ import type { Discovery, DiscoveryResult } from "./discover.ts";
 import type { IndexedSkill } from "./resolve.ts";
 import type { SkillIndex } from "./skill-index.ts";
 
+/** Default longest wait from a file event to the rescan that covers it. */
+const DEFAULT_MAX_WAIT_MS = 2000;
+
 /** Which skills (by qualified name) a rescan added, changed or removed. */
 export interface IndexChanges {
 	added: string[];
@@ -17,6 +20,11 @@ export interface WatchEvent extends IndexChanges, DiscoveryResult {}
 export interface WatchOptions {
 	/** Quiet time after the last file event before rescanning. Default 200 ms. */
 	debounceMs?: number;
+	/**
+	 * Longest wait from the first unscanned file event to a rescan, however often events keep coming: a steady
+	 * stream of changes never postpones a rescan forever. Default 2,000 ms (never less than `debounceMs`).
+	 */
+	maxWaitMs?: number;
 	/** Called after each rescan that changed the index. */
 	onChange: (event: WatchEvent) => void;
 	/** Called when a rescan fails (it should not; discovery reports problems as diagnostics). */
@@ -32,16 +40,23 @@ export interface SkillWatcher {
 }
 
 /**
- * Watches the discovery's existing roots recursively. File events are debounced; then an incremental rescan runs
- * and, only if the index differs, the new index replaces the old one in one step and `onChange` says exactly what
- * changed. Roots created after the watch starts are not watched; call `scan()` to pick them up.
+ * Watches the discovery's existing roots recursively. File events are debounced (with a maximum wait, so a steady
+ * stream of events still gets rescans); then an incremental rescan runs and, only if the index differs, the new
+ * index replaces the old one in one step and `onChange` says exactly what changed. Rescans never overlap or queue up:
+ * events during a rescan lead to one more. Roots created after the watch starts are not watched; call `scan()` to
+ * pick them up.
  */
 export function watchSkills(discovery: Discovery, options: WatchOptions): SkillWatcher {
 	const debounceMs = options.debounceMs ?? 200;
+	const maxWaitMs = Math.max(debounceMs, options.maxWaitMs ?? DEFAULT_MAX_WAIT_MS);
 	const watchers: FSWatcher[] = [];
 	let timer: NodeJS.Timeout | undefined;
+	/** When the first event not yet covered by a rescan arrived. */
+	let firstEventAt: number | undefined;
 	let closed = false;
-	let queue: Promise<unknown> = Promise.resolve();
+	let running: Promise<void> | undefined;
+	/** Events arrived while a rescan ran: one more rescan follows it (never a queue of them). */
+	let again = false;
 
 	const rescan = async (): Promise<void> => {
 		const before = discovery.current?.index;
@@ -52,12 +67,31 @@ export function watchSkills(discovery: Discovery, options: WatchOptions): SkillW
 			options.onChange({ ...changes, ...result });
 		}
 	};
+	const run = (): void => {
+		timer = undefined;
+		firstEventAt = undefined;
+		if (closed) return;
+		if (running) {
+			again = true;
+			return;
+		}
+		running = rescan()
+			.catch((error: unknown) => options.onError?.(error))
+			.finally(() => {
+				running = undefined;
+				if (again && !closed) {
+					again = false;
+					run();
+				}
+			});
+	};
 	const schedule = (): void => {
 		if (closed) return;
+		const now = Date.now();
+		firstEventAt ??= now;
 		clearTimeout(timer);
-		timer = setTimeout(() => {
-			queue = queue.then(rescan).catch((error: unknown) => options.onError?.(error));
-		}, debounceMs);
+		// Quiet for debounceMs, but never later than maxWaitMs after the first event of this burst.
+		timer = setTimeout(run, Math.max(0, Math.min(debounceMs, firstEventAt + maxWaitMs - now)));
 	};
 
 	const ready = discovery.scan().then((result) => {

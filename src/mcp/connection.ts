@@ -1,6 +1,5 @@
 import {
 	type CallToolResult,
-	fromJsonSchema,
 	type GetPromptResult,
 	type McpServer,
 	ProtocolError,
@@ -8,9 +7,10 @@ import {
 	type RegisteredTool,
 } from "@modelcontextprotocol/server";
 import type { DiscoveryReport, IndexedSkill, SkillIndex } from "../discovery/index.ts";
-import { createSession, type IntegrityOptions, type SessionOptions } from "../runtime/index.ts";
-import { createSkillTools, type SkillTool } from "../tools/index.ts";
+import { createSession, type IntegrityOptions, type SessionOptions, type SkillSession } from "../runtime/index.ts";
+import { createSkillTools, type SkillTool, type SkillToolName } from "../tools/index.ts";
 import type { ServePlan } from "./plan.ts";
+import type { SnapshotTools } from "./snapshot-tools.ts";
 
 /** Everything a connection serves from one scan: swapped whole when the skills change. */
 export interface ServeSnapshot {
@@ -19,6 +19,8 @@ export interface ServeSnapshot {
 	plan: ServePlan;
 	instructions: string;
 	keys: SnapshotKeys;
+	/** The skill tools' definitions, made once for every connection to this snapshot. */
+	tools: SnapshotTools;
 }
 
 /** What clients see of a snapshot, as comparable strings: a change in one means a list-changed notification. */
@@ -77,36 +79,44 @@ export function attachConnection(mcp: McpServer, first: ServeSnapshot, options: 
 	};
 	const subscriptions = new Set<string>();
 	let current = first;
-	let tools = new Map<string, SkillTool>();
-	// One session for the connection's life: a rescan moves it to the new index, so what the client already loaded
-	// stays loaded (no second delivery, the same limits) instead of starting over.
-	let session: ReturnType<typeof createSession> | undefined;
+	// One session for the connection's life, made at its first tool call: a rescan moves it to the new index, so
+	// what the client already loaded stays loaded (no second delivery, the same limits) instead of starting over.
+	let session: SkillSession | undefined;
+	// This connection's tools over the current snapshot, each made at its first call (a request that calls no tool,
+	// as most 2026-07-28 requests, costs no session and no search index).
+	let live = new Map<string, SkillTool>();
+	const toolFor = (name: SkillToolName): SkillTool | undefined => {
+		let tool = live.get(name);
+		if (tool) return tool;
+		session ??= createSession(current.index, sessionOptions);
+		[tool] = createSkillTools(session, { include: [name] });
+		if (tool) live.set(name, tool);
+		return tool;
+	};
 	const registeredTools = new Map<string, { registered: RegisteredTool; key: string }>();
 
-	// Tools change by difference (add, update, remove): one changed skill costs a notification or two. The tool
-	// handlers look up the current tools when they are called.
+	// Tools change by difference (add, update, remove): one changed skill costs a notification or two. The
+	// definitions come from the snapshot; the handlers find this connection's tool when they are called.
 	const setTools = (snapshot: ServeSnapshot): void => {
 		if (!options.tools) return;
-		if (session) session.useIndex(snapshot.index);
-		else session = createSession(snapshot.index, sessionOptions);
-		tools = new Map(createSkillTools(session).map((tool) => [tool.name, tool]));
+		session?.useIndex(snapshot.index);
+		live = new Map();
+		const definitions = snapshot.tools.definitions;
 		for (const [name, entry] of registeredTools) {
-			if (tools.has(name)) continue;
+			if (definitions.some((tool) => tool.name === name)) continue;
 			entry.registered.remove();
 			registeredTools.delete(name);
 		}
-		for (const tool of tools.values()) {
-			const key = JSON.stringify([tool.description, tool.inputSchema]);
+		for (const tool of definitions) {
 			const entry = registeredTools.get(tool.name);
-			if (entry?.key === key) continue;
-			const inputSchema = fromJsonSchema(tool.inputSchema);
+			if (entry?.key === tool.key) continue;
 			if (entry) {
-				entry.registered.update({ description: tool.description, paramsSchema: inputSchema });
-				entry.key = key;
+				entry.registered.update({ description: tool.description, paramsSchema: tool.inputSchema });
+				entry.key = tool.key;
 			} else {
-				const callback = async (args: unknown) => callTool(tools.get(tool.name), args);
-				const registered = mcp.registerTool(tool.name, { description: tool.description, inputSchema }, callback);
-				registeredTools.set(tool.name, { registered, key });
+				const config = { description: tool.description, inputSchema: tool.inputSchema };
+				const registered = mcp.registerTool(tool.name, config, (args: unknown) => callTool(toolFor(tool.name), args));
+				registeredTools.set(tool.name, { registered, key: tool.key });
 			}
 		}
 	};
@@ -117,7 +127,10 @@ export function attachConnection(mcp: McpServer, first: ServeSnapshot, options: 
 	mcp.server.setRequestHandler("prompts/list", () => ({
 		prompts: promptSkills(current.index).map((skill) => ({ name: skill.name, description: skill.description })),
 	}));
-	mcp.server.setRequestHandler("prompts/get", (request) => getPrompt(current.index, request.params.name));
+	// A prompt is the activation a user would get: the same verified session options as the tools and resources.
+	mcp.server.setRequestHandler("prompts/get", (request) =>
+		getPrompt(current.index, request.params.name, sessionOptions),
+	);
 	mcp.server.setRequestHandler("resources/subscribe", (request) => {
 		// Updates go out for SKILL.md files, so those are what can be subscribed; the set stays bounded by the skills.
 		if (!current.keys.skills.has(request.params.uri))
@@ -161,11 +174,14 @@ async function callTool(tool: SkillTool | undefined, args: unknown): Promise<Cal
 	return { content: [{ type: "text", text: result.content }], isError: result.isError };
 }
 
-/** A prompt's content: the skill's activation as a user would invoke it, from a fresh session every time. */
-async function getPrompt(index: SkillIndex, name: string): Promise<GetPromptResult> {
+/**
+ * A prompt's content: the skill's activation as a user would invoke it, from a fresh session every time, with the
+ * connection's session options (verify mode, read cap, hard-link rule), so a prompt never serves what a tool refuses.
+ */
+async function getPrompt(index: SkillIndex, name: string, options: SessionOptions): Promise<GetPromptResult> {
 	const skill = promptSkills(index).find((candidate) => candidate.name === name);
 	if (!skill) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `No prompt is named '${name}'`);
-	const activation = await createSession(index).activate(skill.qualifiedName, { invoker: "user" });
+	const activation = await createSession(index, options).activate(skill.qualifiedName, { invoker: "user" });
 	if (!activation.ok) throw new ProtocolError(ProtocolErrorCode.InvalidParams, activation.message);
 	return {
 		description: skill.description,

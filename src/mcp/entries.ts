@@ -1,14 +1,16 @@
-import { isUtf8 } from "node:buffer";
+import { isAscii, isUtf8 } from "node:buffer";
 import { lstatSync, type Stats } from "node:fs";
 import { join, posix } from "node:path";
-import { mediaTypeOf, readContained, type SkillsLock, sha256 } from "../runtime/index.ts";
+import { mediaTypeOf, readContainedAsync, type SkillsLock } from "../runtime/index.ts";
+import { LARGE_READ_BYTES, type LargeReads } from "./large-reads.ts";
 import type { JsonValue, ServedSkill, ServePlan } from "./plan.ts";
 import { directoryUri, fileUri, uriSegments } from "./uri.ts";
 import { type FileRules, SKIPPED_DIRS, type TreeProblem, walkSkill } from "./walk.ts";
 
-/** How files are served: the read rules and, in verify mode, the lock every file must match. */
+/** How files are served: the read rules, the large-answer queue and, in verify mode, the lock every file must match. */
 export interface ServeRules extends FileRules {
 	lock?: SkillsLock;
+	largeReads?: LargeReads;
 }
 
 /** A SEP-2640 skill entry: the SKILL.md URI, the frontmatter as written, and every file with its digest. */
@@ -41,10 +43,12 @@ function statKey(stats: Stats): string {
 
 /**
  * SHA-256 digests computed once per file and reused while the file's (device, inode, size, mtime) stay the same;
- * a changed file gets a new digest. Per server, never process-wide.
+ * a changed file gets a new digest. Per server, never process-wide. Files are read (contained) in chunks off the
+ * event loop, and concurrent requests for one file share one read.
  */
 export class DigestCache {
 	readonly #entries = new Map<string, { key: string; digest: Digest }>();
+	readonly #reading = new Map<string, Promise<Digest | undefined>>();
 
 	/** Entries held. */
 	get size(): number {
@@ -57,14 +61,30 @@ export class DigestCache {
 	}
 
 	/** The digest of `rel` in `dir` as of `stats`, reading the file (contained) only when it is not cached. */
-	digest(dir: string, rel: string, stats: Stats, rules: FileRules): Digest | undefined {
+	async digest(dir: string, rel: string, stats: Stats, rules: FileRules): Promise<Digest | undefined> {
 		const path = join(dir, rel);
 		const key = statKey(stats);
 		const cached = this.#entries.get(path);
 		if (cached?.key === key) return cached.digest;
-		const read = readContained(dir, rel, { maxBytes: rules.maxBytes, allowHardLinks: rules.allowHardLinks });
-		if (!read.ok) return undefined;
-		const digest = { hex: sha256(read.bytes), size: read.size };
+		const pending = `${key} ${path}`;
+		let reading = this.#reading.get(pending);
+		if (!reading) {
+			reading = this.#read(dir, rel, stats, rules).finally(() => this.#reading.delete(pending));
+			this.#reading.set(pending, reading);
+		}
+		return reading;
+	}
+
+	async #read(dir: string, rel: string, stats: Stats, rules: FileRules): Promise<Digest | undefined> {
+		const path = join(dir, rel);
+		const key = statKey(stats);
+		const read = await readContainedAsync(dir, rel, {
+			maxBytes: rules.maxBytes,
+			allowHardLinks: rules.allowHardLinks,
+			digest: "sha256",
+		});
+		if (!read.ok || read.sha256 === undefined) return undefined;
+		const digest = { hex: read.sha256, size: read.size };
 		// Cache only when the file still has the identity it was listed with: a write in between is read again.
 		if (read.size === stats.size && statKey(lstatSync(path)) === key) this.#entries.set(path, { key, digest });
 		return digest;
@@ -72,12 +92,16 @@ export class DigestCache {
 }
 
 /** Builds a skill's entry from a fresh walk of its folder: complete, in path order, digests from the cache. */
-export function buildEntry(served: ServedSkill, rules: ServeRules, cache: DigestCache): SkillEntry | TreeProblem {
+export async function buildEntry(
+	served: ServedSkill,
+	rules: ServeRules,
+	cache: DigestCache,
+): Promise<SkillEntry | TreeProblem> {
 	const tree = walkSkill(served.dir, rules, rules.listings);
 	if ("code" in tree) return tree;
 	const resources: SkillEntry["resources"] = [];
 	for (const file of tree.files) {
-		const digest = cache.digest(served.dir, file.rel, file.stats, rules);
+		const digest = await cache.digest(served.dir, file.rel, file.stats, rules);
 		if (!digest) return { code: "mcp.unreadable", message: `${file.rel} could not be read` };
 		if (!matchesLock(served, file.rel, digest.hex, rules.lock)) {
 			if (file.rel === "SKILL.md") return { code: "mcp.lock-mismatch", message: "SKILL.md does not match the lock" };
@@ -109,29 +133,49 @@ export function locate(plan: ServePlan, uri: string): { served: ServedSkill; rel
 
 /**
  * Reads a served file by URI through the runtime's contained read (no links, no `..`, size cap, hard-link rule),
- * refusing skipped folders and, in verify mode, files that do not match the lock. Undefined for anything else.
+ * in chunks off the event loop, refusing skipped folders and, in verify mode, files that do not match the lock.
+ * Undefined for anything else.
  */
-export function readFile(plan: ServePlan, uri: string, rules: ServeRules): FileContent | undefined {
+export async function readFile(plan: ServePlan, uri: string, rules: ServeRules): Promise<FileContent | undefined> {
 	const found = locate(plan, uri);
 	if (!found || found.rel === "" || found.rel.split("/").some((segment) => SKIPPED_DIRS.has(segment))) return undefined;
-	const read = readContained(found.served.dir, found.rel, {
+	const { dir } = found.served;
+	const read = () => readServed(found.served, found.rel, rules);
+	// The size decides only the queue: the contained read checks the file itself, whatever it is by then.
+	return rules.largeReads && sizeOf(join(dir, found.rel)) > LARGE_READ_BYTES ? rules.largeReads.run(read) : read();
+}
+
+async function readServed(served: ServedSkill, rel: string, rules: ServeRules): Promise<FileContent | undefined> {
+	const read = await readContainedAsync(served.dir, rel, {
 		maxBytes: rules.maxBytes,
 		allowHardLinks: rules.allowHardLinks,
+		...(rules.lock ? { digest: "sha256" as const } : {}),
 	});
 	if (!read.ok) return undefined;
-	if (rules.lock && !matchesLock(found.served, read.path, sha256(read.bytes), rules.lock)) return undefined;
+	if (rules.lock && !matchesLock(served, read.path, read.sha256 ?? "", rules.lock)) return undefined;
 	const mimeType = mediaTypeOf(read.path);
 	const binary = read.bytes.subarray(0, 8192).includes(0) || !isUtf8(read.bytes);
-	return binary ? { bytes: read.bytes, mimeType } : { text: Buffer.from(read.bytes).toString("utf8"), mimeType };
+	if (binary) return { bytes: read.bytes, mimeType };
+	// ASCII text (most skill files) decodes as Latin-1, which is the same characters and much cheaper for large files.
+	const text = Buffer.from(read.bytes.buffer, read.bytes.byteOffset, read.bytes.byteLength);
+	return { text: text.toString(isAscii(read.bytes) ? "latin1" : "utf8"), mimeType };
+}
+
+function sizeOf(path: string): number {
+	try {
+		return lstatSync(path).size;
+	} catch {
+		return 0;
+	}
 }
 
 /** The direct children of a served skill's folder (or sub-folder) by URI; undefined when it is not one. */
-export function readDirectory(
+export async function readDirectory(
 	plan: ServePlan,
 	uri: string,
 	rules: ServeRules,
 	cache: DigestCache,
-): DirectoryChild[] | undefined {
+): Promise<DirectoryChild[] | undefined> {
 	const found = locate(plan, uri);
 	if (!found) return undefined;
 	const tree = walkSkill(found.served.dir, rules, rules.listings);
@@ -144,7 +188,7 @@ export function readDirectory(
 	for (const file of tree.files) {
 		if (parentOf(file.rel) !== found.rel) continue;
 		if (rules.lock) {
-			const digest = cache.digest(found.served.dir, file.rel, file.stats, rules);
+			const digest = await cache.digest(found.served.dir, file.rel, file.stats, rules);
 			if (!digest || !matchesLock(found.served, file.rel, digest.hex, rules.lock)) continue;
 		}
 		const name = posix.basename(file.rel);

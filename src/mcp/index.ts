@@ -9,3 +9,5 @@ export { createMcpOrigin } from "./origin.ts";
 export type { JsonValue, LeftOutSkill } from "./plan.ts";
 export type { McpLogLevel, ServeChange, SkillServer, SkillServerOptions } from "./server.ts";
 export { createSkillServer } from "./server.ts";
+export type { StdioEnd, StdioServeOptions } from "./stdio.ts";
+export { STDIO_MAX_MESSAGE_BYTES, serveSkillsStdio } from "./stdio.ts";

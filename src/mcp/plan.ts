@@ -1,7 +1,7 @@
 import { basename, dirname } from "node:path";
 import type { IndexedSkill, SkillIndex } from "../discovery/index.ts";
 import { readContained, type SkillsLock, sha256 } from "../runtime/index.ts";
-import { codePointLength, parseSkillFrontmatter } from "../skill/index.ts";
+import { codePointLength, type ParsedSkill, parseSkillFrontmatter, validateParsedSkill } from "../skill/index.ts";
 import type { McpCode } from "./codes.ts";
 import { fileUri, skillPathOf } from "./uri.ts";
 import { type FileRules, walkSkill } from "./walk.ts";
@@ -85,6 +85,9 @@ function checkSkill(skill: IndexedSkill, rules: PlanRules): ServedSkill | LeftOu
 	if (!parsed.frontmatter) return leave("mcp.frontmatter", "the frontmatter does not parse");
 	if (parsed.diagnostics.some((d) => d.code === "yaml.repaired"))
 		return leave("mcp.frontmatter", "the frontmatter parses only after quoting values that contain ': '");
+	// The catalog, prompts and tools show what discovery read: in verify mode that must be the verified bytes too.
+	if (rules.lock && !sameProperties(skill, parsed))
+		return leave("mcp.lock-mismatch", "SKILL.md changed after discovery read it; what it read was not verified");
 	const frontmatter = JSON.parse(JSON.stringify(parsed.frontmatter.data)) as { [key: string]: JsonValue };
 	const name = frontmatter.name;
 	if (typeof name !== "string" || name.length > MAX_NAME_LENGTH || !NAME_PATTERN.test(name))
@@ -97,6 +100,12 @@ function checkSkill(skill: IndexedSkill, rules: PlanRules): ServedSkill | LeftOu
 	if ("code" in walked) return leave(walked.code, walked.message);
 	const path = skillPathOf(skill);
 	return { skill, path, uri: fileUri(path, "SKILL.md"), dir, frontmatter };
+}
+
+/** Whether `parsed` (verified bytes) gives the properties discovery recorded for the skill. */
+function sameProperties(skill: IndexedSkill, parsed: ParsedSkill): boolean {
+	const checked = validateParsedSkill(parsed, { profile: "lenient", file: skill.file, dirName: basename(skill.dir) });
+	return JSON.stringify(checked.properties) === JSON.stringify(skill.properties);
 }
 
 /** The first rule of SEP-2640's entry validation that the frontmatter breaks, if any. */

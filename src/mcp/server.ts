@@ -7,7 +7,9 @@ import { DEFAULT_MAX_RESOURCE_BYTES, type IntegrityOptions, type SessionOptions 
 import { attachConnection, type Connection, type ServeSnapshot, snapshotKeys } from "./connection.ts";
 import { DigestCache, type ServeRules } from "./entries.ts";
 import { buildInstructions } from "./instructions.ts";
+import { LargeReads } from "./large-reads.ts";
 import { type LeftOutSkill, planServe } from "./plan.ts";
+import { SnapshotTools } from "./snapshot-tools.ts";
 import { startSnapshots } from "./snapshots.ts";
 import { createSkillSource } from "./source.ts";
 import { ListingCache } from "./walk.ts";
@@ -23,6 +25,8 @@ export interface SkillServerOptions extends DiscoverOptions {
 	watch?: boolean;
 	/** Quiet time after the last file event before a rescan. Default 200 ms. */
 	debounceMs?: number;
+	/** Longest wait from a file event to its rescan, however often events come. Default 2,000 ms. */
+	maxWaitMs?: number;
 	/** Offer `load_skill`, `read_skill_resource`, `search_skills` and `list_skills`. Default true. */
 	tools?: boolean;
 	/** Tokens for the catalog in the server instructions. Default 2,000. */
@@ -86,11 +90,14 @@ export async function createSkillServer(options: SkillServerOptions = {}): Promi
 		allowHardLinks: options.allowHardLinks === true,
 		...(options.integrity ? { lock: options.integrity.lock } : {}),
 		listings: new ListingCache(),
+		largeReads: new LargeReads(),
 	};
 	const cache = new DigestCache();
 	const connections = new Set<Connection>();
 	const listeners = new Set<(change: ServeChange) => void>();
-	const log = (level: McpLogLevel, message: string): void => {
+	const log = (level: McpLogLevel, text: string): void => {
+		// Log lines carry names and paths from skills and errors from clients: no escape sequence reaches a terminal.
+		const message = text.replace(/(?![\n\t])\p{Cc}/gu, "?");
 		options.onLog?.(level, message);
 		for (const connection of connections) connection.log(level, message);
 	};
@@ -99,7 +106,7 @@ export async function createSkillServer(options: SkillServerOptions = {}): Promi
 		// Tools, prompts and instructions offer exactly the served skills: one set, whichever way a client reads it.
 		const index = new SkillIndex(plan.served.map((served) => served.skill));
 		const instructions = await buildInstructions(index, options);
-		return { index, report, plan, instructions, keys: snapshotKeys(index, plan) };
+		return { index, report, plan, instructions, keys: snapshotKeys(index, plan), tools: new SnapshotTools(index) };
 	};
 
 	const snapshots = await startSnapshots(options, {
@@ -109,6 +116,7 @@ export async function createSkillServer(options: SkillServerOptions = {}): Promi
 			cache.prune(keep);
 			rules.listings?.prune(keep);
 			reportLeftOut(next.plan.leftOut, log);
+			if (boundsKey(next.report) !== boundsKey(previous.report)) reportBounds(next.report, log);
 			for (const connection of connections) connection.update(previous, next);
 			const change = changeBetween(previous, next);
 			for (const listener of listeners) listener(change);
@@ -117,6 +125,7 @@ export async function createSkillServer(options: SkillServerOptions = {}): Promi
 	});
 	const now = snapshots.current;
 	reportLeftOut(now().plan.leftOut, log);
+	reportBounds(now().report, log);
 
 	const extension = new SkillsExtension({
 		source: createSkillSource(() => ({
@@ -129,7 +138,7 @@ export async function createSkillServer(options: SkillServerOptions = {}): Promi
 		onWarning: (warning) => log("warning", `${warning.path}: ${warning.message}`),
 	});
 	const createServer = (): McpServer => {
-		const mcp = new McpServer(options.info ?? { name: "skillset", version: "0" }, {
+		const mcp = new ConnectionServer(options.info ?? { name: "skillset", version: "0" }, {
 			instructions: now().instructions,
 			capabilities: {
 				resources: { subscribe: true, listChanged: true },
@@ -147,6 +156,7 @@ export async function createSkillServer(options: SkillServerOptions = {}): Promi
 			onClose: () => connections.delete(connection),
 		});
 		connections.add(connection);
+		mcp.onClosed = () => connections.delete(connection);
 		return mcp;
 	};
 	return {
@@ -179,6 +189,19 @@ export async function createSkillServer(options: SkillServerOptions = {}): Promi
 	};
 }
 
+/**
+ * An `McpServer` that reports its closing whether or not it was ever connected: the SDK closes servers it made for
+ * requests it then refuses (before any transport), and those fire no `onclose`, so they would stay listed forever.
+ */
+class ConnectionServer extends McpServer {
+	onClosed: (() => void) | undefined;
+
+	override async close(): Promise<void> {
+		this.onClosed?.();
+		await super.close();
+	}
+}
+
 /** Whether a path lies in a folder the snapshot serves (for pruning caches after a rescan). */
 function insideServed(snapshot: ServeSnapshot): (path: string) => boolean {
 	const dirs = new Set(snapshot.plan.served.map((served) => served.dir));
@@ -205,6 +228,25 @@ function reportLeftOut(leftOut: readonly LeftOutSkill[], log: (level: McpLogLeve
 	if (leftOut.length === 0) return;
 	const lines = leftOut.map((skill) => `  ${printable(skill.name)}: ${printable(skill.message)} (${skill.code})`);
 	log("warning", `${leftOut.length} selected skill(s) not served:\n${lines.join("\n")}`);
+}
+
+/** The roots a walk bound cut short, as a comparable string. */
+function boundsKey(report: DiscoveryReport | undefined): string {
+	const cut = (report?.roots ?? []).filter((root) => Object.values(root.bounds).some(Boolean));
+	return JSON.stringify(cut.map((root) => [root.path, root.bounds]));
+}
+
+/** Says which roots a walk bound cut short: skills past a bound are neither served nor listed as left out. */
+function reportBounds(report: DiscoveryReport | undefined, log: (level: McpLogLevel, message: string) => void): void {
+	for (const root of report?.roots ?? []) {
+		const hit = Object.entries(root.bounds).filter(([, cut]) => cut);
+		if (hit.length === 0) continue;
+		const bounds = hit.map(([bound]) => (bound === "dirs" ? "folders" : bound)).join(", ");
+		log(
+			"warning",
+			`Incomplete: the walk of ${printable(root.path)} stopped at its ${bounds} bound; skills past it are not served (raise "limits" in skillset.config.json, or name the folder with --root)`,
+		);
+	}
 }
 
 /** A name or path as one log line: control characters (a newline in a folder name) cannot forge more lines. */

@@ -1,4 +1,11 @@
-import { createDiscovery, type DiscoveryReport, discover, type SkillIndex, watchSkills } from "../discovery/index.ts";
+import {
+	createDiscovery,
+	type DiscoveryReport,
+	discover,
+	type SkillIndex,
+	type WatchEvent,
+	watchSkills,
+} from "../discovery/index.ts";
 import { SkillsetError } from "../skill/index.ts";
 import type { ServeSnapshot } from "./connection.ts";
 import type { SkillServerOptions } from "./server.ts";
@@ -18,7 +25,7 @@ export interface SnapshotHooks {
 
 /**
  * The first snapshot, from a ready index, one discovery, or a watch; with a watch, every change makes a new one.
- * Rescans queue behind the first snapshot, so a change during start-up is never overwritten by it.
+ * Rescans wait for the first snapshot, so a change during start-up is never overwritten by it.
  */
 export async function startSnapshots(options: SkillServerOptions, hooks: SnapshotHooks): Promise<Snapshots> {
 	if (options.index || !options.watch) {
@@ -27,23 +34,43 @@ export async function startSnapshots(options: SkillServerOptions, hooks: Snapsho
 		return { current: () => only, close: () => undefined };
 	}
 	let snapshot: ServeSnapshot | undefined;
-	let queue: Promise<void> = Promise.resolve();
-	const watcher = watchSkills(createDiscovery(options), {
-		debounceMs: options.debounceMs,
-		onChange: (event) => {
-			queue = queue.then(async () => {
+	// Only the latest rescan matters: one that arrives while a snapshot is being made waits, and replaces any older
+	// one still waiting, so a burst of rescans never queues up snapshots.
+	let waiting: WatchEvent | undefined;
+	let making = true;
+	const makeWaiting = async (): Promise<void> => {
+		making = true;
+		while (waiting) {
+			const event = waiting;
+			waiting = undefined;
+			try {
 				const next = await hooks.make(event.index, event.report);
 				const previous = snapshot;
 				snapshot = next;
 				if (previous) hooks.swapped(previous, next);
-			});
+			} catch (error) {
+				hooks.error(error);
+			}
+		}
+		making = false;
+	};
+	const watcher = watchSkills(createDiscovery(options), {
+		debounceMs: options.debounceMs,
+		...(options.maxWaitMs === undefined ? {} : { maxWaitMs: options.maxWaitMs }),
+		onChange: (event) => {
+			waiting = event;
+			if (!making) void makeWaiting();
 		},
 		onError: hooks.error,
 	});
-	queue = watcher.ready.then(async (first) => {
+	try {
+		const first = await watcher.ready;
 		snapshot = await hooks.make(first.index, first.report);
-	});
-	await queue;
+	} catch (error) {
+		watcher.close();
+		throw error;
+	}
+	await makeWaiting();
 	return {
 		current() {
 			if (!snapshot) throw new SkillsetError("internal", "the skills server has no snapshot");

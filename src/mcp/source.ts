@@ -25,7 +25,7 @@ export function createSkillSource(state: () => SourceState): SkillSource {
 			const end = Math.min(start + pageSize, plan.served.length);
 			const skills: Skill[] = [];
 			for (const served of plan.served.slice(start, end)) {
-				const entry = buildEntry(served, rules, cache);
+				const entry = await buildEntry(served, rules, cache);
 				if ("code" in entry) warn(`${served.uri} left out of skills/list: ${entry.message} (${entry.code})`);
 				else skills.push(entry);
 			}
@@ -35,7 +35,7 @@ export function createSkillSource(state: () => SourceState): SkillSource {
 			const { plan, rules, cache } = state();
 			const served = plan.served.find((candidate) => candidate.uri === uri);
 			if (!served) return undefined;
-			const entry = buildEntry(served, rules, cache);
+			const entry = await buildEntry(served, rules, cache);
 			return "code" in entry ? undefined : entry;
 		},
 		async read(uri): Promise<SkillReadResult | undefined> {
@@ -44,7 +44,7 @@ export function createSkillSource(state: () => SourceState): SkillSource {
 		},
 		async readDirectory(uri, params) {
 			const { plan, rules, cache, pageSize } = state();
-			const children = readDirectory(plan, uri, rules, cache);
+			const children = await readDirectory(plan, uri, rules, cache);
 			if (!children) return undefined;
 			const start = parseCursor(params.cursor, children.length);
 			const end = Math.min(start + pageSize, children.length);

@@ -6,6 +6,7 @@ import {
 	lstatSync,
 	openSync,
 	readdirSync,
+	read as readFd,
 	readlinkSync,
 	readSync,
 	type Stats,
@@ -53,6 +54,8 @@ export interface ContainOperations {
 	readlink(path: string): string;
 	readdir(path: string): Dirent[];
 	read(fd: number, buffer: Uint8Array, offset: number, length: number, position: number): number;
+	/** Reads without blocking the event loop (the thread pool); without it, async reads use `read` per chunk. */
+	readAsync?(fd: number, buffer: Uint8Array, offset: number, length: number, position: number): Promise<number>;
 	close(fd: number): void;
 }
 
@@ -64,6 +67,10 @@ export const NODE_CONTAIN_OPERATIONS: ContainOperations = {
 	readlink: (path) => readlinkSync(path),
 	readdir: (path) => readdirSync(path, { withFileTypes: true }),
 	read: (fd, buffer, offset, length, position) => readSync(fd, buffer, offset, length, position),
+	readAsync: (fd, buffer, offset, length, position) =>
+		new Promise((resolve, reject) => {
+			readFd(fd, buffer, offset, length, position, (error, count) => (error ? reject(error) : resolve(count)));
+		}),
 	close: (fd) => closeSync(fd),
 };
 
@@ -167,7 +174,7 @@ export function openRoot(rootPath: string, ops: ContainOperations): OpenedRoot |
 }
 
 /** `lstat` each segment below the root descriptor: no links anywhere, and the last one must be a regular file. */
-function lstatSegments(base: string, segments: string[], ops: ContainOperations): Stats | ContainError {
+export function lstatSegments(base: string, segments: string[], ops: ContainOperations): Stats | ContainError {
 	let info: Stats | undefined;
 	for (const [index, segment] of segments.entries()) {
 		const shown = segments.slice(0, index + 1).join("/");
@@ -192,8 +199,38 @@ function readVerified(
 	options: ContainOptions,
 	ops: ContainOperations,
 ): ContainedFile | ContainError {
+	const file = openVerified(opened, path, checked, options, ops);
+	if ("ok" in file) return file;
+	try {
+		const bytes = readAll(file.fd, file.size, ops);
+		return { ok: true, path, absolute: file.absolute, bytes, size: bytes.length };
+	} finally {
+		ops.close(file.fd);
+	}
+}
+
+/** A file opened below the root and proven to be the one checked, inside the root and within the cap. */
+export interface VerifiedFile {
+	fd: number;
+	size: number;
+	absolute: string;
+}
+
+/**
+ * Opens `path` below the root and checks the descriptor: a regular file, the identity the `lstat` walk saw, one
+ * link (unless allowed), inside the root by the kernel's path, and within the size cap. On a refusal the
+ * descriptor is closed; otherwise the caller reads it and closes it.
+ */
+export function openVerified(
+	opened: OpenedRoot,
+	path: string,
+	checked: Stats,
+	options: ContainOptions,
+	ops: ContainOperations,
+): VerifiedFile | ContainError {
 	const fd = openAt(opened, path, FILE_FLAGS, ops);
 	if (typeof fd !== "number") return fd;
+	let verified: VerifiedFile | undefined;
 	try {
 		const info = ops.fstat(fd);
 		if (!info.isFile()) return refusal("resource.not-file", `'${path}' is not a regular file`);
@@ -207,10 +244,10 @@ function readVerified(
 		if (typeof absolute !== "string") return absolute;
 		const max = options.maxBytes ?? DEFAULT_MAX_RESOURCE_BYTES;
 		if (info.size > max) return refusal("resource.too-large", `'${path}' is ${info.size} bytes; the cap is ${max}`);
-		const bytes = readAll(fd, info.size, ops);
-		return { ok: true, path, absolute, bytes, size: bytes.length };
+		verified = { fd, size: info.size, absolute };
+		return verified;
 	} finally {
-		ops.close(fd);
+		if (!verified) ops.close(fd);
 	}
 }
 

@@ -10,6 +10,8 @@ export {
 	NODE_CONTAIN_OPERATIONS,
 	readContained,
 } from "./contain.ts";
+export type { AsyncContainOptions, ContainedRead } from "./contain-async.ts";
+export { readContainedAsync } from "./contain-async.ts";
 export type { ContainedEntry } from "./contain-list.ts";
 export { listContained } from "./contain-list.ts";
 export type { Cost, EventSink, SkillEvent, StampedEvent } from "./events.ts";

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { dirname, relative, sep } from "node:path";
 import type { IndexedSkill } from "../discovery/index.ts";
 import { readContained } from "./contain.ts";
+import { readContainedAsync } from "./contain-async.ts";
 import { listContained } from "./contain-list.ts";
 
 /** One file's pin. */
@@ -68,6 +69,24 @@ export function hashPackage(dir: string): PackageHash {
 			continue;
 		}
 		files[rel] = { sha256: sha256(read.bytes), size: read.size };
+	}
+	return { files, digest: packageDigest(files), problems };
+}
+
+/**
+ * {@link hashPackage} with each file read (contained, the same checks) in chunks off the event loop and hashed as
+ * it arrives: verifying a large skill never holds up other work.
+ */
+export async function hashPackageAsync(dir: string): Promise<PackageHash> {
+	const files: Record<string, LockedFile> = {};
+	const problems: string[] = [];
+	for (const rel of walkFiles(dir, problems)) {
+		const read = await readContainedAsync(dir, rel, { digest: "sha256" });
+		if (!read.ok || read.sha256 === undefined) {
+			problems.push(`${rel}: ${read.ok ? "could not be hashed" : read.message}`);
+			continue;
+		}
+		files[rel] = { sha256: read.sha256, size: read.size };
 	}
 	return { files, digest: packageDigest(files), problems };
 }

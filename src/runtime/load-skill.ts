@@ -3,7 +3,7 @@ import { basename, dirname, resolve } from "node:path";
 import type { IndexedSkill } from "../discovery/index.ts";
 import { DEFAULT_MAX_FILE_BYTES, parseSkillMd } from "../skill/index.ts";
 import { readContained } from "./contain.ts";
-import { comparePackage, hashPackage, type LockedFile, type SkillsLock, sha256 } from "./integrity.ts";
+import { comparePackage, hashPackageAsync, type LockedFile, type SkillsLock, sha256 } from "./integrity.ts";
 import { listResources, type SkillResources } from "./resources.ts";
 
 /** Verify mode: the lock to check against, and the folder its paths are relative to. */
@@ -28,13 +28,13 @@ export interface LoadFailure {
 
 /**
  * Reads a skill's SKILL.md once through the contained reader (from the real folder discovery recorded), checks it
- * against the lock in verify mode (the same bytes that are served, and the package's file list and hashes), and
- * lists its resources.
+ * against the lock in verify mode (the same bytes that are served, and the package's file list and hashes, read
+ * off the event loop), and lists its resources.
  */
-export function loadSkillBody(
+export async function loadSkillBody(
 	skill: IndexedSkill,
 	options: { integrity?: IntegrityOptions; maxFiles?: number },
-): LoadedBody | LoadFailure {
+): Promise<LoadedBody | LoadFailure> {
 	const dir = dirname(skill.realFile);
 	// SKILL.md is the skill's own entry file, already read at discovery: a hard link to it (package managers such
 	// as pnpm install files that way) aliases nothing the skill does not own.
@@ -42,8 +42,8 @@ export function loadSkillBody(
 	if (!read.ok) return { code: "unreadable", message: `SKILL.md of '${skill.name}' cannot be read: ${read.message}` };
 	// A remote skill is checked against the digests recorded when its copy was fetched, never against a lock.
 	const failure = skill.origin
-		? verifyRemote(skill, dir, read.path, read.bytes)
-		: options.integrity && verifySkill(skill, dir, read.path, read.bytes, options.integrity);
+		? await verifyRemote(skill, dir, read.path, read.bytes)
+		: options.integrity && (await verifySkill(skill, dir, read.path, read.bytes, options.integrity));
 	if (failure) return failure;
 	const parsed = parseSkillMd(read.bytes, { profile: "lenient", file: skill.file });
 	if (!parsed.frontmatter || parsed.body === undefined) {
@@ -58,7 +58,12 @@ export function loadSkillBody(
  * A remote skill's verified copy: SKILL.md (the bytes served) and then every file of the folder must equal the
  * digests its origin provider recorded when it fetched and verified them; no file may be added or missing.
  */
-function verifyRemote(skill: IndexedSkill, dir: string, file: string, bytes: Uint8Array): LoadFailure | undefined {
+async function verifyRemote(
+	skill: IndexedSkill,
+	dir: string,
+	file: string,
+	bytes: Uint8Array,
+): Promise<LoadFailure | undefined> {
 	const mismatch = (message: string, details?: Record<string, unknown>): LoadFailure => ({
 		code: "integrity.mismatch",
 		message: `'${skill.name}' no longer matches the copy verified from ${skill.origin}: ${message}`,
@@ -68,13 +73,13 @@ function verifyRemote(skill: IndexedSkill, dir: string, file: string, bytes: Uin
 	return comparePins(skill.pins, dir, file, bytes, mismatch);
 }
 
-function verifySkill(
+async function verifySkill(
 	skill: IndexedSkill,
 	dir: string,
 	file: string,
 	bytes: Uint8Array,
 	integrity: IntegrityOptions,
-): LoadFailure | undefined {
+): Promise<LoadFailure | undefined> {
 	const mismatch = (message: string, details?: Record<string, unknown>): LoadFailure => ({
 		code: "integrity.mismatch",
 		message: `'${skill.name}' does not match ${integrity.root}/skills.lock.json: ${message}`,
@@ -88,15 +93,15 @@ function verifySkill(
 }
 
 /** The served SKILL.md bytes, then the whole folder, against pins (changed, extra and missing files). */
-function comparePins(
+async function comparePins(
 	files: Readonly<Record<string, LockedFile>>,
 	dir: string,
 	file: string,
 	bytes: Uint8Array,
 	mismatch: (message: string, details?: Record<string, unknown>) => LoadFailure,
-): LoadFailure | undefined {
+): Promise<LoadFailure | undefined> {
 	if (!Object.hasOwn(files, file) || files[file]?.sha256 !== sha256(bytes)) return mismatch(`${file} changed`);
-	const difference = comparePackage(hashPackage(dir), { files });
+	const difference = comparePackage(await hashPackageAsync(dir), { files });
 	const { changed, extra, missing } = difference;
 	if (changed.length + extra.length + missing.length > 0) {
 		const parts = [

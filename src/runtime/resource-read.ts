@@ -2,7 +2,8 @@ import { isUtf8 } from "node:buffer";
 import { dirname } from "node:path";
 import type { Tokenizer } from "../catalog/index.ts";
 import type { IndexedSkill } from "../discovery/index.ts";
-import { type ContainCode, checkRelativePath, readContained } from "./contain.ts";
+import { type ContainCode, type ContainError, checkRelativePath } from "./contain.ts";
+import { type ContainedRead, readContainedAsync } from "./contain-async.ts";
 import { sha256 } from "./integrity.ts";
 import type { IntegrityOptions } from "./load-skill.ts";
 import { mediaTypeOf } from "./media-type.ts";
@@ -58,41 +59,62 @@ export type ResourceRead = ResourceReadOk | ResourceReadError;
 const DEFAULT_LINES = 2000;
 const MAX_PAGE_BYTES = 50_000;
 
-/** Reads one file of a skill through the contained reader, checks it in verify mode, and pages it. */
-export function readSkillResource(
+/** What a resource read needs: paging, the tokenizer, verify mode, the read cap and the hard-link rule. */
+export type SkillResourceOptions = ReadResourceOptions & {
+	tokenizer: Tokenizer;
+	integrity?: IntegrityOptions;
+	maxBytes?: number;
+	allowHardLinks?: boolean;
+};
+
+/**
+ * Reads one file of a skill through the contained reader, checks it against the origin's pins or the lock in verify
+ * mode, and pages it. The bytes are read in chunks off the event loop (and hashed as they arrive), so a large read
+ * never holds up other work.
+ */
+export async function readSkillResource(
 	skill: IndexedSkill,
 	relPath: string,
-	options: ReadResourceOptions & {
-		tokenizer: Tokenizer;
-		integrity?: IntegrityOptions;
-		maxBytes?: number;
-		allowHardLinks?: boolean;
-	},
-): ResourceRead {
-	const fail = (code: ResourceReadError["code"], message: string): ResourceReadError => ({
-		ok: false,
-		name: skill.name,
-		path: relPath,
-		code,
-		message,
-	});
-	// A remote skill's copy serves only its pinned files: anything else is never opened.
-	const unpinned = skill.origin ? checkPinned(skill, relPath) : undefined;
-	if (unpinned) return fail("integrity.mismatch", unpinned);
-	const read = readContained(dirname(skill.realFile), relPath, {
+	options: SkillResourceOptions,
+): Promise<ResourceRead> {
+	const unpinned = refuseUnpinned(skill, relPath);
+	if (unpinned) return unpinned;
+	const read = await readContainedAsync(dirname(skill.realFile), relPath, {
 		maxBytes: options.maxBytes,
 		allowHardLinks: options.allowHardLinks === true,
+		...(skill.origin || options.integrity ? { digest: "sha256" as const } : {}),
 	});
+	return finishRead(skill, relPath, read, options);
+}
+
+function failure(skill: IndexedSkill, relPath: string, code: ResourceReadError["code"], message: string) {
+	return { ok: false as const, name: skill.name, path: relPath, code, message };
+}
+
+/** A remote skill's copy serves only its pinned files: anything else is never opened. */
+function refuseUnpinned(skill: IndexedSkill, relPath: string): ResourceReadError | undefined {
+	const unpinned = skill.origin ? checkPinned(skill, relPath) : undefined;
+	return unpinned ? failure(skill, relPath, "integrity.mismatch", unpinned) : undefined;
+}
+
+/** Checks the bytes read against the origin's pins or the lock, then pages them (or describes a binary file). */
+function finishRead(
+	skill: IndexedSkill,
+	relPath: string,
+	read: ContainedRead | ContainError,
+	options: SkillResourceOptions,
+): ResourceRead {
+	const fail = (code: ResourceReadError["code"], message: string) => failure(skill, relPath, code, message);
 	if (!read.ok) return fail(read.code, read.message);
+	const digest = () => read.sha256 ?? sha256(read.bytes);
 	if (skill.origin) {
 		const pin = Object.hasOwn(skill.pins ?? {}, read.path) ? skill.pins?.[read.path] : undefined;
-		if (pin?.sha256 !== sha256(read.bytes) || pin.size !== read.size)
+		if (pin?.sha256 !== digest() || pin.size !== read.size)
 			return fail("integrity.mismatch", `'${read.path}' changed since it was verified from ${skill.origin}`);
 	} else if (options.integrity) {
 		const pinned = options.integrity.lock.skills[skill.name]?.files[read.path];
 		if (!pinned) return fail("integrity.mismatch", `'${read.path}' is not in the lock: an extra file`);
-		if (pinned.sha256 !== sha256(read.bytes))
-			return fail("integrity.mismatch", `'${read.path}' changed since it was locked`);
+		if (pinned.sha256 !== digest()) return fail("integrity.mismatch", `'${read.path}' changed since it was locked`);
 	}
 	const mediaType = mediaTypeOf(read.path);
 	const base = { ok: true as const, name: skill.name, path: read.path, size: read.size, mediaType };
@@ -120,7 +142,7 @@ function checkPinned(skill: IndexedSkill, relPath: string): string | undefined {
 	return `'${path}' is not among the files verified from ${skill.origin}`;
 }
 
-function page(text: string, options: ReadResourceOptions & { tokenizer: Tokenizer }) {
+function page(text: string, options: SkillResourceOptions) {
 	const lines = text.split("\n");
 	if (lines.at(-1) === "") lines.pop();
 	const offset = Math.max(1, Math.floor(options.offset ?? 1));

@@ -170,7 +170,8 @@ export class SkillSession {
 			return { ok: false, name, path, code: refusal.code, message: refusal.message };
 		}
 		const tokenizer = await this.#getTokenizer();
-		const result = readSkillResource(skill, path, {
+		// Read in chunks off the event loop: a session's 8 MiB read never holds up another session's small one.
+		const result = await readSkillResource(skill, path, {
 			...options,
 			tokenizer,
 			integrity: this.#options.integrity,
@@ -242,27 +243,40 @@ export class SkillSession {
 	async #activate(skill: IndexedSkill, options: ActivateOptions): Promise<Activation | ActivationRefusal> {
 		const plan = planActivation(this.index, skill, options.invoker ?? "model");
 		if ("code" in plan) return this.#refuse(plan);
-		const fresh = plan.filter((s) => !this.#active.has(s.qualifiedName));
-		const mark = this.watermark();
-		if (mark.active + fresh.length > mark.maxActive) {
-			const message = `Activating '${skill.name}' needs ${fresh.length} more active skill(s); ${mark.active} of ${mark.maxActive} are active. Deactivate one first.`;
-			return this.#refuse({ code: "limit", name: skill.name, message });
-		}
+		const early = this.#overLimit(skill, plan.filter((s) => !this.#active.has(s.qualifiedName)).length, 0);
+		if (early) return this.#refuse(early);
 		const tokenizer = await this.#getTokenizer();
 		const deliveries: ActivatedSkill[] = [];
 		for (const item of plan) {
 			const entry = this.#active.get(item.qualifiedName);
 			if (entry?.delivered && item !== skill) continue;
-			const delivered = entry?.delivered ? cachedDelivery(item, entry.tokens) : this.#deliver(item, tokenizer);
+			const delivered = entry?.delivered ? cachedDelivery(item, entry.tokens) : await this.#deliver(item, tokenizer);
 			if ("code" in delivered) return this.#refuse(delivered);
 			deliveries.push(delivered);
 		}
-		const added = deliveries.filter((d) => !this.#active.has(d.qualifiedName)).reduce((sum, d) => sum + d.tokens, 0);
-		if (mark.tokens + added > mark.maxTokens) {
-			const message = `Activating '${skill.name}' needs ${added} tokens; ${mark.tokens} of ${mark.maxTokens} are in use. Deactivate a skill first.`;
-			return this.#refuse({ code: "limit", name: skill.name, message });
-		}
+		// Other activations may have been committed while this one read its files: the limits are checked as they are now.
+		const adding = deliveries.filter((d) => !this.#active.has(d.qualifiedName));
+		const late = this.#overLimit(
+			skill,
+			adding.length,
+			adding.reduce((sum, d) => sum + d.tokens, 0),
+		);
+		if (late) return this.#refuse(late);
 		return this.#commit(skill, deliveries, options.reason);
+	}
+
+	/** The refusal when `count` more active skills of `tokens` more tokens would break a limit. */
+	#overLimit(skill: IndexedSkill, count: number, tokens: number): Refusal | undefined {
+		const mark = this.watermark();
+		if (mark.active + count > mark.maxActive) {
+			const message = `Activating '${skill.name}' needs ${count} more active skill(s); ${mark.active} of ${mark.maxActive} are active. Deactivate one first.`;
+			return { code: "limit", name: skill.name, message };
+		}
+		if (mark.tokens + tokens > mark.maxTokens) {
+			const message = `Activating '${skill.name}' needs ${tokens} tokens; ${mark.tokens} of ${mark.maxTokens} are in use. Deactivate a skill first.`;
+			return { code: "limit", name: skill.name, message };
+		}
+		return undefined;
 	}
 
 	#commit(skill: IndexedSkill, deliveries: ActivatedSkill[], reason: string | undefined): Activation {
@@ -298,8 +312,8 @@ export class SkillSession {
 		};
 	}
 
-	#deliver(skill: IndexedSkill, tokenizer: Tokenizer): ActivatedSkill | Refusal {
-		const loaded = loadSkillBody(skill, {
+	async #deliver(skill: IndexedSkill, tokenizer: Tokenizer): Promise<ActivatedSkill | Refusal> {
+		const loaded = await loadSkillBody(skill, {
 			integrity: this.#options.integrity,
 			maxFiles: this.#options.maxResourceFiles,
 		});

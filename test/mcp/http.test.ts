@@ -183,29 +183,11 @@ describe("sessions, tokens and origins over HTTP", () => {
 		expect((await skills.list()).skills.map((s) => s.uri)).toEqual(["skill://demo/SKILL.md"]);
 	});
 
-	it("caps the number of open sessions (503), so clients that never leave cannot grow the server", async () => {
-		const { url } = await httpServer(options(), undefined, 2);
-		expect((await rawInitialize(url, {})).status).toBe(200);
-		expect((await rawInitialize(url, {})).status).toBe(200);
-		expect((await rawInitialize(url, {})).status).toBe(503);
-	});
-
-	it("closes sessions that stay idle, so clients that vanish cannot hold the cap", async () => {
-		const server = await createSkillServer(options());
-		const serving = await serveHttp(server, { port: 0, maxSessions: 1, idleSessionMs: 200 });
-		expect((await rawInitialize(serving.url, {})).status).toBe(200);
-		expect((await rawInitialize(serving.url, {})).status).toBe(503);
-		await new Promise((resolve) => setTimeout(resolve, 500));
-		expect((await rawInitialize(serving.url, {})).status).toBe(200);
-		await serving.close();
-		await server.close();
-	});
-
-	it("refuses a foreign Host or Origin on loopback (DNS rebinding), and accepts localhost ones", async () => {
+	it("refuses a foreign Host or Origin on loopback (DNS rebinding), and accepts its own origin", async () => {
 		const { url } = await httpServer(options());
 		expect((await rawInitialize(url, { host: "evil.example" })).status).toBe(403);
 		expect((await rawInitialize(url, { origin: "http://evil.example" })).status).toBe(403);
-		expect((await rawInitialize(url, { origin: "http://localhost:3000" })).status).toBe(200);
+		expect((await rawInitialize(url, { origin: new URL(url).origin })).status).toBe(200);
 	});
 });
 

@@ -39,7 +39,7 @@ describe("skillset's own MCP server as an origin", () => {
 		expect(report.diagnostics.filter((d) => d.severity !== "info")).toEqual([]);
 		expect(index.get("review")).toMatchObject({ origin: "mcp:team", qualifiedName: "review@mcp:team" });
 		expect(Object.keys(index.get("deploy")?.pins ?? {}).sort()).toEqual(["SKILL.md", "scripts/run.sh"]);
-	});
+	}, 30_000);
 
 	it("over Streamable HTTP, with a bearer token", async () => {
 		const project = await served();
@@ -79,7 +79,7 @@ describe("skillset's own MCP server as an origin", () => {
 		expect(index.get("review@mcp:one")?.origin).toBe("mcp:one");
 		expect(index.get("review@mcp:two")?.origin).toBe("mcp:two");
 		expect(index.get("review@mcp:one")?.dir).not.toBe(index.get("review@mcp:two")?.dir);
-	});
+	}, 30_000);
 });
 
 describe("a skills server whose discovery has remote origins", () => {

@@ -3,7 +3,15 @@
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { mkdir, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { createSession, discover, estimateTokenizer, listContained, readContained, type SkillIndex } from "skillset";
+import {
+	createSession,
+	discover,
+	estimateTokenizer,
+	listContained,
+	readContained,
+	readContainedAsync,
+	type SkillIndex,
+} from "skillset";
 import { beforeAll, describe, expect, it } from "vitest";
 import { tempDir, writeTree } from "../helpers/temp.ts";
 
@@ -108,7 +116,16 @@ async function race(tree: Tree, a: string, b: string) {
 	const session = createSession(index, { tokenizer: estimateTokenizer });
 	const swap = startSwapper(a, b);
 	await new Promise((resolve) => setTimeout(resolve, 20));
-	const tally = { served: 0, refused: 0, leaked: 0, listed: 0, listLeaked: 0, sessionServed: 0, activated: 0 };
+	const tally = {
+		served: 0,
+		refused: 0,
+		leaked: 0,
+		listed: 0,
+		listLeaked: 0,
+		sessionServed: 0,
+		activated: 0,
+		chunkedServed: 0,
+	};
 	for (let i = 0; i < READS_PER_CASE; i++) {
 		const read = readContained(skill, "references/guide.md");
 		if (read.ok) {
@@ -116,6 +133,12 @@ async function race(tree: Tree, a: string, b: string) {
 			const text = new TextDecoder().decode(read.bytes);
 			if (text !== GUIDE) tally.leaked++;
 		} else tally.refused++;
+		if (i % 4 === 0) {
+			// The chunked read off the event loop, as the MCP server serves large files.
+			const chunked = await readContainedAsync(skill, "references/guide.md", { chunkBytes: 4 });
+			if (chunked.ok) tally.chunkedServed++;
+			if (chunked.ok && new TextDecoder().decode(chunked.bytes) !== GUIDE) tally.leaked++;
+		}
 		if (i % 16 === 0) {
 			const listed = listContained(skill, "references");
 			if (listed.ok) {
@@ -162,6 +185,7 @@ describe("readContained under a renameat2(RENAME_EXCHANGE) race", () => {
 			expect(result.refused).toBeGreaterThan(0);
 			expect(result.listed).toBeGreaterThan(0);
 			expect(result.sessionServed).toBeGreaterThan(0);
+			expect(result.chunkedServed).toBeGreaterThan(0);
 			expect(result.activated).toBeGreaterThan(0);
 		},
 	);

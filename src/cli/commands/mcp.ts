@@ -10,6 +10,7 @@ import {
 	settingsFor,
 } from "../discovery-flags.ts";
 import { type CliIo, type CommandResult, readVersion, type Style, UsageError } from "../io.ts";
+import { type IncompleteRoot, incompleteRoots, renderIncomplete } from "../render-bounds.ts";
 import { loadIntegrity, lockPath, sessionFlags, sessionUsage } from "../session-flags.ts";
 
 /** The command's options, for `node:util` parseArgs. */
@@ -19,6 +20,7 @@ export const options: NonNullable<ParseArgsConfig["options"]> = {
 	http: { type: "string" },
 	"allow-remote": { type: "boolean", default: false },
 	"token-file": { type: "string" },
+	"allow-origin": { type: "string", multiple: true },
 	check: { type: "boolean", default: false },
 	watch: { type: "boolean" },
 	"no-watch": { type: "boolean" },
@@ -42,6 +44,8 @@ Options:
   --http [HOST:]PORT         serve Streamable HTTP at http://HOST:PORT/mcp instead (default host 127.0.0.1)
   --allow-remote             allow a non-loopback HOST (a bearer token is then required)
   --token-file FILE          require this bearer token (default: $SKILLSET_MCP_TOKEN when set)
+  --allow-origin ORIGIN      let browser pages from ORIGIN (http://host:port) call the endpoint (repeatable;
+                             by default only the server's own origin may)
   --watch, --no-watch        rescan on changes and notify clients (default: on for stdio, off for HTTP)
   --no-tools                 offer no tools (resources and prompts only)
   --budget-tokens N          tokens for the catalog in the instructions (default 2000)
@@ -50,13 +54,18 @@ ${sessionUsage}
   --check                    serve nothing: list the skills that would be served and every one left out
   --json                     with --check, print the result as JSON
 
-Exit status: 0 served until the client left (or --check found nothing left out), 1 skills left out
-(--check), 2 usage error.`;
+Exit status: 0 served until the client left (or --check found nothing left out), 1 skills left out or a
+walk bound cut a root short (--check), 2 usage error, 4 the stdio connection failed (a message over 10 MiB, stdout closed under the
+server): the reason is on stderr.`;
+
+/** Exit status when the stdio transport fails (a message over the 10 MiB limit, a write error on stdout). */
+export const EXIT_CONNECTION_FAILED = 4;
 
 interface McpFlagValues extends DiscoveryFlagValues {
 	http?: string;
 	"allow-remote"?: boolean;
 	"token-file"?: string;
+	"allow-origin"?: string[];
 	check?: boolean;
 	watch?: boolean;
 	"no-watch"?: boolean;
@@ -71,6 +80,8 @@ interface McpFlagValues extends DiscoveryFlagValues {
 export interface McpCheck {
 	served: { name: string; uri: string }[];
 	leftOut: { name: string; file: string; code: string; message: string }[];
+	/** Roots a walk bound cut short: skills past the bound are neither served nor listed as left out. */
+	incomplete: IncompleteRoot[];
 }
 
 /** Serves until the client leaves (stdio) or the process is interrupted (HTTP); `--check` only reports. */
@@ -84,15 +95,17 @@ export async function run(
 	const [dir] = positionals;
 	const budgetTokens = positiveInteger("--budget-tokens", values["budget-tokens"]);
 	const listen = values.http === undefined ? undefined : parseListen(values.http);
+	const origins = (values["allow-origin"] ?? []).map(checkOrigin);
 	const token = await readToken(values, io);
 	const integrity: IntegrityOptions | undefined = values.verify
 		? await loadIntegrity(lockPath(values, io.cwd, resolve(io.cwd, dir ?? ".")))
 		: undefined;
 	const watch = values.check ? false : (values.watch ?? (values["no-watch"] ? false : listen === undefined));
 	// A watching server scans for itself; otherwise it serves the index of one scan here.
-	const scanned = watch ? undefined : await discoverFor(values, dir, io);
+	// --check reports a bound hit in its own output (stdout or JSON); serving announces it on stderr.
+	const scanned = watch ? undefined : await discoverFor(values, dir, io, { announceBounds: !values.check });
 	const settings = scanned ?? (await settingsFor(values, dir, io));
-	const { createSkillServer, isLoopback, serveHttp } = await import("../../mcp/index.ts");
+	const { createSkillServer, isLoopback, serveHttp, serveSkillsStdio } = await import("../../mcp/index.ts");
 	if (listen && !isLoopback(listen.host)) {
 		if (!values["allow-remote"])
 			throw new UsageError(`--http ${values.http}: a non-loopback address needs --allow-remote`);
@@ -111,8 +124,9 @@ export async function run(
 	});
 	if (values.check) {
 		await server.close();
-		const data = { served: [...server.served], leftOut: [...server.leftOut] };
-		return { exitCode: data.leftOut.length > 0 ? 1 : 0, data };
+		const incomplete = scanned ? incompleteRoots(scanned.report) : [];
+		const data = { served: [...server.served], leftOut: [...server.leftOut], incomplete };
+		return { exitCode: data.leftOut.length > 0 || incomplete.length > 0 ? 1 : 0, data };
 	}
 	io.stderr(`skillset mcp: serving ${server.served.length} skill(s), ${server.leftOut.length} left out\n`);
 	if (listen) {
@@ -120,23 +134,28 @@ export async function run(
 			...listen,
 			...(token ? { token } : {}),
 			allowRemote: values["allow-remote"],
+			allowedOrigins: origins,
 		});
 		io.stderr(`skillset mcp: listening on ${serving.url}\n`);
 		await interrupted();
 		await serving.close();
 	} else {
-		// serveStdio speaks both protocol eras: the 2025 handshake and 2026-07-28 (with caching hints).
-		const { serveStdio } = await import("@modelcontextprotocol/server/stdio");
-		const handle = serveStdio(() => server.createServer(), {
-			onerror: (error) => io.stderr(`skillset mcp: error: ${error.message}\n`),
+		// Both protocol eras: the 2025 handshake and 2026-07-28 (with caching hints), as the SDK's serveStdio.
+		const stop = new AbortController();
+		const onSignal = () => stop.abort();
+		process.once("SIGINT", onSignal);
+		process.once("SIGTERM", onSignal);
+		const end = await serveSkillsStdio(server, {
+			signal: stop.signal,
+			onError: (error) => io.stderr(`skillset mcp: error: ${printable(error.message)}\n`),
 		});
-		await new Promise<void>((done) => {
-			process.stdin.once("end", done);
-			process.stdin.once("close", done);
-			process.once("SIGINT", done);
-			process.once("SIGTERM", done);
-		});
-		await handle.close();
+		process.off("SIGINT", onSignal);
+		process.off("SIGTERM", onSignal);
+		if (end.failed) {
+			io.stderr(`skillset mcp: error: ${printable(end.message)}\n`);
+			await server.close();
+			return { exitCode: EXIT_CONNECTION_FAILED, data: {} };
+		}
 	}
 	await server.close();
 	return { exitCode: 0, data: {} };
@@ -145,12 +164,25 @@ export async function run(
 /** `--check` as text; nothing otherwise (on stdio, stdout belongs to the protocol). */
 export function render(data: McpCheck | Record<string, never>, style: Style): string {
 	if (!("served" in data)) return "";
-	const lines = [`${data.served.length} skill(s) served`];
+	const lines = [...renderIncomplete(data.incomplete, style), `${data.served.length} skill(s) served`];
 	for (const skill of data.served) lines.push(`  ${skill.name}  ${style.dim(skill.uri)}`);
 	if (data.leftOut.length > 0) lines.push(`${data.leftOut.length} skill(s) left out`);
 	for (const skill of data.leftOut)
 		lines.push(`  ${style.yellow(skill.name)}: ${skill.message} ${style.dim(`(${skill.code}, ${skill.file})`)}`);
 	return `${lines.join("\n")}\n`;
+}
+
+/** An `--allow-origin` value: an http(s) origin as a browser sends it, with no path. */
+function checkOrigin(value: string): string {
+	const url = URL.canParse(value) ? new URL(value) : undefined;
+	if (!url || !/^https?:$/.test(url.protocol) || url.origin !== value.replace(/\/$/, ""))
+		throw new UsageError(`--allow-origin needs an origin such as http://localhost:3000, not '${value}'`);
+	return url.origin;
+}
+
+/** Text from a client or the SDK as log lines: control characters (escape sequences) become `?`. */
+function printable(text: string): string {
+	return text.replace(/(?![\n\t])\p{Cc}/gu, "?");
 }
 
 /** `[HOST:]PORT`, with `[v6]:PORT` for IPv6. */

@@ -52,7 +52,8 @@ export async function run(
 	if (positionals.length > 1) throw new UsageError("scan takes at most one DIR");
 	checkDetail(values);
 	const startedAt = Date.now();
-	const { report, origins } = await discoverFor(values, positionals[0], io);
+	// The report opens with any bound hit itself (on stdout), so discovery need not announce it on stderr too.
+	const { report, origins } = await discoverFor(values, positionals[0], io, { announceBounds: false });
 	// Loaded only when needed: a plain scan stays close to a bare Node start.
 	const deeper =
 		positionals[0] !== undefined &&

@@ -11,6 +11,7 @@ import {
 } from "../../skill/index.ts";
 import { type CliIo, type CommandResult, type Style, UsageError } from "../io.ts";
 import { noSkillsDiagnostic, resolveNamedPath } from "../paths.ts";
+import { announceBounds } from "../render-bounds.ts";
 import {
 	checkDetail,
 	type Detail,
@@ -89,6 +90,7 @@ export async function run(
 		}
 		// A folder without a SKILL.md is a collection: each skill below it is validated.
 		const collection = named.kind === "skill" ? undefined : await skillsBelow(named.dir, values["include-hidden"]);
+		if (collection) announceBounds(collection.report, io);
 		const paths = collection ? collection.dirs.map((dir) => join(path, relative(named.dir, dir))) : [path];
 		if (collection && paths.length === 0) {
 			const diagnostics = [await noSkillsDiagnostic(path, collection.report)];

@@ -1,0 +1,86 @@
+import { createHash, timingSafeEqual } from "node:crypto";
+import type { IncomingMessage } from "node:http";
+import { isIP } from "node:net";
+import { localhostAllowedHostnames, validateHostHeader } from "@modelcontextprotocol/server";
+
+/** A request refused before it reaches MCP: the status, a message, and headers to add. */
+export interface Refusal {
+	status: number;
+	message: string;
+	headers?: Record<string, string>;
+}
+
+/** True for 127.0.0.0/8, ::1 and `localhost`. */
+export function isLoopback(host: string): boolean {
+	const bare = host.replace(/^\[|\]$/g, "");
+	if (bare === "localhost" || bare === "::1") return true;
+	return isIP(bare) === 4 && bare.startsWith("127.");
+}
+
+/** What a request must carry: a localhost `Host` on loopback, an allowed `Origin` (or none), the bearer token. */
+export interface RequestRules {
+	loopback: boolean;
+	/** Origins a browser page may call from (serialized, `scheme://host[:port]`). */
+	origins: ReadonlySet<string>;
+	/** SHA-256 of the bearer token, when one is required. */
+	token: Buffer | undefined;
+}
+
+/**
+ * The origins a browser page may call the endpoint from: the server's own (on loopback, under each localhost
+ * name, with its port) and the ones the host configured. A page on another port of the same machine is another
+ * origin: it is refused unless configured.
+ */
+export function allowedOrigins(host: string, port: number, configured: readonly string[] = []): Set<string> {
+	const origins = new Set(configured.map(originOf));
+	if (!isLoopback(host)) return origins;
+	const bare = host.replace(/^\[|\]$/g, "");
+	for (const name of ["localhost", "127.0.0.1", "[::1]", bare.includes(":") ? `[${bare}]` : bare])
+		origins.add(`http://${name}:${port}`);
+	return origins;
+}
+
+/** The serialized origin of a configured value; throws for anything that is not an http(s) origin. */
+export function originOf(value: string): string {
+	let url: URL;
+	try {
+		url = new URL(value);
+	} catch {
+		throw new Error(`'${value}' is not an origin (scheme://host[:port])`);
+	}
+	if ((url.protocol !== "http:" && url.protocol !== "https:") || url.origin !== value.replace(/\/$/, ""))
+		throw new Error(`'${value}' is not an http(s) origin (scheme://host[:port], no path)`);
+	return url.origin;
+}
+
+/** The first rule `req` breaks, or undefined. The token is compared in constant time, by digest. */
+export function checkRequest(req: IncomingMessage, rules: RequestRules): Refusal | undefined {
+	if (rules.loopback) {
+		const hostCheck = validateHostHeader(req.headers.host, localhostAllowedHostnames());
+		if (!hostCheck.ok) return { status: 403, message: hostCheck.message };
+	}
+	const origin = req.headers.origin;
+	if (origin !== undefined && origin !== "" && !rules.origins.has(serializedOrigin(origin)))
+		return { status: 403, message: "Origin not allowed" };
+	if (rules.token) {
+		const match = /^Bearer (.+)$/.exec(req.headers.authorization ?? "");
+		if (!match?.[1] || !timingSafeEqual(digestOf(match[1]), rules.token))
+			return { status: 401, message: "Missing or wrong bearer token", headers: { "www-authenticate": "Bearer" } };
+	}
+	return undefined;
+}
+
+/** SHA-256 of a token (so tokens of any length compare in constant time). */
+export function digestOf(token: string): Buffer {
+	return createHash("sha256").update(token).digest();
+}
+
+function serializedOrigin(header: string): string {
+	try {
+		const url = new URL(header);
+		// Only a bare origin is one: a header with a path or credentials is not what a browser sends.
+		return url.origin === header ? url.origin : "";
+	} catch {
+		return "";
+	}
+}

@@ -1,0 +1,99 @@
+import { createHash, type Hash } from "node:crypto";
+import {
+	type ContainError,
+	type ContainedFile,
+	type ContainOperations,
+	type ContainOptions,
+	checkRelativePath,
+	lstatSegments,
+	NODE_CONTAIN_OPERATIONS,
+	openRoot,
+	openVerified,
+	type VerifiedFile,
+} from "./contain.ts";
+import { errorCode, refusal } from "./contain-errors.ts";
+
+/** Options for {@link readContainedAsync}. */
+export interface AsyncContainOptions extends ContainOptions {
+	/** Bytes per read; the event loop serves others between two. Default 1 MiB. */
+	chunkBytes?: number;
+	/** Also hash the bytes as they arrive (no second pass over a large file). */
+	digest?: "sha256";
+}
+
+/** A contained read's bytes, with their SHA-256 (hex) when asked for. */
+export type ContainedRead = ContainedFile & { sha256?: string };
+
+const CHUNK_BYTES = 1024 * 1024;
+
+/**
+ * {@link readContained} for large files: the same checks (lexical path, `lstat` walk below the root descriptor,
+ * `O_NOFOLLOW` open, identity, hard links, the kernel's path of the descriptor inside the root, the size cap), all
+ * made before a byte is read; then the verified descriptor, and nothing else, is read in chunks on the thread pool,
+ * so one 8 MiB read never holds up the small reads of other clients.
+ */
+export async function readContainedAsync(
+	root: string,
+	relPath: unknown,
+	options: AsyncContainOptions = {},
+): Promise<ContainedRead | ContainError> {
+	const ops = options.operations ?? NODE_CONTAIN_OPERATIONS;
+	const segments = checkRelativePath(relPath);
+	if (!Array.isArray(segments)) return segments;
+	const path = segments.join("/");
+	const opened = openRoot(root, ops);
+	if ("ok" in opened) return opened;
+	let file: ReturnType<typeof openVerified>;
+	try {
+		const checked = lstatSegments(opened.base, segments, ops);
+		if ("ok" in checked) return checked;
+		file = openVerified(opened, path, checked, options, ops);
+		if ("ok" in file) return file;
+	} finally {
+		// The file was proven inside the root on its own descriptor: the root's descriptor is no longer needed.
+		ops.close(opened.fd);
+	}
+	try {
+		const hash = options.digest ? createHash(options.digest) : undefined;
+		const bytes = await readChunks(file, path, options.chunkBytes ?? CHUNK_BYTES, ops, hash);
+		if (!(bytes instanceof Uint8Array)) return bytes;
+		const read: ContainedRead = { ok: true, path, absolute: file.absolute, bytes, size: bytes.length };
+		return hash ? { ...read, sha256: hash.digest("hex") } : read;
+	} finally {
+		ops.close(file.fd);
+	}
+}
+
+/** Reads up to `size` bytes of the descriptor from its start, a chunk at a time, yielding to the event loop between chunks. */
+async function readChunks(
+	{ fd, size }: VerifiedFile,
+	path: string,
+	chunkBytes: number,
+	ops: ContainOperations,
+	hash: Hash | undefined,
+): Promise<Uint8Array | ContainError> {
+	const bytes = new Uint8Array(size);
+	const readAt = ops.readAsync?.bind(ops) ?? yieldingRead(ops);
+	let filled = 0;
+	while (filled < size) {
+		let count: number;
+		try {
+			count = await readAt(fd, bytes, filled, Math.min(chunkBytes, size - filled), filled);
+		} catch (error) {
+			return refusal("resource.unreadable", `'${path}' could not be read (${errorCode(error)})`);
+		}
+		// A file that shrank while it was read ends early, as with the synchronous read.
+		if (count === 0) break;
+		hash?.update(bytes.subarray(filled, filled + count));
+		filled += count;
+	}
+	return bytes.subarray(0, filled);
+}
+
+/** For operations without `readAsync` (test doubles): the synchronous read, after giving the event loop a turn. */
+function yieldingRead(ops: ContainOperations): NonNullable<ContainOperations["readAsync"]> {
+	return async (fd, buffer, offset, length, position) => {
+		await new Promise((resolve) => setImmediate(resolve));
+		return ops.read(fd, buffer, offset, length, position);
+	};
+}

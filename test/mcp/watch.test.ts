@@ -1,0 +1,42 @@
+// Issue 18: under a steady stream of file changes (a build writing into a skill, a sync tool), the watching server
+// still rescans: a deleted skill is unlisted within the maximum wait. Before, each change restarted the quiet period
+// and the deleted skill stayed listed for as long as the stream went on.
+import { rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { createSkillServer, serveHttp } from "skillset/mcp";
+import { describe, expect, it } from "vitest";
+import { skillMd, tempDir, writeTree } from "../helpers/temp.ts";
+import { httpClient } from "./mcp-helpers.ts";
+
+describe("watch under a steady stream of changes", () => {
+	it("unlists a deleted skill while changes keep arriving faster than the quiet period", async () => {
+		const root = await writeTree(await tempDir(), {
+			"stay/SKILL.md": skillMd("stay"),
+			"stay/notes.md": "0\n",
+			"gone/SKILL.md": skillMd("gone"),
+		});
+		const settings = { cwd: root, home: root, defaultRoots: false, roots: [root] };
+		const server = await createSkillServer({ ...settings, watch: true, debounceMs: 150 });
+		const serving = await serveHttp(server, { port: 0 });
+		let writes = 0;
+		const stream = setInterval(() => writeFileSync(join(root, "stay", "notes.md"), `${++writes}\n`), 30);
+		try {
+			const { client } = await httpClient(serving.url);
+			const listed = async () => (await client.listResources()).resources.map((resource) => resource.uri).sort();
+			expect(await listed()).toEqual(["skill://gone/SKILL.md", "skill://stay/SKILL.md"]);
+			rmSync(join(root, "gone"), { recursive: true });
+			let now = await listed();
+			for (let polls = 0; polls < 60 && now.length > 1; polls++) {
+				await new Promise((resolve) => setTimeout(resolve, 250));
+				now = await listed();
+			}
+			expect(now).toEqual(["skill://stay/SKILL.md"]);
+			// The stream never paused: no quiet period ever came.
+			expect(writes).toBeGreaterThan(20);
+		} finally {
+			clearInterval(stream);
+			await serving.close();
+			await server.close();
+		}
+	}, 60_000);
+});
