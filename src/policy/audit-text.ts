@@ -43,12 +43,18 @@ export function fileKind(rel: string, text: string, executable: boolean): FileKi
 	if (LICENCE.test(name)) return "licence";
 	if (text.startsWith("#!")) return "script";
 	if (/^requirements[\w.-]{0,40}\.(txt|in)$/.test(name)) return "data";
-	if (MARKDOWN_EXT.test(name)) return "markdown";
-	if (SCRIPT_EXT.test(name) || SCRIPT_NAMES.has(name.toLowerCase())) return "script";
-	// Extensionless files in scripts/ or with the executable bit are scripts; other extensionless text is data.
-	if (!name.includes(".") && (executable || rel.startsWith("scripts/") || rel.includes("/bin/"))) return "script";
-	if (executable) return "script";
+	// Markdown stays Markdown with the executable bit (archives from some systems set it on every file); plain text
+	// with it is a script.
+	if (MARKDOWN_EXT.test(name) && !(executable && !/\.(md|markdown|mdx)$/i.test(name))) return "markdown";
+	if (executable || scriptLikeName(rel)) return "script";
 	return "data";
+}
+
+/** A script by its name: a script extension, a build file name, or no extension in `scripts/` or a `bin/` folder. */
+export function scriptLikeName(rel: string): boolean {
+	const name = rel.slice(rel.lastIndexOf("/") + 1);
+	if (SCRIPT_EXT.test(name) || SCRIPT_NAMES.has(name.toLowerCase())) return true;
+	return !name.includes(".") && (rel.startsWith("scripts/") || rel.includes("/bin/") || rel.startsWith("bin/"));
 }
 
 /** Words in a heading or lead-in line that make the code below an example of an attack or of what not to do. */
@@ -69,9 +75,16 @@ export function unitsOf(
 	if (kind !== "markdown") {
 		const flow = options.flow();
 		const context: AuditContext = kind === "script" ? "script" : "data";
-		forEachLine(text, (line, number) => {
-			pushWindows(units, { file, line: number, column: 1, text: line, context, kind, flow, before: "" });
-		});
+		const emit = (line: string, number: number) => {
+			if (line !== "")
+				pushWindows(units, { file, line: number, column: 1, text: line, context, kind, flow, before: "" });
+		};
+		// Only scripts are read as shell; in data a trailing `|` is YAML's block scalar, not a pipe.
+		if (kind === "script") {
+			const lines = shellLines(emit);
+			forEachLine(text, lines.push);
+			lines.flush();
+		} else forEachLine(text, emit);
 		return units;
 	}
 	markdownUnits(file, text, options, units);
@@ -106,6 +119,7 @@ function markdownUnits(
 		flow,
 		before: "",
 	});
+	const code = shellLines((line, number) => pushWindows(units, unit(number, line, state.context, state.flow)));
 	forEachLine(text, (line, number) => {
 		if (number === 1 && line.trimEnd() === "---") {
 			state.frontmatter = true;
@@ -118,6 +132,7 @@ function markdownUnits(
 		}
 		const marker = fenceMarker(line);
 		if (marker && (state.fence === undefined || marker.startsWith(state.fence))) {
+			code.flush();
 			if (state.fence === undefined) {
 				state.fence = marker;
 				state.flow = options.flow();
@@ -126,11 +141,67 @@ function markdownUnits(
 			return;
 		}
 		if (state.fence !== undefined) {
-			pushWindows(units, unit(number, line, state.context, state.flow));
+			code.push(line, number);
 			return;
 		}
 		proseLine(line, number, state, options, units, base);
 	});
+	code.flush();
+}
+
+/**
+ * Joins shell continuation lines into the logical line the shell runs: a line ending in an unescaped `\` joins the
+ * next directly (`cu\` + `rl` is `curl`), one ending in `|`, `&&` or `||` after a space. A line whose end sits in a
+ * comment is not continued, as in the shell, so a comment can never swallow the command after it.
+ */
+function shellLines(emit: (line: string, number: number) => void): {
+	push: (line: string, number: number) => void;
+	flush: () => void;
+} {
+	let held: { text: string; line: number } | undefined;
+	return {
+		push(line, number) {
+			const text = held ? held.text + line : line;
+			const first = held?.line ?? number;
+			held = undefined;
+			const join = continuation(line);
+			if (join === "escape") held = { text: text.slice(0, -1), line: first };
+			else if (join === "operator") held = { text: `${text} `, line: first };
+			else emit(text, first);
+		},
+		flush() {
+			if (held) emit(held.text, held.line);
+			held = undefined;
+		},
+	};
+}
+
+/** How a line continues onto the next one in a shell, if it does. */
+function continuation(line: string): "escape" | "operator" | undefined {
+	const end = line.trimEnd();
+	const last = end.at(-1);
+	if (last !== "\\" && last !== "|" && !end.endsWith("&&")) return undefined;
+	if (endsInComment(line)) return undefined;
+	if (line.endsWith("\\")) {
+		let slashes = 0;
+		for (let i = line.length - 1; i >= 0 && line[i] === "\\"; i--) slashes++;
+		return slashes % 2 === 1 ? "escape" : undefined;
+	}
+	return last === "|" || end.endsWith("&&") ? "operator" : undefined;
+}
+
+/** Whether a `#` at the start of a word, outside quotes, makes the end of the line a comment. */
+function endsInComment(line: string): boolean {
+	for (let i = 0; i < line.length; i++) {
+		const c = line[i];
+		if (c === "\\") i++;
+		else if (c === "'" || c === '"') {
+			const close = line.indexOf(c, i + 1);
+			if (close === -1) return false;
+			i = close;
+		} else if (c === "#" && (i === 0 || line[i - 1] === " " || line[i - 1] === "\t")) return true;
+	}
+	return false;
 }
 
 function proseLine(
