@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: the strings are shell text, where ${IFS} is the point.
 import { join } from "node:path";
 import { analyzeShell, auditSkill } from "skillset";
 import { describe, expect, it } from "vitest";
