@@ -119,7 +119,8 @@ export function printableLines(bytes: Uint8Array): string {
 	for (let i = 0; i <= bytes.length; i++) {
 		const byte = i < bytes.length ? (bytes[i] as number) : 10;
 		if (byte !== 10) {
-			if (printable && (byte > 0x7e || (byte < 0x20 && byte !== 9 && byte !== 13))) printable = false;
+			const lineEnd = byte === 13 && (i + 1 === bytes.length || bytes[i + 1] === 10);
+			if (printable && (byte > 0x7e || (byte < 0x20 && byte !== 9 && !lineEnd))) printable = false;
 			continue;
 		}
 		const end = i > start && bytes[i - 1] === 13 ? i - 1 : i;

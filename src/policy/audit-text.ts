@@ -303,17 +303,30 @@ function scanComment(line: string, open: boolean, report: (text: string, column:
 	return inside;
 }
 
-/** Calls `each` for every line (LF or CRLF) with its 1-based number, without building one big array. */
+/**
+ * Calls `each` for every line with its 1-based number, without building one big array. Lines end at LF, CRLF or a
+ * lone CR (as in CommonMark, and as Python reads a script).
+ */
 export function forEachLine(text: string, each: (line: string, number: number) => void): void {
 	let start = 0;
 	let number = 1;
+	// The next lone CR, found once and reused, so a file with one far-off CR is still read in linear time.
+	let cr = text.indexOf("\r");
 	while (start <= text.length) {
 		let end = text.indexOf("\n", start);
 		if (end === -1) end = text.length;
-		const line = text.slice(start, end > start && text[end - 1] === "\r" ? end - 1 : end);
-		each(line, number++);
+		while (cr !== -1 && cr < start) cr = text.indexOf("\r", start);
+		let next = end + 1;
+		let stop = end > start && text[end - 1] === "\r" ? end - 1 : end;
+		while (cr !== -1 && cr < stop && text[cr + 1] === "\n") cr = text.indexOf("\r", cr + 1);
+		if (cr !== -1 && cr < stop) {
+			stop = cr;
+			next = cr + 1;
+			end = cr;
+		}
+		each(text.slice(start, stop), number++);
 		if (end === text.length) break;
-		start = end + 1;
+		start = next;
 	}
 }
 
