@@ -90,7 +90,11 @@ export function readPackage(dir: string, limits: AuditLimits): PackageFile[] {
 				}
 				if (entry.isSymbolicLink())
 					files.push({ type: "skipped", rel, why: "symbolic link (never followed)", code: true });
-				else if (directory) {
+				else if (directory && entry.name === ".git") {
+					// Its hooks and config run when git is used in the folder; its objects are compressed. One finding.
+					const why = "git metadata (hooks and config run when git is used here); not read";
+					files.push({ type: "skipped", rel, why, code: true });
+				} else if (directory) {
 					if (folder.depth + 1 > limits.maxDepth) {
 						const why = `deeper than ${limits.maxDepth} folders; not walked`;
 						files.push({ type: "skipped", rel, why, code: true, bound: true });
