@@ -28,12 +28,14 @@ export interface ArchiveContents {
 	why?: string;
 }
 
-/** How many bytes may still be unpacked for this skill (shared by every archive and gzip file of it). */
+/** How many bytes and archive entries may still be read for this skill (shared by all its files and archives). */
 export interface UnpackBudget {
 	left: number;
+	entries: number;
 }
 
-const MAX_ENTRIES = 10_000;
+/** Archive entries read for one skill, nested archives included. */
+export const MAX_ENTRIES = 10_000;
 
 /** The archive format of `bytes` from its first bytes, or undefined. */
 export function archiveKind(bytes: Uint8Array): "zip" | "tar" | "gzip" | undefined {
@@ -95,8 +97,8 @@ function readZip(bytes: Uint8Array, contents: ArchiveContents, budget: UnpackBud
 	let at = view.getUint32(end + 16, true);
 	for (let i = 0; i < count; i++) {
 		const broken =
-			contents.entries.length >= MAX_ENTRIES
-				? `more than ${MAX_ENTRIES} entries`
+			--budget.entries < 0
+				? `more than ${MAX_ENTRIES} archive entries in the skill`
 				: at + 46 > bytes.length || view.getUint32(at, true) !== 0x02014b50
 					? "the zip directory is damaged"
 					: undefined;
@@ -155,8 +157,8 @@ function readTar(bytes: Uint8Array, contents: ArchiveContents, budget: UnpackBud
 	while (at + 512 <= bytes.length) {
 		const header = bytes.subarray(at, at + 512);
 		if (header[0] === 0) break;
-		if (contents.entries.length >= MAX_ENTRIES) {
-			unread(contents, `more than ${MAX_ENTRIES} entries`);
+		if (--budget.entries < 0) {
+			unread(contents, `more than ${MAX_ENTRIES} archive entries in the skill`);
 			return;
 		}
 		const field = (from: number, length: number) => {

@@ -6,7 +6,14 @@
 import { type Dirent, lstatSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { readContained } from "../runtime/index.ts";
-import { type ArchiveEntry, archiveKind, gunzipBounded, openArchive, type UnpackBudget } from "./audit-archives.ts";
+import {
+	type ArchiveEntry,
+	archiveKind,
+	gunzipBounded,
+	MAX_ENTRIES,
+	openArchive,
+	type UnpackBudget,
+} from "./audit-archives.ts";
 import { decodeText, looksBinary, mediaKind, printableLines, sniffText } from "./audit-decode.ts";
 import { executableKind } from "./audit-rules.ts";
 import { type FileKind, fileKind, scriptLikeName } from "./audit-text.ts";
@@ -64,7 +71,7 @@ const MAX_NESTING = 3;
 /** Walks the skill folder breadth-first in name order and returns every file with its text or why it was skipped. */
 export function readPackage(dir: string, limits: AuditLimits): PackageFile[] {
 	const files: PackageFile[] = [];
-	const budget: UnpackBudget = { left: limits.maxTotalBytes };
+	const budget: UnpackBudget = { left: limits.maxTotalBytes, entries: MAX_ENTRIES };
 	let walked = 0;
 	let folders = 0;
 	let level: { rel: string; depth: number }[] = [{ rel: "", depth: 0 }];
