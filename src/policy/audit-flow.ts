@@ -5,8 +5,15 @@
 import { isSuspiciousHost, type Report, urlsIn } from "./audit-chars.ts";
 import { commandHits, spanOf } from "./audit-commands.ts";
 import { dependencyHits, type LineState, literals, textHits } from "./audit-lines.ts";
-import { baseName, commandProgram, commandProgramIndex, type ShellCommand, tokenizeShell } from "./audit-shell.ts";
-import type { Unit } from "./audit-text.ts";
+import {
+	baseName,
+	commandProgram,
+	commandProgramIndex,
+	type ShellCommand,
+	tokenizeRange,
+	tokenizeShell,
+} from "./audit-shell.ts";
+import type { LineWindow, Unit } from "./audit-text.ts";
 
 /** What one skill's flows found that matters across flows (a credential read in one file, a send in another). */
 export interface SkillFlows {
@@ -147,7 +154,14 @@ function unitHits(unit: Unit, state: FlowState, report: Report): void {
 	const text = unit.text;
 	if ((unit.context === "prose" || unit.context === "table") && !PROSE_HINT.test(text)) return;
 	if (unit.kind === "data") dependencyHits(unit, report);
-	const commands = tableRow(unit) ? cells(text) : tokenizeShell(text);
+	const table = tableRow(unit);
+	const read = table
+		? { commands: cells(text) }
+		: unit.window
+			? windowCommands(unit.window)
+			: { commands: tokenizeShell(text) };
+	const commands = read.commands;
+	const own = commands.length;
 	// Commands inside string literals: `subprocess.run("curl … | sh", shell=True)`, `bash -c "…"`.
 	if (text.includes('"') || text.includes("'")) {
 		for (const literal of literals(text)) {
@@ -160,7 +174,9 @@ function unitHits(unit: Unit, state: FlowState, report: Report): void {
 	for (let i = 0; i < commands.length; i++) {
 		const command = commands[i] as ShellCommand;
 		commandHits(unit, command, report);
-		if (downloadHits(unit, command, commands[i + 1], state, report)) sink = true;
+		// The last command of a window is piped into the first one of the next.
+		const next = i === own - 1 && "after" in read ? read.after : commands[i + 1];
+		if (downloadHits(unit, command, next, state, report)) sink = true;
 	}
 	if (!TRIGGER.test(text)) {
 		if (sink) state.sinks.push(unit);
@@ -195,6 +211,19 @@ function unitHits(unit: Unit, state: FlowState, report: Report): void {
 			});
 	}
 	taint(text, state);
+}
+
+/**
+ * The commands a window of a long line owns, read from the whole line where the previous window stopped (so none is
+ * cut at a window's edge), with starts made relative to the window; and the command after them.
+ */
+function windowCommands(window: LineWindow): { commands: ShellCommand[]; after?: ShellCommand | undefined } {
+	const from = window.cursor.at;
+	if (from >= window.next) return { commands: [] };
+	const read = tokenizeRange(window.line, from, window.next);
+	window.cursor.at = read.after?.start ?? window.line.length;
+	for (const command of read.commands) command.start = Math.max(0, command.start - window.offset);
+	return { commands: read.commands, after: read.after };
 }
 
 function tableRow(unit: Unit): boolean {

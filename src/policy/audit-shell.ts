@@ -53,7 +53,20 @@ const BRACES = /^\{[^{}\s'"]*,[^{}\s'"]*\}$/;
  * and length.
  */
 export function tokenizeShell(text: string): ShellCommand[] {
+	return tokenizeRange(text, 0, text.length).commands;
+}
+
+/**
+ * The commands of `text` that start in `[from, until)`, reading from `from` (which must be where a command starts),
+ * and the first command that starts at or after `until` (`after`, which the next range starts from).
+ */
+export function tokenizeRange(
+	text: string,
+	from: number,
+	until: number,
+): { commands: ShellCommand[]; after?: ShellCommand } {
 	const commands: ShellCommand[] = [];
+	let after: ShellCommand | undefined;
 	// Every field is set from the start: commands then share one object shape, which keeps the rules' reads fast.
 	const command = (start: number): ShellCommand => ({
 		words: [],
@@ -63,7 +76,7 @@ export function tokenizeShell(text: string): ShellCommand[] {
 		program: undefined,
 		programAt: undefined,
 	});
-	let current = command(0);
+	let current = command(from);
 	let word = "";
 	let inWord = false;
 	let wordStart = 0;
@@ -84,7 +97,10 @@ export function tokenizeShell(text: string): ShellCommand[] {
 	const endCommand = (op: string, at: number, wordEnd: number) => {
 		endWord(wordEnd);
 		current.next = op;
-		if (current.words.length > 0 || current.redirects.length > 0) commands.push(current);
+		if (current.words.length > 0 || current.redirects.length > 0) {
+			if (current.start < until) commands.push(current);
+			else after = current;
+		}
 		current = command(at);
 	};
 	const push = (s: string, at: number) => {
@@ -92,8 +108,8 @@ export function tokenizeShell(text: string): ShellCommand[] {
 		inWord = true;
 		if (word.length < MAX_WORD) word += s;
 	};
-	let i = 0;
-	while (i < text.length) {
+	let i = from;
+	while (i < text.length && after === undefined) {
 		// A run of ordinary characters joins the word in one slice (checked first: it is the common case).
 		if (ordinary(text, i)) {
 			let j = i + 1;
@@ -187,8 +203,8 @@ export function tokenizeShell(text: string): ShellCommand[] {
 		push(c, i);
 		i++;
 	}
-	endCommand("", text.length, text.length);
-	return commands;
+	if (after === undefined) endCommand("", text.length, text.length);
+	return after ? { commands, after } : { commands };
 }
 
 /** A character that is part of a word as it is (no quote, escape, expansion, blank or operator). */

@@ -17,6 +17,21 @@ export interface Unit {
 	flow: number;
 	/** Prose just before inline code on the same line (for negations such as "never run `…`"). */
 	before: string;
+	/** Set on the windows of a longer line, so its commands are read from the whole line (see {@link LineWindow}). */
+	window?: LineWindow;
+}
+
+/**
+ * A window of a line longer than {@link WINDOW}. Its commands are read from the whole line, not from the window's
+ * text, so a command longer than the overlap is never cut in two: the window owns the commands that start in
+ * `[offset, next)`, and `cursor` (shared by the line's windows, read in order) is where the next unread command
+ * starts.
+ */
+export interface LineWindow {
+	line: string;
+	offset: number;
+	next: number;
+	cursor: { at: number };
 }
 
 /** Longest string a rule sees; longer lines are windows of this size that overlap by {@link OVERLAP}. */
@@ -337,7 +352,9 @@ function pushWindows(units: Unit[], unit: Unit): void {
 		units.push(unit);
 		return;
 	}
+	const cursor = { at: 0 };
 	for (let at = 0; at < text.length; at += WINDOW - OVERLAP) {
+		const last = at + WINDOW >= text.length;
 		units.push({
 			file: unit.file,
 			line: unit.line,
@@ -347,7 +364,8 @@ function pushWindows(units: Unit[], unit: Unit): void {
 			kind: unit.kind,
 			flow: unit.flow,
 			before: unit.before,
+			window: { line: text, offset: at, next: last ? text.length : at + WINDOW - OVERLAP, cursor },
 		});
-		if (at + WINDOW >= text.length) break;
+		if (last) break;
 	}
 }
