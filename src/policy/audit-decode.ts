@@ -105,6 +105,9 @@ export function mediaKind(bytes: Uint8Array): string | undefined {
 	if (ascii(0, 5) === "%PDF-") return "PDF document";
 	if (ascii(0, 3) === "ID3" || ascii(0, 4) === "OggS" || ascii(0, 4) === "fLaC") return "audio";
 	if (ascii(4, 8) === "ftyp") return "video";
+	if (a === 0x1a && b === 0x45 && c === 0xdf && d === 0xa3) return "video";
+	if (ascii(0, 4) === "II*\0" || ascii(0, 4) === "MM\0*") return "TIFF image";
+	if (ascii(0, 4) === "icns" || ascii(0, 4) === "8BPS") return "image";
 	return undefined;
 }
 

@@ -185,7 +185,7 @@ function classify(file: Bytes, limits: AuditLimits, budget: UnpackBudget, out: P
 	out.push({
 		type: "skipped",
 		rel,
-		why: "binary file",
+		why: media ? `binary file (${media})` : "binary file",
 		code: media === undefined,
 		...(script ? { script } : {}),
 		...(lines.trim() ? { lines } : {}),
