@@ -4,16 +4,10 @@
 
 import { isSuspiciousHost, type Report, urlsIn } from "./audit-chars.ts";
 import { commandHits, spanOf } from "./audit-commands.ts";
-import { dependencyHits, type LineState, literals, textHits } from "./audit-lines.ts";
-import {
-	baseName,
-	commandProgram,
-	commandProgramIndex,
-	type ShellCommand,
-	tokenizeRange,
-	tokenizeShell,
-} from "./audit-shell.ts";
-import type { LineWindow, Unit } from "./audit-text.ts";
+import { dependencyHits, type LineState, textHits } from "./audit-lines.ts";
+import { baseName, commandProgram, commandProgramIndex, type ShellCommand } from "./audit-shell.ts";
+import type { Unit } from "./audit-text.ts";
+import { unitCommands } from "./audit-unit-commands.ts";
 
 /** What one skill's flows found that matters across flows (a credential read in one file, a send in another). */
 export interface SkillFlows {
@@ -154,28 +148,13 @@ function unitHits(unit: Unit, state: FlowState, report: Report): void {
 	const text = unit.text;
 	if ((unit.context === "prose" || unit.context === "table") && !PROSE_HINT.test(text)) return;
 	if (unit.kind === "data") dependencyHits(unit, report);
-	const table = tableRow(unit);
-	const read = table
-		? { commands: cells(text) }
-		: unit.window
-			? windowCommands(unit.window)
-			: { commands: tokenizeShell(text) };
-	const commands = read.commands;
-	const own = commands.length;
-	// Commands inside string literals: `subprocess.run("curl … | sh", shell=True)`, `bash -c "…"`.
-	if (text.includes('"') || text.includes("'")) {
-		for (const literal of literals(text)) {
-			if (literal.value.length < 6 || !literal.value.includes(" ")) continue;
-			for (const inner of tokenizeShell(literal.value))
-				commands.push({ ...inner, start: inner.start + literal.start + 1 });
-		}
-	}
+	const { commands, own, after } = unitCommands(unit);
 	let sink = false;
 	for (let i = 0; i < commands.length; i++) {
 		const command = commands[i] as ShellCommand;
 		commandHits(unit, command, report);
-		// The last command of a window is piped into the first one of the next.
-		const next = i === own - 1 && "after" in read ? read.after : commands[i + 1];
+		// The last command a window owns is piped into the first one of the next window.
+		const next = i === own - 1 && after !== undefined ? after : commands[i + 1];
 		if (downloadHits(unit, command, next, state, report)) sink = true;
 	}
 	if (!TRIGGER.test(text)) {
@@ -211,34 +190,6 @@ function unitHits(unit: Unit, state: FlowState, report: Report): void {
 			});
 	}
 	taint(text, state);
-}
-
-/**
- * The commands a window of a long line owns, read from the whole line where the previous window stopped (so none is
- * cut at a window's edge), with starts made relative to the window; and the command after them.
- */
-function windowCommands(window: LineWindow): { commands: ShellCommand[]; after?: ShellCommand | undefined } {
-	const from = window.cursor.at;
-	if (from >= window.next) return { commands: [] };
-	const read = tokenizeRange(window.line, from, window.next);
-	window.cursor.at = read.after?.start ?? window.line.length;
-	for (const command of read.commands) command.start = Math.max(0, command.start - window.offset);
-	return { commands: read.commands, after: read.after };
-}
-
-function tableRow(unit: Unit): boolean {
-	return unit.context === "table" && unit.before === "" && unit.text.trimStart().startsWith("|");
-}
-
-/** The commands of each cell of a table row: its `|` separate cells, not a pipeline. */
-function cells(text: string): ShellCommand[] {
-	const commands: ShellCommand[] = [];
-	let start = 0;
-	for (const cell of text.split("|")) {
-		for (const command of tokenizeShell(cell)) commands.push({ ...command, start: command.start + start });
-		start += cell.length + 1;
-	}
-	return commands;
 }
 
 /** Pipes into interpreters, downloads, and runs of what was downloaded. Returns true when the command is a sink. */
