@@ -176,7 +176,11 @@ function classify(file: Bytes, limits: AuditLimits, budget: UnpackBudget, out: P
 	const sniff = sniffText(bytes);
 	if (executable || sniff.shebang || scriptLikeName(name) || !looksBinary(sniff)) {
 		const text = decodeText(bytes, sniff.encoding);
-		out.push({ type: "text", rel, text, kind: fileKind(name, text, executable), executable });
+		const kind = fileKind(name, text, executable);
+		out.push({ type: "text", rel, text, kind, executable });
+		// Executable Markdown is read as a script too: without a shebang the shell runs it line by line, and a fence
+		// under "examples" is then no example.
+		if (executable && kind === "markdown") out.push({ type: "text", rel, text, kind: "script", executable });
 		return;
 	}
 	const media = mediaKind(bytes);

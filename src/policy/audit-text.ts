@@ -59,8 +59,8 @@ export function fileKind(rel: string, text: string, executable: boolean): FileKi
 	if (LICENCE.test(name)) return "licence";
 	if (text.startsWith("#!")) return "script";
 	if (/^requirements[\w.-]{0,40}\.(txt|in)$/.test(name)) return "data";
-	// Markdown stays Markdown with the executable bit (archives from some systems set it on every file); plain text
-	// with it is a script.
+	// Markdown stays Markdown with the executable bit (the audit reads it as a script as well); plain text with it
+	// is a script.
 	if (MARKDOWN_EXT.test(name) && !(executable && !/\.(md|markdown|mdx)$/i.test(name))) return "markdown";
 	if (executable || scriptLikeName(rel)) return "script";
 	return "data";

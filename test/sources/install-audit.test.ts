@@ -203,6 +203,13 @@ const EVASIONS: [string, () => Promise<Files> | Files, string[], string, string]
 		"tools/run.txt",
 	],
 	[
+		"an executable Markdown file whose payload is a fenced example",
+		() => ({ "references/notes.md": `# Examples of bad commands\n\n\`\`\`sh\n${PAYLOAD}\`\`\`\n` }),
+		["references/notes.md"],
+		"remote-to-interpreter",
+		"references/notes.md",
+	],
+	[
 		"a script named like an archive (.tar)",
 		() => ({ "scripts/setup.tar": `#!/bin/sh\n${PAYLOAD}` }),
 		[],
