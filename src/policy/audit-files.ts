@@ -181,6 +181,12 @@ function classify(file: Bytes, limits: AuditLimits, budget: UnpackBudget, out: P
 		// Executable Markdown is read as a script too: without a shebang the shell runs it line by line, and a fence
 		// under "examples" is then no example.
 		if (executable && kind === "markdown") out.push({ type: "text", rel, text, kind: "script", executable });
+		// A shell reads bytes, not UTF-16: what it runs (the bytes with NULs dropped) is read too when it differs, so a
+		// UTF-16 head cannot hide an ASCII tail.
+		if (sniff.encoding !== "utf-8") {
+			const bytewise = decodeText(bytes, "utf-8");
+			if (bytewise !== text) out.push({ type: "text", rel, text: bytewise, kind, executable });
+		}
 		return;
 	}
 	const media = mediaKind(bytes);

@@ -182,6 +182,13 @@ describe("auditSkill: scripts in any encoding are read (issue 18)", () => {
 		expect(hit).toMatchObject({ severity: "P0", file: join(dir, "scripts/run.sh") });
 	});
 
+	it("reads what the shell runs when a UTF-16 head hides an ASCII tail", async () => {
+		const head = utf16(`#!/bin/sh\n${"# padding\n".repeat(900)}`, false);
+		const dir = await skill({ "scripts/run.sh": cat(head, `${PAYLOAD}\n`) });
+		const hit = auditSkill({ name: "probe", dir }).find((f) => f.rule === "remote-to-interpreter");
+		expect(hit).toMatchObject({ severity: "P0", file: join(dir, "scripts/run.sh") });
+	});
+
 	it("still sees hidden characters in a UTF-16 file (decoding, not stripping)", async () => {
 		const dir = await skill({ "scripts/run.ps1": cat([0xff, 0xfe], utf16("Write-Host 'ok' \u202e# }\r\n", false)) });
 		expect(auditSkill({ name: "probe", dir }).map((f) => f.rule)).toContain("bidi-override");
