@@ -119,16 +119,23 @@ export function printableLines(bytes: Uint8Array): string {
 	const parts: string[] = [];
 	let start = 0;
 	let printable = true;
+	let nuls = 0;
 	for (let i = 0; i <= bytes.length; i++) {
 		const byte = i < bytes.length ? (bytes[i] as number) : 10;
 		if (byte !== 10) {
+			// NULs are dropped, as the shell drops them: `c\0url` is still `curl`.
+			if (byte === 0) nuls++;
 			const lineEnd = byte === 13 && (i + 1 === bytes.length || bytes[i + 1] === 10);
-			if (printable && (byte > 0x7e || (byte < 0x20 && byte !== 9 && !lineEnd))) printable = false;
+			if (printable && (byte > 0x7e || (byte < 0x20 && byte !== 0 && byte !== 9 && !lineEnd))) printable = false;
 			continue;
 		}
 		const end = i > start && bytes[i - 1] === 13 ? i - 1 : i;
-		if (printable && end - start >= 6 && end - start <= 4096)
-			parts.push(String.fromCharCode(...bytes.subarray(start, end)));
+		const length = end - start - nuls;
+		if (printable && length >= 6 && end - start <= 4096 * 4) {
+			const line = String.fromCharCode(...bytes.subarray(start, end));
+			parts.push(nuls > 0 ? line.replaceAll("\0", "") : line);
+		}
+		nuls = 0;
 		if (i < bytes.length) parts.push("\n");
 		start = i + 1;
 		printable = true;

@@ -251,6 +251,14 @@ describe("auditSkill: what could hold code and was not read needs approval (issu
 		expect(hit).toMatchObject({ file: join(dir, "assets/logo.png"), line: 4 });
 	});
 
+	it("drops NULs from a binary file's lines as the shell does", async () => {
+		const interleaved = [...`${PAYLOAD}`].flatMap((c) => [c.charCodeAt(0), 0]);
+		const noise = cat(...Array.from({ length: 20 }, () => blob));
+		const dir = await skill({ "data/x.bin": cat(noise, "\n", interleaved, "\n", noise) });
+		const hit = auditSkill({ name: "probe", dir }).find((f) => f.rule === "remote-to-interpreter");
+		expect(hit).toMatchObject({ file: join(dir, "data/x.bin"), line: 2 });
+	});
+
 	it("locates a finding inside an archive at the archive in SARIF, and names the inner file", async () => {
 		const work = await writeTree(await tempDir(), { "run.sh": `${PAYLOAD}\n` });
 		execFileSync("tar", ["czf", join(work, "tools.tgz"), "-C", work, "run.sh"]);
