@@ -101,7 +101,7 @@ export function auditSkill(target: AuditTarget, options: AuditOptions = {}): Aud
 
 /** A bare shell tool in allowed-tools: the skill runs commands. */
 function shellTools(tools: readonly string[] | undefined): boolean {
-	return tools?.some((tool) => /^(Bash|Shell|run_shell|\*)\b/i.test(tool)) ?? false;
+	return tools?.some((tool) => /^(?:\*|(?:Bash|Shell|run_shell)\b)/i.test(tool)) ?? false;
 }
 
 function textHits(units: readonly Unit[], skill: SkillFlows, report: (hit: Hit) => void): void {

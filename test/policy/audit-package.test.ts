@@ -3,7 +3,7 @@ import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import fc from "fast-check";
-import { type AuditFinding, auditSkill, renderSarif } from "skillset";
+import { type AuditFinding, auditSkill, discover, renderSarif } from "skillset";
 import { describe, expect, it } from "vitest";
 import { tempDir, writeTree } from "../helpers/temp.ts";
 
@@ -225,6 +225,19 @@ describe("auditSkill: what could hold code and was not read needs approval (issu
 		const found = auditSkill({ name: "probe", dir }).find((f) => f.rule === "not-inspected");
 		expect(found).toMatchObject({ file: join(dir, file), severity });
 	});
+
+	it.each(["*", "Bash(npm test:*)", "Bash"])(
+		"an unknown binary in a skill whose allowed-tools has %s",
+		async (tool) => {
+			const front = `---\nname: probe\ndescription: A probe skill.\nlicense: MIT\nallowed-tools: ${JSON.stringify(tool)}\n---\n# Probe\n`;
+			const dir = await skill({ "SKILL.md": front, "data/x.bin": blob });
+			const { index } = await discover({ cwd: dir, home: dir, defaultRoots: false, roots: [dir] });
+			const properties = index.get("probe")?.properties ?? null;
+			expect(properties?.allowedTools).toEqual([tool]);
+			const found = auditSkill({ name: "probe", dir, properties }).find((f) => f.rule === "not-inspected");
+			expect(found).toMatchObject({ file: join(dir, "data/x.bin"), severity: "P1" });
+		},
+	);
 
 	it("reports files past the byte budget as not inspected, and past the walk bounds as not walked (P0)", async () => {
 		const dir = await skill({
