@@ -3,15 +3,17 @@
 
 import type { Report } from "./audit-chars.ts";
 import { isTyposquat } from "./audit-packages.ts";
-import { commandProgram, programIndex, type ShellCommand } from "./audit-shell.ts";
+import { commandProgram, commandProgramIndex, type ShellCommand } from "./audit-shell.ts";
 import type { Unit } from "./audit-text.ts";
 
 /** The span of a command in the unit (from its first word, at most 200 characters), for evidence. */
 export function spanOf(unit: Unit, command: ShellCommand): { start: number; end: number } {
-	const nl = unit.text.indexOf("\n", command.start);
-	const end = Math.min(nl === -1 ? unit.text.length : nl, command.start + 200);
+	const text = unit.text;
+	const limit = Math.min(text.length, command.start + 200);
+	let end = command.start;
+	while (end < limit && text[end] !== "\n") end++;
 	let start = command.start;
-	while (start < end && (unit.text[start] === " " || unit.text[start] === "\t")) start++;
+	while (start < end && (text[start] === " " || text[start] === "\t")) start++;
 	return { start, end: Math.max(end, start + 1) };
 }
 
@@ -29,11 +31,30 @@ export function isWideTarget(word: string): boolean {
 const hasFlag = (args: readonly string[], short: string, long: string) =>
 	args.some((a) => a === long || (a.startsWith("-") && !a.startsWith("--") && a.slice(1).includes(short)));
 
+/** The programs the command rules look at; any other command matters only for its redirections and long options. */
+const RULED = new Set(
+	(
+		"rm chmod chown docker podman nerdctl nc ncat netcat socat crontab systemctl launchctl git iptables ip6tables ufw " +
+		"firewall-cmd nft netsh apt apt-get yum dnf pacman apk zypper unset su claude"
+	).split(" "),
+);
+
 /** Runs every command rule on one command of a code unit. */
 export function commandHits(unit: Unit, command: ShellCommand, report: Report): void {
 	const words = command.words;
-	const at = programIndex(words);
 	const program = commandProgram(command);
+	// Most commands of a long line are none of these: skip them before anything is allocated.
+	if (
+		!RULED.has(program) &&
+		!PACKAGE_PROGRAMS.has(program) &&
+		!WRITERS.has(program) &&
+		command.redirects.length === 0 &&
+		words[0] !== "sudo" &&
+		words[0] !== "doas" &&
+		!words.some((word) => word.startsWith("--"))
+	)
+		return;
+	const at = commandProgramIndex(command);
 	const args = words.slice(at + 1);
 	const hit = (rule: string, severity?: "P0" | "P1" | "P2"): void =>
 		report({ rule, unit, ...spanOf(unit, command), severity });

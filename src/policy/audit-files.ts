@@ -1,48 +1,79 @@
 // What a skill package carries: every file (bounded walk, links never followed), read once inside the skill
-// folder, sorted into text the rules read and everything else, which is reported as not inspected. Archives are
-// listed (zip central directory, tar and tar.gz headers) so their entries are checked without unpacking.
+// folder, and turned into text the rules read whatever its encoding. Gzip files are decompressed and archives opened
+// (bounded), so a script is audited wherever it sits. What cannot be read is reported, and whether it could hold
+// code; what lies past the walk bounds is reported as not walked, since the install copies only what was walked.
 
 import { type Dirent, lstatSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { gunzipSync, inflateRawSync } from "node:zlib";
 import { readContained } from "../runtime/index.ts";
+import {
+	type ArchiveEntry,
+	archiveKind,
+	gunzipBounded,
+	MAX_ENTRIES,
+	openArchive,
+	type UnpackBudget,
+} from "./audit-archives.ts";
+import { decodeText, looksBinary, mediaKind, printableLines, sniffText } from "./audit-decode.ts";
 import { executableKind } from "./audit-rules.ts";
+import { type FileKind, fileKind, scriptLikeName } from "./audit-text.ts";
 
-/** Bounds of one skill's audit. */
+export type { ArchiveEntry } from "./audit-archives.ts";
+
+/** Bounds of one skill's audit. The defaults are the install's, so nothing is installed that was not walked. */
 export interface AuditLimits {
-	/** Largest file read, in bytes (default 16 MiB). */
+	/** Largest file read, in bytes (default 16 MiB, the largest file an install copies). */
 	maxFileBytes: number;
-	/** Most bytes read for one skill (default 64 MiB). */
+	/** Most bytes read and unpacked for one skill (default 64 MiB). */
 	maxTotalBytes: number;
-	/** Most files looked at (default 5,000). */
+	/** Most files walked (default 10,000, the most an install copies). */
 	maxFiles: number;
-	/** Deepest folder (default 12). */
+	/** Most folders walked (default 10,000). */
+	maxFolders: number;
+	/** Deepest folder walked (default 32). */
 	maxDepth: number;
 }
 
 export const DEFAULT_AUDIT_LIMITS: AuditLimits = {
 	maxFileBytes: 16 << 20,
 	maxTotalBytes: 64 << 20,
-	maxFiles: 5000,
-	maxDepth: 12,
+	maxFiles: 10_000,
+	maxFolders: 10_000,
+	maxDepth: 32,
 };
 
-/** One file of the package: its text, or why it was not read as text. */
+/**
+ * One file of the package: its text (and the kind that sets how it is read); an archive's listing and how many of
+ * its entries could not be read (the entries that could follow as files of their own); or why it was not read,
+ * whether it could hold code, and the printable lines of a binary file.
+ */
 export type PackageFile =
-	| { rel: string; text: string; executable: boolean }
-	| { rel: string; skipped: string; binary?: string; entries?: ArchiveEntry[] };
+	| { type: "text"; rel: string; text: string; kind: FileKind; executable: boolean }
+	| { type: "archive"; rel: string; format: string; entries: ArchiveEntry[]; unread: number; why?: string }
+	| {
+			type: "skipped";
+			rel: string;
+			why: string;
+			/** It could hold code: not identified as an image, a font or other media. */
+			code: boolean;
+			/** A script by its name (a compressed one included) or mode: the skill runs code. */
+			script?: boolean;
+			binary?: string;
+			bound?: boolean;
+			lines?: string;
+	  };
 
-/** One entry of an archive listing; `via` names the archives it is nested in ("inner.zip → "). */
-export interface ArchiveEntry {
-	name: string;
-	kind: "file" | "dir" | "link" | "other";
-	via: string;
-}
+/** Compression suffixes the audit cannot open (`setup.sh.xz` is still a script by its name). */
+const COMPRESSED = /\.(xz|bz2|zst|lz|lzma|lz4|z|br|7z|rar)$/i;
+/** Archives nested deeper than this are reported as not inspected. */
+const MAX_NESTING = 3;
 
 /** Walks the skill folder breadth-first in name order and returns every file with its text or why it was skipped. */
 export function readPackage(dir: string, limits: AuditLimits): PackageFile[] {
 	const files: PackageFile[] = [];
-	let total = 0;
+	const budget: UnpackBudget = { left: limits.maxTotalBytes, entries: MAX_ENTRIES };
+	let walked = 0;
+	let folders = 0;
 	let level: { rel: string; depth: number }[] = [{ rel: "", depth: 0 }];
 	while (level.length > 0) {
 		const next: typeof level = [];
@@ -51,30 +82,33 @@ export function readPackage(dir: string, limits: AuditLimits): PackageFile[] {
 			try {
 				entries = readdirSync(join(dir, folder.rel), { withFileTypes: true });
 			} catch (error) {
-				files.push({ rel: folder.rel || ".", skipped: `folder unreadable (${(error as NodeJS.ErrnoException).code})` });
+				const why = `folder unreadable (${(error as NodeJS.ErrnoException).code})`;
+				files.push({ type: "skipped", rel: folder.rel || ".", why, code: true });
 				continue;
 			}
 			for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
 				const rel = folder.rel ? `${folder.rel}/${entry.name}` : entry.name;
-				if (files.length >= limits.maxFiles) {
-					files.push({
-						rel,
-						skipped: `file limit of ${limits.maxFiles} reached; the rest of the package was not read`,
-					});
+				const directory = entry.isDirectory() && !entry.isSymbolicLink();
+				if (directory ? ++folders > limits.maxFolders : ++walked > limits.maxFiles) {
+					const what = directory ? `${limits.maxFolders} folders` : `${limits.maxFiles} files`;
+					const why = `more than ${what}; the rest of the package was not walked`;
+					files.push({ type: "skipped", rel, why, code: true, bound: true });
 					return files;
 				}
-				if (entry.isSymbolicLink()) files.push({ rel, skipped: "symbolic link (never followed)" });
-				else if (entry.isDirectory()) {
-					if (folder.depth + 1 > limits.maxDepth)
-						files.push({ rel, skipped: `deeper than ${limits.maxDepth} folders` });
-					else if (entry.name === ".git") files.push({ rel, skipped: "git metadata" });
-					else next.push({ rel, depth: folder.depth + 1 });
-				} else if (!entry.isFile()) files.push({ rel, skipped: "not a regular file (FIFO, socket or device)" });
-				else {
-					const file = readFile(dir, rel, limits, limits.maxTotalBytes - total);
-					if ("text" in file) total += file.text.length;
-					files.push(file);
-				}
+				if (entry.isSymbolicLink())
+					files.push({ type: "skipped", rel, why: "symbolic link (never followed)", code: true });
+				else if (directory && entry.name === ".git") {
+					// Its hooks and config run when git is used in the folder; its objects are compressed. One finding.
+					const why = "git metadata (hooks and config run when git is used here); not read";
+					files.push({ type: "skipped", rel, why, code: true });
+				} else if (directory) {
+					if (folder.depth + 1 > limits.maxDepth) {
+						const why = `deeper than ${limits.maxDepth} folders; not walked`;
+						files.push({ type: "skipped", rel, why, code: true, bound: true });
+					} else next.push({ rel, depth: folder.depth + 1 });
+				} else if (!entry.isFile())
+					files.push({ type: "skipped", rel, why: "not a regular file (FIFO, socket or device)", code: true });
+				else files.push(...readFile(dir, rel, limits, budget));
 			}
 		}
 		level = next;
@@ -82,7 +116,7 @@ export function readPackage(dir: string, limits: AuditLimits): PackageFile[] {
 	return files;
 }
 
-function readFile(dir: string, rel: string, limits: AuditLimits, budget: number): PackageFile {
+function readFile(dir: string, rel: string, limits: AuditLimits, budget: UnpackBudget): PackageFile[] {
 	let executable = false;
 	let size = 0;
 	try {
@@ -90,151 +124,117 @@ function readFile(dir: string, rel: string, limits: AuditLimits, budget: number)
 		executable = (info.mode & 0o111) !== 0;
 		size = info.size;
 	} catch (error) {
-		return { rel, skipped: `unreadable (${(error as NodeJS.ErrnoException).code})` };
+		return [{ type: "skipped", rel, why: `unreadable (${(error as NodeJS.ErrnoException).code})`, code: true }];
 	}
-	if (size > limits.maxFileBytes) return { rel, skipped: `${size} bytes, over the ${limits.maxFileBytes}-byte cap` };
-	if (size > budget) return { rel, skipped: `over the skill's ${limits.maxTotalBytes}-byte audit budget` };
+	const unread = (why: string): PackageFile[] => {
+		const script = executable || scriptLikeName(rel.replace(COMPRESSED, ""));
+		return [{ type: "skipped", rel, why, code: true, ...(script ? { script } : {}) }];
+	};
+	if (size > limits.maxFileBytes) return unread(`${size} bytes, over the ${limits.maxFileBytes}-byte cap`);
+	if (size > budget.left) return unread(`over the skill's ${limits.maxTotalBytes}-byte audit budget`);
 	const read = readContained(dir, rel, { maxBytes: limits.maxFileBytes, allowHardLinks: true });
-	if (!read.ok) return { rel, skipped: `unreadable (${read.code})` };
-	const bytes = read.bytes;
+	if (!read.ok) return unread(`unreadable (${read.code})`);
+	budget.left -= read.bytes.length;
+	const out: PackageFile[] = [];
+	classify({ rel, name: rel, bytes: read.bytes, executable, depth: 0 }, limits, budget, out);
+	return out;
+}
+
+/** A file's bytes to classify: `rel` is how findings name it, `name` the path its kind is told from. */
+interface Bytes {
+	rel: string;
+	name: string;
+	bytes: Uint8Array;
+	executable: boolean;
+	depth: number;
+}
+
+/** Sorts bytes into text, an archive (opened), a decompressed file, or a file that could not be read. */
+function classify(file: Bytes, limits: AuditLimits, budget: UnpackBudget, out: PackageFile[]): void {
+	const { rel, name, bytes, executable } = file;
 	const binary = executableKind(bytes);
-	if (binary) return { rel, skipped: binary, binary };
-	const archive = archiveKind(rel, bytes);
-	if (archive) return { rel, skipped: `${archive} archive`, entries: listArchive(archive, bytes) };
-	if (isBinary(bytes)) return { rel, skipped: "binary file" };
-	return { rel, text: new TextDecoder().decode(bytes), executable };
-}
-
-/** NUL bytes or mostly invalid UTF-8 in the first 8 KiB. */
-function isBinary(bytes: Uint8Array): boolean {
-	const head = bytes.subarray(0, 8192);
-	if (head.includes(0)) return true;
-	const decoded = new TextDecoder().decode(head);
-	let bad = 0;
-	for (let i = 0; i < decoded.length; i++) if (decoded.charCodeAt(i) === 0xfffd) bad++;
-	return bad > head.length / 20;
-}
-
-function archiveKind(rel: string, bytes: Uint8Array): "zip" | "tar" | "gzip" | "other" | undefined {
-	const [a, b, c, d] = bytes;
-	if (a === 0x50 && b === 0x4b && (c === 3 || c === 5) && (d === 4 || d === 6)) return "zip";
-	if (a === 0x1f && b === 0x8b) return "gzip";
-	if (bytes.length >= 262 && new TextDecoder().decode(bytes.subarray(257, 262)) === "ustar") return "tar";
-	if (/\.(7z|rar|xz|bz2|zst|tgz|tar|jar|war|whl|apk|ipa|deb|rpm|dmg|iso|cab|msi)$/i.test(rel)) return "other";
-	return undefined;
-}
-
-const MAX_ENTRIES = 10_000;
-const MAX_NESTING = 3;
-const MAX_UNPACKED = 64 << 20;
-
-/** Bounds shared by one archive's listing and the archives nested in it. */
-interface Listing {
-	entries: ArchiveEntry[];
-	unpacked: number;
-}
-
-function listArchive(kind: string, bytes: Uint8Array): ArchiveEntry[] {
-	const listing: Listing = { entries: [], unpacked: 0 };
-	list(kind, bytes, "", 0, listing);
-	return listing.entries;
-}
-
-/** Lists one archive into `listing`; archives inside it are listed too (nesting and unpacked bytes bounded). */
-function list(kind: string, bytes: Uint8Array, via: string, depth: number, listing: Listing): void {
-	try {
-		if (kind === "zip") listZip(bytes, via, depth, listing);
-		else if (kind === "tar") listTar(bytes, via, depth, listing);
-		else if (kind === "gzip") {
-			const inner = gunzipSync(bytes, { maxOutputLength: MAX_UNPACKED - listing.unpacked });
-			listing.unpacked += inner.length;
-			if (archiveKind("", inner) === "tar") listTar(inner, via, depth, listing);
+	if (binary) {
+		out.push({ type: "skipped", rel, why: binary, binary, code: true });
+		return;
+	}
+	const archive = archiveKind(bytes);
+	if (archive === "gzip") {
+		const inner = file.depth < MAX_NESTING ? gunzipBounded(bytes, budget, limits.maxFileBytes) : undefined;
+		// `x.sh.gz` holds `x.sh`, `x.tgz` a tar: the inner name sets how the content is read.
+		const unzipped = name.replace(/\.tgz$/i, ".tar").replace(/\.gz$/i, "");
+		if (inner) classify({ ...file, name: unzipped, bytes: inner, depth: file.depth + 1 }, limits, budget, out);
+		else {
+			const why = "gzip data not decompressed (damaged, too large or nested too deep)";
+			out.push({ type: "skipped", rel, why, code: true, ...(scriptLikeName(unzipped) ? { script: true } : {}) });
 		}
-	} catch {
-		// A damaged or oversized archive lists what was read so far; it is still reported as not inspected.
+		return;
 	}
-}
-
-function add(listing: Listing, entry: ArchiveEntry, content: () => Uint8Array | undefined, depth: number): void {
-	listing.entries.push(entry);
-	if (entry.kind !== "file" || depth >= MAX_NESTING || !/\.(zip|jar|tar|tgz|gz)$/i.test(entry.name)) return;
-	const bytes = content();
-	const kind = bytes && archiveKind(entry.name, bytes);
-	if (bytes && kind && kind !== "other") list(kind, bytes, `${entry.via}${entry.name} → `, depth + 1, listing);
-}
-
-function listZip(bytes: Uint8Array, via: string, depth: number, listing: Listing): void {
-	const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-	let end = -1;
-	for (let i = bytes.length - 22; i >= Math.max(0, bytes.length - 65_557); i--) {
-		if (view.getUint32(i, true) === 0x06054b50) {
-			end = i;
-			break;
+	if (archive) {
+		openedArchive(file, archive, limits, budget, out);
+		return;
+	}
+	const sniff = sniffText(bytes);
+	if (executable || sniff.shebang || scriptLikeName(name) || !looksBinary(sniff)) {
+		const text = decodeText(bytes, sniff.encoding);
+		const kind = fileKind(name, text, executable);
+		out.push({ type: "text", rel, text, kind, executable });
+		// Executable Markdown is read as a script too: without a shebang the shell runs it line by line, and a fence
+		// under "examples" is then no example.
+		if (executable && kind === "markdown") out.push({ type: "text", rel, text, kind: "script", executable });
+		// A shell reads bytes, not UTF-16: what it runs (the bytes with NULs dropped) is read too when it differs, so a
+		// UTF-16 head cannot hide an ASCII tail.
+		if (sniff.encoding !== "utf-8") {
+			const bytewise = decodeText(bytes, "utf-8");
+			if (bytewise !== text) out.push({ type: "text", rel, text: bytewise, kind, executable });
 		}
+		return;
 	}
-	if (end === -1) return;
-	const count = view.getUint16(end + 10, true);
-	let at = view.getUint32(end + 16, true);
-	for (let i = 0; i < count && listing.entries.length < MAX_ENTRIES && at + 46 <= bytes.length; i++) {
-		if (view.getUint32(at, true) !== 0x02014b50) break;
-		const method = view.getUint16(at + 10, true);
-		const compressed = view.getUint32(at + 20, true);
-		const nameLength = view.getUint16(at + 28, true);
-		const extra = view.getUint16(at + 30, true);
-		const comment = view.getUint16(at + 32, true);
-		const attributes = view.getUint32(at + 38, true) >>> 16;
-		const local = view.getUint32(at + 42, true);
-		const name = new TextDecoder().decode(bytes.subarray(at + 46, at + 46 + nameLength));
-		const link = (attributes & 0o170000) === 0o120000;
-		const kind = link ? "link" : name.endsWith("/") ? "dir" : "file";
-		add(listing, { name, kind, via }, () => zipContent(bytes, view, local, method, compressed, listing), depth);
-		at += 46 + nameLength + extra + comment;
+	const media = mediaKind(bytes);
+	const lines = printableLines(bytes);
+	const script = executable || scriptLikeName(name.replace(COMPRESSED, ""));
+	out.push({
+		type: "skipped",
+		rel,
+		why: media ? `binary file (${media})` : "binary file",
+		code: media === undefined,
+		...(script ? { script } : {}),
+		...(lines.trim() ? { lines } : {}),
+	});
+}
+
+function openedArchive(
+	file: Bytes,
+	format: "zip" | "tar",
+	limits: AuditLimits,
+	budget: UnpackBudget,
+	out: PackageFile[],
+): void {
+	if (file.depth >= MAX_NESTING) {
+		out.push({ type: "archive", rel: file.rel, format, entries: [], unread: 1, why: "nested too deep" });
+		return;
+	}
+	const contents = openArchive(format, file.bytes, budget, limits.maxFileBytes);
+	const record: PackageFile = {
+		type: "archive",
+		rel: file.rel,
+		format,
+		entries: contents.entries,
+		unread: contents.unread,
+	};
+	if (contents.why) record.why = contents.why;
+	out.push(record);
+	for (const entry of contents.files) {
+		const inner = `${file.rel} → ${displayName(entry.name)}`;
+		const nested = { rel: inner, name: entry.name, bytes: entry.bytes, executable: entry.executable };
+		classify({ ...nested, depth: file.depth + 1 }, limits, budget, out);
 	}
 }
 
-function zipContent(
-	bytes: Uint8Array,
-	view: DataView,
-	local: number,
-	method: number,
-	compressed: number,
-	listing: Listing,
-): Uint8Array | undefined {
-	if (local + 30 > bytes.length || view.getUint32(local, true) !== 0x04034b50) return undefined;
-	const start = local + 30 + view.getUint16(local + 26, true) + view.getUint16(local + 28, true);
-	const data = bytes.subarray(start, Math.min(bytes.length, start + compressed));
-	if (method === 0) return data;
-	if (method !== 8) return undefined;
-	const inflated = inflateRawSync(data, { maxOutputLength: Math.max(1, MAX_UNPACKED - listing.unpacked) });
-	listing.unpacked += inflated.length;
-	return inflated;
-}
-
-function listTar(bytes: Uint8Array, via: string, depth: number, listing: Listing): void {
-	const text = new TextDecoder();
-	let at = 0;
-	while (at + 512 <= bytes.length && listing.entries.length < MAX_ENTRIES) {
-		const header = bytes.subarray(at, at + 512);
-		if (header[0] === 0) break;
-		const field = (from: number, length: number) => {
-			const raw = header.subarray(from, from + length);
-			const nul = raw.indexOf(0);
-			return text.decode(nul === -1 ? raw : raw.subarray(0, nul));
-		};
-		const prefix = field(345, 155);
-		const name = prefix ? `${prefix}/${field(0, 100)}` : field(0, 100);
-		const size = Number.parseInt(field(124, 12).trim() || "0", 8) || 0;
-		const type = String.fromCharCode(header[156] ?? 0);
-		const kind =
-			type === "0" || type === "\0" || type === "7"
-				? "file"
-				: type === "5"
-					? "dir"
-					: type === "1" || type === "2"
-						? "link"
-						: "other";
-		const content = () => bytes.subarray(at + 512, at + 512 + size);
-		if (type !== "x" && type !== "g" && type !== "L") add(listing, { name, kind, via }, content, depth);
-		at += 512 + Math.ceil(size / 512) * 512;
-	}
+/** An entry name as shown in findings: no leading slash and no `..` step, so a path join cannot move it. */
+function displayName(name: string): string {
+	return name
+		.split(/[\\/]+/)
+		.filter((part) => part !== "" && part !== ".")
+		.map((part) => (part === ".." ? "(..)" : part))
+		.join("/");
 }

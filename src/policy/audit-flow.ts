@@ -4,9 +4,10 @@
 
 import { isSuspiciousHost, type Report, urlsIn } from "./audit-chars.ts";
 import { commandHits, spanOf } from "./audit-commands.ts";
-import { dependencyHits, type LineState, literals, textHits } from "./audit-lines.ts";
-import { baseName, commandProgram, programIndex, type ShellCommand, tokenizeShell } from "./audit-shell.ts";
+import { dependencyHits, type LineState, textHits } from "./audit-lines.ts";
+import { baseName, commandProgram, commandProgramIndex, type ShellCommand } from "./audit-shell.ts";
 import type { Unit } from "./audit-text.ts";
+import { unitCommands } from "./audit-unit-commands.ts";
 
 /** What one skill's flows found that matters across flows (a credential read in one file, a send in another). */
 export interface SkillFlows {
@@ -69,6 +70,9 @@ const EXTRACTORS = new Set(["unzip", "tar", "7z", "7za", "unrar", "bsdtar", "gun
 
 const CREDENTIAL =
 	/\.ssh\/(id_|\*|\$)|(~|\$HOME|\$\{HOME\})\/\.(ssh|aws|gnupg|kube|docker)\b|\bid_(rsa|dsa|ecdsa|ed25519)\b|\.aws\/credentials|\.config\/gcloud|\.kube\/config|\.docker\/config\.json|\.netrc\b|\.npmrc\b|\.pypirc\b|\.gnupg\b|\.git-credentials|Login Data|\/Cookies\b|Keychains?\/|wallet\.dat|Local Storage\/leveldb|\.electrum\b|\.exodus\b|(Google\/Chrome|BraveSoftware|Firefox|\.mozilla\/firefox)\/[^\n]{0,60}(Login Data|Cookies|key[34]\.db|logins\.json)|login\.keychain|security\s{1,5}(find-generic-password|find-internet-password|dump-keychain)|\/etc\/shadow|\.password-store|\.config\/gh\/hosts|\bprintenv\b|JSON\.stringify\(\s{0,3}process\.env\s{0,3}\)|Object\.(entries|keys|values)\(\s{0,3}process\.env\s{0,3}\)|dict\(\s{0,3}os\.environ\s{0,3}\)|os\.environ\.(copy|items)\(\)|json\.dumps\(\s{0,3}(dict\()?os\.environ|str\(\s{0,3}os\.environ\s{0,3}\)|Get-ChildItem\s{1,5}env:|\bfind\s[^|;&\n]{0,120}-name\s{1,5}["']?(\*\.pem|\*\.key|id_rsa|\.env|\*\.env)/i;
+// A word every CREDENTIAL form holds: a cheap test first, since most lines name no credential at all.
+const CREDENTIAL_HINT =
+	/ssh|aws|gnupg|kube|docker|id_|gcloud|netrc|npmrc|pypirc|credential|login|cookies|keychain|wallet|leveldb|electrum|exodus|chrome|brave|firefox|mozilla|security|shadow|password|gh\/hosts|printenv|process\.env|os\.environ|env:|-name/i;
 const DOTENV = /(^|[\s"'`/=(])\.env(\.local|\.production)?(?![\w.-])/;
 const NET_CALL =
 	/\brequests\.(get|post|put|patch|request)\b|\bhttpx\.(get|post|put|AsyncClient|Client)\b|\burllib\.request\b|\burlopen\(|\bfetch\(|\baxios\b|\bhttps?\.request\(|\bhttps?\.get\(|\.connect\(\s{0,3}\(|\bsmtplib\b|Invoke-(WebRequest|RestMethod)|New-Object\s{1,5}(System\.)?Net\.WebClient|\bWebClient\b|\bsocket\.create_connection\b/;
@@ -144,19 +148,14 @@ function unitHits(unit: Unit, state: FlowState, report: Report): void {
 	const text = unit.text;
 	if ((unit.context === "prose" || unit.context === "table") && !PROSE_HINT.test(text)) return;
 	if (unit.kind === "data") dependencyHits(unit, report);
-	const commands = tableRow(unit) ? cells(text) : tokenizeShell(text);
-	// Commands inside string literals: `subprocess.run("curl … | sh", shell=True)`, `bash -c "…"`.
-	if (text.includes('"') || text.includes("'")) {
-		for (const literal of literals(text)) {
-			if (literal.value.length < 6 || !literal.value.includes(" ")) continue;
-			for (const inner of tokenizeShell(literal.value))
-				commands.push({ ...inner, start: inner.start + literal.start + 1 });
-		}
-	}
+	const { commands, own, after } = unitCommands(unit);
 	let sink = false;
-	for (const [i, command] of commands.entries()) {
+	for (let i = 0; i < commands.length; i++) {
+		const command = commands[i] as ShellCommand;
 		commandHits(unit, command, report);
-		if (downloadHits(unit, command, commands[i + 1], state, report)) sink = true;
+		// The last command a window owns is piped into the first one of the next window.
+		const next = i === own - 1 && after !== undefined ? after : commands[i + 1];
+		if (downloadHits(unit, command, next, state, report)) sink = true;
 	}
 	if (!TRIGGER.test(text)) {
 		if (sink) state.sinks.push(unit);
@@ -171,7 +170,7 @@ function unitHits(unit: Unit, state: FlowState, report: Report): void {
 	const prose =
 		(unit.context === "prose" || unit.context === "comment" || unit.context === "table") &&
 		!/\b(read|cat|open|load|include|print|copy|send|upload|output|display|paste|attach|exfiltrate)\b/i.test(text);
-	const credential = CREDENTIAL.exec(text);
+	const credential = CREDENTIAL_HINT.test(text) ? CREDENTIAL.exec(text) : null;
 	const dump = commands.find(
 		(c) => (c.words.length === 1 && (c.words[0] === "env" || c.words[0] === "set")) || commandProgram(c) === "printenv",
 	);
@@ -193,21 +192,6 @@ function unitHits(unit: Unit, state: FlowState, report: Report): void {
 	taint(text, state);
 }
 
-function tableRow(unit: Unit): boolean {
-	return unit.context === "table" && unit.before === "" && unit.text.trimStart().startsWith("|");
-}
-
-/** The commands of each cell of a table row: its `|` separate cells, not a pipeline. */
-function cells(text: string): ShellCommand[] {
-	const commands: ShellCommand[] = [];
-	let start = 0;
-	for (const cell of text.split("|")) {
-		for (const command of tokenizeShell(cell)) commands.push({ ...command, start: command.start + start });
-		start += cell.length + 1;
-	}
-	return commands;
-}
-
 /** Pipes into interpreters, downloads, and runs of what was downloaded. Returns true when the command is a sink. */
 function downloadHits(
 	unit: Unit,
@@ -217,31 +201,43 @@ function downloadHits(
 	report: Report,
 ): boolean {
 	const words = command.words;
-	const at = programIndex(words);
+	const at = commandProgramIndex(command);
 	const program = commandProgram(command);
+	const substituted = words.some(
+		(w) =>
+			(w[0] === "$" || w[0] === "<" || w[0] === "`") &&
+			/^[$<]\(\s{0,3}(curl|wget|iwr|irm)\b|^`\s{0,3}(curl|wget)\b/.test(w),
+	);
+	// Most commands of a long line fetch, unpack and run nothing: skip them before anything is allocated.
+	if (
+		!substituted &&
+		state.downloads.size === 0 &&
+		!FETCHERS.has(program) &&
+		!EXTRACTORS.has(program) &&
+		program !== "chmod"
+	)
+		return NETWORK.has(program);
 	const args = words.slice(at + 1);
-	const span = spanOf(unit, command);
+	// The span is found only for a hit: finding it scans the rest of the line, once per command would be quadratic.
+	const span = () => spanOf(unit, command);
 	if (FETCHERS.has(program)) {
 		if (command.next === "|" && next && INTERPRETERS.has(commandProgram(next)))
-			report({ rule: "remote-to-interpreter", unit, ...span });
+			report({ rule: "remote-to-interpreter", unit, ...span() });
 		for (const file of downloadedFiles(program, args))
 			state.downloads.set(file, { unit, archive: /\.(zip|tar|tgz|gz|rar|7z|dmg|pkg)$/i.test(file) });
 	}
-	const substituted =
-		(unit.text.includes("(") || unit.text.includes("`")) &&
-		words.some((w) => /^[$<]\(\s{0,3}(curl|wget|iwr|irm)\b|^`\s{0,3}(curl|wget)\b/.test(w));
 	if (substituted && (INTERPRETERS.has(program) || program === "eval" || at > 0))
-		report({ rule: "remote-to-interpreter", unit, ...span });
+		report({ rule: "remote-to-interpreter", unit, ...span() });
 	if (program === "chmod")
 		for (const a of args) if (state.downloads.has(baseName(a))) state.executable.add(baseName(a));
 	if (EXTRACTORS.has(program)) {
 		const archive = args.find((a) => state.downloads.has(baseName(a)));
 		if (archive) state.extracted = true;
 		if (args.some((a) => /^-[pP]/.test(a)) || args.includes("--password"))
-			report({ rule: "install-lure", unit, ...span, severity: archive ? "P0" : "P1" });
+			report({ rule: "install-lure", unit, ...span(), severity: archive ? "P0" : "P1" });
 	}
 	const runs = runsDownloaded(words[at] ?? "", program, args, state);
-	if (runs) report({ rule: "download-execute", unit, ...span, flow: true, evidence: runs });
+	if (runs) report({ rule: "download-execute", unit, ...span(), flow: true, evidence: runs });
 	return NETWORK.has(program);
 }
 
@@ -276,15 +272,32 @@ function runsDownloaded(word: string, program: string, args: readonly string[], 
 	return undefined;
 }
 
+const ENV_VALUE = /[:=]\s{0,3}(?:os\.environ|os\.getenv|process\.env|\$\{?[A-Z_]|\$env:)/g;
+
 /** `NAME = os.environ["GITHUB_TOKEN"]`: later uses of NAME carry the secret. */
 function taint(text: string, state: FlowState): void {
-	const assignment =
-		/\b([A-Za-z_]\w{0,40})\s{0,3}[:=]\s{0,3}(os\.environ|os\.getenv|process\.env|\$\{?[A-Z_]|\$env:)/.exec(text);
-	if (!assignment) return;
+	const variable = assignedFromEnvironment(text);
+	if (variable === undefined) return;
 	for (const ref of text.matchAll(SECRET_REF)) {
 		const name = ref.slice(1).find(Boolean) ?? "";
-		if (SECRET_NAME.test(name)) state.tainted.set(assignment[1] as string, name);
+		if (SECRET_NAME.test(name)) state.tainted.set(variable, name);
 	}
+}
+
+/**
+ * The first name assigned from the environment (`NAME = os.environ…`, `NAME=$TOKEN`), found from the `=` backwards so
+ * the search anchors only at `:` and `=`, not at every word of a long line.
+ */
+function assignedFromEnvironment(text: string): string | undefined {
+	for (const match of text.matchAll(ENV_VALUE)) {
+		let end = match.index;
+		for (let spaces = 0; spaces < 3 && end > 0 && /\s/.test(text[end - 1] as string); spaces++) end--;
+		let start = end;
+		while (start > 0 && end - start < 41 && /\w/.test(text[start - 1] as string)) start--;
+		const name = text.slice(start, end);
+		if (name !== "" && /^[A-Za-z_]/.test(name) && (start === 0 || !/\w/.test(text[start - 1] as string))) return name;
+	}
+	return undefined;
 }
 
 /** A secret variable placed in a request to a foreign host, in a DNS name, or in a URL's host. */

@@ -69,9 +69,15 @@ export function textHits(unit: Unit, state: LineState, report: Report): void {
 		report({ rule: "install-hook", unit, start: 0, end: Math.min(text.length, 120), severity: "P1", flow: true });
 }
 
-/** Quoted string literals of a line with their spans (no escapes inside; bounded). */
-export function literals(text: string): { value: string; start: number; end: number }[] {
-	const found: { value: string; start: number; end: number }[] = [];
+/** A quoted string literal and its span. */
+type Literal = { value: string; start: number; end: number };
+let lastLiterals: { text: string; found: Literal[] } | undefined;
+
+/** Quoted string literals of a line with their spans (no escapes inside; bounded). The last answer is reused. */
+export function literals(text: string): Literal[] {
+	if (lastLiterals?.text === text) return lastLiterals.found;
+	const found: Literal[] = [];
+	lastLiterals = { text, found };
 	let i = 0;
 	while (i < text.length && found.length < 200) {
 		const c = text[i];

@@ -221,10 +221,16 @@ export const AUDIT_RULES: readonly AuditRule[] = [
 	),
 	rule("broad-allowed-tools", "P1", "Over-broad allowed-tools", "A bare Bash or a wildcard pre-approves any command."),
 	rule(
+		"not-walked",
+		"P0",
+		"Package past the walk bounds",
+		"Folders too deep or too many files were not walked; a skill is never installed with files the audit did not walk.",
+	),
+	rule(
 		"not-inspected",
-		"P2",
+		"P1",
 		"File not inspected",
-		"Archives, binaries, links, unreadable files and files over the size cap were not read; review them by hand.",
+		"Binaries, undecodable archive entries, links, unreadable files and files over the size cap were not read; P1 when one could hold code and the skill runs code, P2 otherwise (images, fonts).",
 	),
 	rule(
 		"plain-http",

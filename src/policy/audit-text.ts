@@ -1,6 +1,7 @@
 // Splits a text file into units the rules look at, each with the context that sets a finding's severity. Long
 // lines are cut into overlapping windows so that every rule works on a bounded string (linear time overall).
 
+import { shellLines } from "./audit-continued.ts";
 import type { AuditContext } from "./audit-rules.ts";
 
 /** How a file is read: Markdown (prose and code), a script, a data file, or a licence (URLs are expected). */
@@ -17,6 +18,21 @@ export interface Unit {
 	flow: number;
 	/** Prose just before inline code on the same line (for negations such as "never run `…`"). */
 	before: string;
+	/** Set on the windows of a longer line, so its commands are read from the whole line (see {@link LineWindow}). */
+	window?: LineWindow;
+}
+
+/**
+ * A window of a line longer than {@link WINDOW}. Its commands are read from the whole line, not from the window's
+ * text, so a command longer than the overlap is never cut in two: the window owns the commands that start in
+ * `[offset, next)`, and `cursor` (shared by the line's windows, read in order) is where the next unread command
+ * starts.
+ */
+export interface LineWindow {
+	line: string;
+	offset: number;
+	next: number;
+	cursor: { at: number };
 }
 
 /** Longest string a rule sees; longer lines are windows of this size that overlap by {@link OVERLAP}. */
@@ -43,12 +59,18 @@ export function fileKind(rel: string, text: string, executable: boolean): FileKi
 	if (LICENCE.test(name)) return "licence";
 	if (text.startsWith("#!")) return "script";
 	if (/^requirements[\w.-]{0,40}\.(txt|in)$/.test(name)) return "data";
-	if (MARKDOWN_EXT.test(name)) return "markdown";
-	if (SCRIPT_EXT.test(name) || SCRIPT_NAMES.has(name.toLowerCase())) return "script";
-	// Extensionless files in scripts/ or with the executable bit are scripts; other extensionless text is data.
-	if (!name.includes(".") && (executable || rel.startsWith("scripts/") || rel.includes("/bin/"))) return "script";
-	if (executable) return "script";
+	// Markdown stays Markdown with the executable bit (the audit reads it as a script as well); plain text with it
+	// is a script.
+	if (MARKDOWN_EXT.test(name) && !(executable && !/\.(md|markdown|mdx)$/i.test(name))) return "markdown";
+	if (executable || scriptLikeName(rel)) return "script";
 	return "data";
+}
+
+/** A script by its name: a script extension, a build file name, or no extension in `scripts/` or a `bin/` folder. */
+export function scriptLikeName(rel: string): boolean {
+	const name = rel.slice(rel.lastIndexOf("/") + 1);
+	if (SCRIPT_EXT.test(name) || SCRIPT_NAMES.has(name.toLowerCase())) return true;
+	return !name.includes(".") && (rel.startsWith("scripts/") || rel.includes("/bin/") || rel.startsWith("bin/"));
 }
 
 /** Words in a heading or lead-in line that make the code below an example of an attack or of what not to do. */
@@ -69,9 +91,16 @@ export function unitsOf(
 	if (kind !== "markdown") {
 		const flow = options.flow();
 		const context: AuditContext = kind === "script" ? "script" : "data";
-		forEachLine(text, (line, number) => {
-			pushWindows(units, { file, line: number, column: 1, text: line, context, kind, flow, before: "" });
-		});
+		const emit = (line: string, number: number) => {
+			if (line !== "")
+				pushWindows(units, { file, line: number, column: 1, text: line, context, kind, flow, before: "" });
+		};
+		// Only scripts are read as shell; in data a trailing `|` is YAML's block scalar, not a pipe.
+		if (kind === "script") {
+			const lines = shellLines(emit);
+			forEachLine(text, lines.push);
+			lines.flush();
+		} else forEachLine(text, emit);
 		return units;
 	}
 	markdownUnits(file, text, options, units);
@@ -106,6 +135,7 @@ function markdownUnits(
 		flow,
 		before: "",
 	});
+	const code = shellLines((line, number) => pushWindows(units, unit(number, line, state.context, state.flow)));
 	forEachLine(text, (line, number) => {
 		if (number === 1 && line.trimEnd() === "---") {
 			state.frontmatter = true;
@@ -118,6 +148,7 @@ function markdownUnits(
 		}
 		const marker = fenceMarker(line);
 		if (marker && (state.fence === undefined || marker.startsWith(state.fence))) {
+			code.flush();
 			if (state.fence === undefined) {
 				state.fence = marker;
 				state.flow = options.flow();
@@ -126,11 +157,12 @@ function markdownUnits(
 			return;
 		}
 		if (state.fence !== undefined) {
-			pushWindows(units, unit(number, line, state.context, state.flow));
+			code.push(line, number);
 			return;
 		}
 		proseLine(line, number, state, options, units, base);
 	});
+	code.flush();
 }
 
 function proseLine(
@@ -232,17 +264,30 @@ function scanComment(line: string, open: boolean, report: (text: string, column:
 	return inside;
 }
 
-/** Calls `each` for every line (LF or CRLF) with its 1-based number, without building one big array. */
+/**
+ * Calls `each` for every line with its 1-based number, without building one big array. Lines end at LF, CRLF or a
+ * lone CR (as in CommonMark, and as Python reads a script).
+ */
 export function forEachLine(text: string, each: (line: string, number: number) => void): void {
 	let start = 0;
 	let number = 1;
+	// The next lone CR, found once and reused, so a file with one far-off CR is still read in linear time.
+	let cr = text.indexOf("\r");
 	while (start <= text.length) {
 		let end = text.indexOf("\n", start);
 		if (end === -1) end = text.length;
-		const line = text.slice(start, end > start && text[end - 1] === "\r" ? end - 1 : end);
-		each(line, number++);
+		while (cr !== -1 && cr < start) cr = text.indexOf("\r", start);
+		let next = end + 1;
+		let stop = end > start && text[end - 1] === "\r" ? end - 1 : end;
+		while (cr !== -1 && cr < stop && text[cr + 1] === "\n") cr = text.indexOf("\r", cr + 1);
+		if (cr !== -1 && cr < stop) {
+			stop = cr;
+			next = cr + 1;
+			end = cr;
+		}
+		each(text.slice(start, stop), number++);
 		if (end === text.length) break;
-		start = end + 1;
+		start = next;
 	}
 }
 
@@ -253,7 +298,9 @@ function pushWindows(units: Unit[], unit: Unit): void {
 		units.push(unit);
 		return;
 	}
+	const cursor = { at: 0 };
 	for (let at = 0; at < text.length; at += WINDOW - OVERLAP) {
+		const last = at + WINDOW >= text.length;
 		units.push({
 			file: unit.file,
 			line: unit.line,
@@ -263,7 +310,8 @@ function pushWindows(units: Unit[], unit: Unit): void {
 			kind: unit.kind,
 			flow: unit.flow,
 			before: unit.before,
+			window: { line: text, offset: at, next: last ? text.length : at + WINDOW - OVERLAP, cursor },
 		});
-		if (at + WINDOW >= text.length) break;
+		if (last) break;
 	}
 }

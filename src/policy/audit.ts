@@ -17,7 +17,7 @@ import {
 	type AuditRule,
 	type AuditSeverity,
 } from "./audit-rules.ts";
-import { fileKind, type Unit, unitsOf } from "./audit-text.ts";
+import { type Unit, unitsOf } from "./audit-text.ts";
 
 /**
  * One finding, grouped per rule and file: the most severe occurrence's place and evidence (the matched text with a
@@ -66,8 +66,8 @@ const NEGATION =
 
 /**
  * Audits one skill's package: every text file (SKILL.md in any case, references, scripts with or without an
- * extension, data files), archive listings, and what was not read. Severity follows where the text sits and whether
- * a source meets a sink in one flow. Triage, not a boundary.
+ * extension, data files) whatever its encoding, gzip files and archive contents, and what was not read. Severity
+ * follows where the text sits and whether a source meets a sink in one flow. Triage, not a boundary.
  */
 export function auditSkill(target: AuditTarget, options: AuditOptions = {}): AuditFinding[] {
 	const limits = { ...DEFAULT_AUDIT_LIMITS, ...options.limits };
@@ -78,17 +78,30 @@ export function auditSkill(target: AuditTarget, options: AuditOptions = {}): Aud
 	const educational = EDUCATIONAL.test(`${target.name} ${target.properties?.description ?? ""}`);
 	let flowId = 0;
 	const skill: SkillFlows = { sources: [], sinks: [] };
+	const unread: Exclude<PackageFile, { type: "text" }>[] = [];
+	let runsCode = shellTools(target.properties?.allowedTools);
 	for (const file of files) {
-		if (!("text" in file)) {
-			packageHits(file, report);
+		if (file.type !== "text") {
+			unread.push(file);
+			if (file.type === "skipped" && file.lines) {
+				const units = unitsOf(file.rel, file.lines, "data", { flow: () => ++flowId, educational });
+				textHits(units, skill, report);
+			}
 			continue;
 		}
-		const kind = fileKind(file.rel, file.text, file.executable);
-		const units = unitsOf(file.rel, file.text, kind, { flow: () => ++flowId, educational });
+		const units = unitsOf(file.rel, file.text, file.kind, { flow: () => ++flowId, educational });
+		if (file.kind === "script" || units.some((unit) => unit.context === "step")) runsCode = true;
 		textHits(units, skill, report);
 	}
+	if (unread.some((file) => file.type === "skipped" && file.script)) runsCode = true;
+	for (const file of unread) packageHits(file, runsCode, report);
 	skillHits(files, target, skill, report);
 	return group(hits, target, shown);
+}
+
+/** A bare shell tool in allowed-tools: the skill runs commands. */
+function shellTools(tools: readonly string[] | undefined): boolean {
+	return tools?.some((tool) => /^(?:\*|(?:Bash|Shell|run_shell)\b)/i.test(tool)) ?? false;
 }
 
 function textHits(units: readonly Unit[], skill: SkillFlows, report: (hit: Hit) => void): void {
@@ -106,7 +119,7 @@ function textHits(units: readonly Unit[], skill: SkillFlows, report: (hit: Hit) 
 	for (const [id, flow] of flows) flowHits(flow, id, skill, report);
 }
 
-/** Findings about the package as a whole: files not read, archive entries, SKILL.md, cross-flow chains, declarations. */
+/** Findings about the package as a whole: SKILL.md, cross-flow chains, declarations. */
 function skillHits(files: readonly PackageFile[], target: AuditTarget, skill: SkillFlows, report: (hit: Hit) => void) {
 	const at = (rel: string, text: string, context: AuditContext = "package"): Unit => ({
 		file: rel,
@@ -120,10 +133,10 @@ function skillHits(files: readonly PackageFile[], target: AuditTarget, skill: Sk
 	});
 	const whole = (rule: string, rel: string, text: string, severity?: AuditSeverity) =>
 		report({ rule, unit: at(rel, text), start: 0, end: text.length, severity });
-	const entry = files.find((f) => f.rel.toLowerCase() === "skill.md" && "text" in f);
+	const entry = files.find((f) => f.rel.toLowerCase() === "skill.md" && f.type === "text");
 	if (!entry) {
 		const skipped = files.find((f) => f.rel.toLowerCase() === "skill.md");
-		const why = skipped && "skipped" in skipped ? skipped.skipped : "no SKILL.md in the folder";
+		const why = skipped?.type === "skipped" ? skipped.why : "no SKILL.md in the folder";
 		whole("skill-unreadable", skipped?.rel ?? "SKILL.md", `SKILL.md: ${why}`);
 	}
 	for (const source of skill.sources) {
@@ -155,9 +168,16 @@ function skillHits(files: readonly PackageFile[], target: AuditTarget, skill: Sk
 }
 
 const ARCHIVE_EXECUTABLE = /\.(exe|dll|so|dylib|scr|bat|cmd|ps1|msi|com|vbs|jar|bin|sh|command|app\/?)$/i;
-const NESTED_ARCHIVE = /\.(zip|tar|tgz|gz|7z|rar|jar|xz|bz2)$/i;
 
-function packageHits(file: Extract<PackageFile, { skipped: string }>, report: (hit: Hit) => void): void {
+/**
+ * What was not read. Past a walk bound it is `not-walked` (the install would copy it unread); otherwise
+ * `not-inspected`, which needs approval (P1) when it could hold code and the skill runs code.
+ */
+function packageHits(
+	file: Exclude<PackageFile, { type: "text" }>,
+	runsCode: boolean,
+	report: (hit: Hit) => void,
+): void {
 	const unit = (text: string): Unit => ({
 		file: file.rel,
 		line: 0,
@@ -168,19 +188,22 @@ function packageHits(file: Extract<PackageFile, { skipped: string }>, report: (h
 		flow: 0,
 		before: "",
 	});
-	if (file.binary) {
-		const text = `${file.rel}: ${file.binary}`;
-		report({ rule: "binary-executable", unit: unit(text), start: 0, end: text.length });
+	const hit = (rule: string, text: string, severity?: AuditSeverity) =>
+		report({ rule, unit: unit(text), start: 0, end: text.length, severity });
+	if (file.type === "archive") {
+		for (const entry of file.entries) archiveEntryHit(file.rel, entry, unit, report);
+		if (file.unread === 0) return;
+		const text = `${file.rel}: ${file.format} archive: ${file.entries.length} entries listed, ${file.unread} not inspected (${file.why ?? "unreadable"})`;
+		hit("not-inspected", text, runsCode ? "P1" : "P2");
+		return;
 	}
-	const entries = file.entries ?? [];
-	for (const entry of entries) archiveEntryHit(file.rel, entry, unit, report);
-	const nested = entries.filter((e) => NESTED_ARCHIVE.test(e.name)).length;
-	const inside = entries.filter((e) => e.via !== "").length;
-	const listing = file.entries
-		? `: ${entries.length} entries listed${nested ? `, ${nested} nested archives` : ""}${inside ? ` (${inside} entries inside them)` : ""}, contents not inspected`
-		: "";
-	const text = `${file.rel}: ${file.skipped}${listing}`;
-	report({ rule: "not-inspected", unit: unit(text), start: 0, end: text.length });
+	const text = `${file.rel}: ${file.why}`;
+	if (file.bound) {
+		hit("not-walked", text);
+		return;
+	}
+	if (file.binary) hit("binary-executable", text);
+	hit("not-inspected", text, runsCode && file.code ? "P1" : "P2");
 }
 
 function archiveEntryHit(rel: string, entry: ArchiveEntry, unit: (text: string) => Unit, report: (hit: Hit) => void) {

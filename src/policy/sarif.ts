@@ -22,35 +22,44 @@ export function renderSarif(findings: readonly AuditFinding[], options: { base: 
 		properties: { tags: ["security"], "security-severity": SECURITY_SEVERITY[rule.severity], priority: rule.severity },
 	}));
 	const index = new Map(rules.map((rule, i) => [rule.id, i]));
-	const results = findings.map((finding) => ({
-		ruleId: finding.rule,
-		ruleIndex: index.get(finding.rule) ?? 0,
-		level: LEVEL[finding.severity],
-		rank: RANK[finding.confidence],
-		message: {
-			text: `${finding.title} in skill '${finding.skill}'${finding.count > 1 ? ` (${finding.count} occurrences)` : ""}: ${finding.snippet}`,
-		},
-		locations: [
-			{
-				physicalLocation: {
-					artifactLocation: { uri: relative(options.base, resolve(options.base, finding.file)).split(sep).join("/") },
-					region: {
-						startLine: finding.line ?? 1,
-						...(finding.column ? { startColumn: finding.column } : {}),
-						snippet: { text: finding.snippet },
+	const results = findings.map((finding) => {
+		// A finding in a file inside an archive (`a.tgz → run.sh`) is located at the archive, the file named in the text.
+		const [file, ...inner] = finding.file.split(" → ");
+		const within = inner.length > 0 ? ` (inside the archive: ${inner.join(" → ")}, line ${finding.line ?? 1})` : "";
+		return {
+			ruleId: finding.rule,
+			ruleIndex: index.get(finding.rule) ?? 0,
+			level: LEVEL[finding.severity],
+			rank: RANK[finding.confidence],
+			message: {
+				text: `${finding.title} in skill '${finding.skill}'${finding.count > 1 ? ` (${finding.count} occurrences)` : ""}${within}: ${finding.snippet}`,
+			},
+			locations: [
+				{
+					physicalLocation: {
+						artifactLocation: {
+							uri: relative(options.base, resolve(options.base, file ?? ""))
+								.split(sep)
+								.join("/"),
+						},
+						region: {
+							startLine: within ? 1 : (finding.line ?? 1),
+							...(finding.column && !within ? { startColumn: finding.column } : {}),
+							snippet: { text: finding.snippet },
+						},
 					},
 				},
+			],
+			properties: {
+				priority: finding.severity,
+				"security-severity": SECURITY_SEVERITY[finding.severity],
+				confidence: finding.confidence,
+				count: finding.count,
+				context: finding.context,
+				skill: finding.skill,
 			},
-		],
-		properties: {
-			priority: finding.severity,
-			"security-severity": SECURITY_SEVERITY[finding.severity],
-			confidence: finding.confidence,
-			count: finding.count,
-			context: finding.context,
-			skill: finding.skill,
-		},
-	}));
+		};
+	});
 	const log = {
 		$schema: "https://json.schemastore.org/sarif-2.1.0.json",
 		version: "2.1.0",

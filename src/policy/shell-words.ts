@@ -1,8 +1,11 @@
 /**
  * A small tokenizer for POSIX shell command lines: words (with quotes and escapes removed, and a note of what the
  * shell would still do to them), control operators and redirections. It does not expand anything; it records what
- * would be expanded so that an analysis can refuse to guess.
+ * would be expanded so that an analysis can refuse to guess. Spellings that hide a word are normalised: quotes are
+ * spliced (`"cu"rl`), escapes removed (`c\url`), ANSI-C quotes decoded (`$'\x63url'`) and `$IFS` splits words.
  */
+
+import { ansiCEnd, decodeAnsiC, ifsLength } from "./shell-quotes.ts";
 
 /** A word as the shell would see it before expansion. */
 export interface ShellWord {
@@ -52,6 +55,7 @@ const WORD_END = /[ \t\n;&|()<>]/;
 /** Splits a command line into tokens. */
 export function tokenizeShell(line: string): Tokenized {
 	const tokens: ShellToken[] = [];
+	let afterIfs = false;
 	let i = 0;
 	while (i < line.length) {
 		const char = line[i] as string;
@@ -82,8 +86,20 @@ export function tokenizeShell(line: string): Tokenized {
 			i += operator.length;
 			continue;
 		}
+		// With the default IFS, an unquoted `$IFS` splits words like a blank (`curl${IFS}-s`); the words on both
+		// sides are marked as expanded, since IFS may have been changed.
+		const ifs = char === "$" ? ifsLength(line, i) : 0;
+		if (ifs > 0) {
+			i += ifs;
+			const previous = tokens.at(-1);
+			if (previous?.kind === "word") previous.expands = true;
+			afterIfs = true;
+			continue;
+		}
 		const word = readWord(line, i);
 		if ("reason" in word) return { ok: false, reason: word.reason };
+		if (afterIfs) word.token.expands = true;
+		afterIfs = false;
 		i = word.end;
 		// Digits (or `{name}`) directly before a redirection are its file descriptor, not a word.
 		const fd = /^(?:\d+|\{[A-Za-z_][A-Za-z0-9_]*\})$/.test(word.raw) ? word.raw : undefined;
@@ -132,6 +148,19 @@ function readWord(line: string, start: number): ReadWord | { reason: string } {
 			const end = readDoubleQuoted(line, i + 1, token);
 			if (end < 0) return { reason: "an unterminated double quote" };
 			i = end;
+		} else if (char === "$" && line[i + 1] === "'") {
+			// ANSI-C quoting: `$'\x63url'` is the word `curl`, quoted.
+			const end = ansiCEnd(line, i + 2);
+			if (end < 0) return { reason: "an unterminated ANSI-C quote" };
+			token.quoted = true;
+			token.text += decodeAnsiC(line.slice(i + 2, end));
+			i = end + 1;
+		} else if (char === "$" && line[i + 1] === '"') {
+			// `$"…"` (a translated string) is a double-quoted string.
+			i++;
+		} else if (char === "$" && ifsLength(line, i) > 0) {
+			token.expands = true;
+			break;
 		} else if (char === "$" || char === "`") {
 			const end = skipSubstitution(line, i);
 			if (end < 0) return { reason: "an unterminated substitution" };

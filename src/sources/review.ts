@@ -46,7 +46,11 @@ export function findSkillDirs(root: string): string[] {
 	return found.sort();
 }
 
-/** Validates (lenient, or strict) and audits one staged skill. */
+/**
+ * Validates (lenient, or strict) and audits one staged skill. The audit walks with its default bounds, which are the
+ * install's (16 MiB per file, 10,000 files): what lies past them is `not-walked` (P0), so an install never copies a
+ * file the audit did not walk; a file it could not read that could hold code, in a skill that runs code, is P1.
+ */
 export async function reviewSkill(root: string, path: string, strict: boolean): Promise<SkillReview> {
 	const dir = path ? join(root, ...path.split("/")) : root;
 	const checked = await validateSkillPath(dir, { profile: strict ? "strict" : "lenient" });

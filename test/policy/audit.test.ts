@@ -115,7 +115,7 @@ const CASES: ReadonlyArray<[string, Record<string, string | Uint8Array>, Record<
 describe("auditSkill", () => {
 	it("has a malicious and a benign case for every rule except the declaration and package checks", () => {
 		const declared = new Set(["undeclared-network", "broad-allowed-tools", "missing-license", "long-description"]);
-		const packaged = new Set(["not-inspected", "archive-entry", "skill-unreadable"]); // see audit-package.test.ts
+		const packaged = new Set(["not-inspected", "not-walked", "archive-entry", "skill-unreadable"]); // see audit-package.test.ts
 		const fixtures = join(import.meta.dirname, "..", "fixtures", "audit");
 		const tested = new Set([
 			...CASES.map(([rule]) => rule),
@@ -170,7 +170,7 @@ describe("auditSkill", () => {
 			.flatMap((s) => auditSkill({ name: s.name, dir: join(s.realFile, ".."), properties: s.properties }))
 			.filter((f) => f.severity !== "P2");
 		expect(p0.map((f) => `${f.rule} ${f.file}:${f.line} ${f.snippet}`)).toEqual([]);
-	});
+	}, 60_000);
 });
 
 describe("renderSarif", () => {

@@ -144,7 +144,7 @@ export function render(data: AuditResult, style: Style): string {
 		);
 	}
 	const clean = data.skills.filter((s) => s.verdict === "clean").length;
-	const unread = data.findings.filter((f) => f.rule === "not-inspected").length;
+	const unread = data.findings.filter((f) => f.rule === "not-inspected" || f.rule === "not-walked").length;
 	lines.push(
 		`${plural(data.skills.length, "skill")} audited: ${data.counts.P0} P0, ${data.counts.P1} P1, ${data.counts.P2} P2; ${clean} clean${unread ? `; ${plural(unread, "file")} not inspected` : ""}`,
 	);
