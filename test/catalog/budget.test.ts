@@ -81,16 +81,39 @@ describe("buildCatalog budgets", () => {
 		expect(Math.max(...costs) - Math.min(...costs)).toBeLessThanOrEqual(3);
 	});
 
-	it("drops the lowest-precedence skills last resort, and says how many", async () => {
-		const list = entries(200);
+	it("lists the skills whose descriptions do not fit by name, so every skill stays in the catalog", async () => {
+		const list = entries(60);
+		const catalog = await buildCatalog(list, { budget: { tokens: 700 } });
+		const { kept, named, omitted, step } = catalog.report;
+		expect(step).toBe("named");
+		expect(omitted).toEqual([]);
+		expect(kept.length).toBeGreaterThan(0);
+		expect([...kept, ...named].sort()).toEqual(list.map((e) => e.name));
+		const lines = catalog.text.split("\n");
+		expect(lines).toHaveLength(kept.length + 1);
+		expect(lines.at(-1)).toBe(`- Also available — load by name or search_skills: ${named.join(", ")}`);
+		// Text order stays rank-then-name: the described entries, then the names, each in entry order.
+		expect(kept).toEqual([...kept].sort());
+		expect(named).toEqual([...named].sort());
+		expect(catalog.report.tokens).toBeLessThanOrEqual(700);
+	});
+
+	it("leaves a skill out only when its name does not fit, the lowest precedence first, and says how many", async () => {
+		const list = entries(200).map((e, i) => ({ ...e, rank: i < 100 ? 0 : 1 }));
 		const catalog = await buildCatalog(list, { budget: { tokens: 400 } });
-		const { kept, omitted } = catalog.report;
+		const { kept, named, omitted } = catalog.report;
 		expect(catalog.report.step).toBe("dropped");
-		expect(kept).toEqual(list.slice(0, kept.length).map((e) => e.name));
-		expect(omitted).toEqual(list.slice(kept.length).map((e) => e.name));
-		expect(catalog.text.split("\n").at(-1)).toBe(
+		expect(kept).toEqual([]);
+		expect(named.length).toBeGreaterThan(20);
+		expect(named.length + omitted.length).toBe(200);
+		// Every name of the higher rank goes before any name of the lower one.
+		expect(named.length).toBeLessThan(100);
+		for (const name of named) expect(Number(name.slice(-4))).toBeLessThan(100);
+		const lines = catalog.text.split("\n");
+		expect(lines).toEqual([
+			`- Available — load by name or search_skills: ${named.join(", ")}`,
 			`- ${omitted.length} more skills are not listed: use search_skills to find them.`,
-		);
+		]);
 		expect(catalog.report.tokens).toBeLessThanOrEqual(400);
 	});
 
@@ -108,7 +131,7 @@ describe("buildCatalog budgets", () => {
 		expect(systemPromptSection(catalog)).toBe("");
 	});
 
-	it("always fits: the text's exact cost is within the budget, kept skills come first, nothing is lost unsaid", async () => {
+	it("always fits: the text's exact cost is within the budget, names before descriptions, nothing is lost unsaid", async () => {
 		const pool = entries(120, 7);
 		await fc.assert(
 			fc.asyncProperty(
@@ -121,12 +144,15 @@ describe("buildCatalog budgets", () => {
 					const budget = unit === "tokens" ? { tokens: limit } : { chars: limit };
 					const catalog = await buildCatalog(list, { format, budget });
 					const cost = unit === "tokens" ? count(catalog.text) : codePointLength(catalog.text);
-					const { kept, omitted } = catalog.report;
+					const { kept, named, omitted } = catalog.report;
 					expect(cost).toBeLessThanOrEqual(limit);
-					expect([...kept, ...omitted]).toEqual(list.map((e) => e.name));
-					if (kept.length > 0 && omitted.length > 0) expect(catalog.text).toContain(`${omitted.length} more skill`);
-					if (kept.length === 0 && catalog.text !== "")
-						expect(catalog.text).toMatch(new RegExp(`\\b${omitted.length}\\b`));
+					expect([...kept, ...named, ...omitted].sort()).toEqual(list.map((e) => e.name));
+					// Names go before descriptions: a skill is left out only when nothing is described.
+					if (omitted.length > 0) expect(kept).toEqual([]);
+					for (const name of named) expect(catalog.text).toContain(name);
+					const listed = kept.length + named.length;
+					if (listed > 0 && omitted.length > 0) expect(catalog.text).toContain(`${omitted.length} more skill`);
+					if (listed === 0 && catalog.text !== "") expect(catalog.text).toMatch(new RegExp(`\\b${omitted.length}\\b`));
 					expect(catalog.report.tokens).toBe(count(catalog.text));
 				},
 			),
