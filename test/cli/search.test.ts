@@ -94,7 +94,7 @@ describe("skillset search QUERY [DIR]", () => {
 
 	it("keeps a description that tries to move the cursor or forge lines to one plain line", async () => {
 		const run = await search(["cleared", workspace]);
-		expect(run.stdout).not.toMatch(/[\u001b\u0007]/u);
+		expect(run.stdout.trimEnd()).not.toMatch(/\p{Cc}/u);
 		expect(run.stdout).not.toContain("</skill_content>");
 		expect(run.stdout.trimEnd().split("\n")).toHaveLength(1);
 	});
