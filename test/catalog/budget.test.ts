@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import {
 	buildCatalog,
+	buildSkillsSection,
 	type CatalogEntry,
 	type CatalogFormat,
 	codePointLength,
@@ -180,5 +181,32 @@ describe("systemPromptSection", () => {
 	it("refuses file-read activation for a catalog without locations", async () => {
 		const catalog = await buildCatalog(entries(2));
 		expect(() => systemPromptSection(catalog, { activation: "file-read" })).toThrow(SkillsetError);
+	});
+});
+
+describe("buildSkillsSection", () => {
+	it("fits the whole section, instruction included, and returns the catalog in it", async () => {
+		const list = entries(80);
+		for (const tokens of [300, 1200]) {
+			const { text, catalog } = await buildSkillsSection(list, { budget: { tokens } });
+			expect(count(text)).toBeLessThanOrEqual(tokens);
+			expect(text).toBe(systemPromptSection(catalog));
+			expect(text).toContain("call the load_skill tool");
+			expect(catalog.report.kept.length + catalog.report.named.length + catalog.report.omitted.length).toBe(80);
+		}
+	});
+
+	it("takes a host's own instruction, and says when the budget cannot hold even that", async () => {
+		const instruction = "Read a skill's SKILL.md resource before you start.";
+		const { text } = await buildSkillsSection(entries(5), { budget: { chars: 2000 }, instruction });
+		expect(text).toMatch(
+			/^## Skills\n\nSkills are folders of instructions and resources for particular tasks\. Read a/,
+		);
+		expect(codePointLength(text)).toBeLessThanOrEqual(2000);
+		await expect(buildSkillsSection(entries(5), { budget: { tokens: 20 } })).rejects.toMatchObject({
+			code: "invalid-option",
+		});
+		const file = await buildSkillsSection(entries(3), { activation: "file-read" });
+		expect(file.text).toContain("/skills/0/SKILL.md");
 	});
 });
