@@ -82,7 +82,7 @@ export function useWhenClause(words: readonly string[]): { start: number; end: n
  * sentence, up to `floorWords` words), so the floor says what the skill is and when to use it. Above the floor,
  * words come back in this order: the rest of the clause, the rest of the opening, then what follows.
  */
-export function planWords(words: readonly string[], floorWords: number, capWords = FLOOR_CAP_WORDS): WordPlan {
+export function planWords(words: readonly string[], floorWords: number, capWords: number = FLOOR_CAP_WORDS): WordPlan {
 	const n = words.length;
 	const prefix = (floor: number): WordPlan => ({ order: range(0, n), floor: Math.min(n, floor) });
 	if (floorWords <= 0 || n <= floorWords) return prefix(floorWords);
