@@ -1,16 +1,10 @@
 import type { IndexedSkill, SkillIndex } from "../discovery/index.ts";
 import { codePointLength, SkillsetError } from "../skill/index.ts";
-import { bm25Scores } from "./bm25.ts";
-import {
-	type BudgetUnit,
-	capDescription,
-	DEFAULT_FLOOR_WORDS,
-	type FitStep,
-	fitCatalog,
-	type Meter,
-	truncationsOf,
-} from "./budget.ts";
+import { type BudgetUnit, type FitStep, fitCatalog, type Meter } from "./budget.ts";
+import { capDescription, truncationsOf } from "./cut.ts";
+import { DEFAULT_FLOOR_WORDS } from "./floor.ts";
 import { validateCatalogOptions } from "./options.ts";
+import { keepOrder } from "./priority.ts";
 import { type CatalogEntry, formatParts, type RenderOptions, renderCatalog } from "./render.ts";
 import { foldField, foldPath } from "./safe-text.ts";
 import { loadDefaultTokenizer, type Tokenizer } from "./tokenizer.ts";
@@ -33,15 +27,21 @@ export interface CatalogOptions extends RenderOptions {
 	/** Step 2's cap on each description, in code points. Default 1,024 (the spec's limit). */
 	maxDescriptionCodePoints?: number;
 	/**
-	 * The floor of step 3: a description is never cut below its first sentence or this many words, whichever is
-	 * shorter; when every skill cannot have that much, whole skills are dropped instead. Default 12; 0 turns it off.
+	 * The floor: a description keeps at least this many words, and its "Use when …" clause within 30 words (or
+	 * this many, if more); when not every skill can have that much, some are listed by name only. Default 12; 0
+	 * turns it off.
 	 */
 	floorWords?: number;
 	/**
-	 * What the task is about. When skills must be dropped, the least relevant to it go first (BM25 over name,
-	 * description and triggers), after the lowest-precedence ones.
+	 * What the task is about. When not every skill keeps its description, the most relevant to it keep theirs
+	 * (BM25 over name, description and triggers), within each precedence rank.
 	 */
 	query?: string;
+	/**
+	 * Skills used recently in this workspace, most recent first. When not every skill keeps its description, these
+	 * keep theirs next (after precedence and `query`); the rest go by a stable hash of the name, never the alphabet.
+	 */
+	recent?: readonly string[];
 }
 
 /** What the catalog cost and what the budget did to it. */
@@ -56,18 +56,23 @@ export interface CatalogReport {
 	chars: number;
 	/** Skills that could be listed. */
 	skills: number;
+	/** Skills listed with a description (maybe cut): the names `load_skill`'s enum lists. */
 	kept: string[];
 	truncated: { name: string; droppedChars: number }[];
+	/** Skills listed by name only, on the line "Also available — load by name or search_skills: …". */
+	named: string[];
+	/** Skills not listed at all (the last line gives their count). */
 	omitted: string[];
 	/** Description characters cut in all. */
 	truncatedChars: number;
-	/** `tokens / kept`, rounded to one decimal. */
+	/** `tokens` per listed skill (described or named), rounded to one decimal. */
 	tokensPerSkill: number;
 }
 
-/** The tier-1 catalog: the text for the model, the entries it lists, and the report. */
+/** The tier-1 catalog: the text for the model, the entries it describes, and the report. */
 export interface Catalog {
 	text: string;
+	/** The skills listed with a description, as shown; `report.named` has those listed by name only. */
 	entries: CatalogEntry[];
 	report: CatalogReport;
 }
@@ -115,7 +120,17 @@ export async function buildCatalog(
 		const safe = entries.map(safeEntry);
 		const capped = safe.map((e) => capDescription(e, maxDescription));
 		const text = renderCatalog(capped, options);
-		return finish({ step: "fits", kept: capped, omitted: [], text, entries: safe, format, budget, tokenizer });
+		return finish({
+			step: "fits",
+			kept: capped,
+			named: [],
+			omitted: [],
+			text,
+			entries: safe,
+			format,
+			budget,
+			tokenizer,
+		});
 	}
 	const meter: Meter =
 		budget.unit === "tokens"
@@ -127,7 +142,10 @@ export async function buildCatalog(
 		limit: budget.limit,
 		maxDescriptionCodePoints: maxDescription,
 		floorWords: floorWords(options.floorWords),
-		priority: keepOrder(entries, options.query),
+		priority: keepOrder(entries, {
+			...(options.query !== undefined ? { query: options.query } : {}),
+			...(options.recent !== undefined ? { recent: options.recent } : {}),
+		}),
 		prepare: safeEntry,
 	});
 	return finish({ ...fit, entries, format, budget, tokenizer });
@@ -138,35 +156,6 @@ function floorWords(value: number | undefined): number {
 	if (!Number.isInteger(value) || value < 0)
 		throw new SkillsetError("invalid-option", "floorWords must be a whole number of at least 0");
 	return value;
-}
-
-/**
- * The order in which skills are kept when not all fit: by precedence (rank), then, with a query, by relevance
- * (BM25 over name, description and triggers), then in entry order. Undefined when that is just entry order.
- */
-export function keepOrder(entries: readonly CatalogEntry[], query: string | undefined): number[] | undefined {
-	const ranked = entries.some((e, i) => i > 0 && (e.rank ?? 0) < (entries[i - 1]?.rank ?? 0));
-	const scores = query?.trim() ? relevance(entries, query) : undefined;
-	if (!ranked && !scores) return undefined;
-	const order = entries.map((_, i) => i);
-	return order.sort(
-		(a, b) =>
-			(entries[a]?.rank ?? 0) - (entries[b]?.rank ?? 0) || (scores ? (scores[b] ?? 0) - (scores[a] ?? 0) : 0) || a - b,
-	);
-}
-
-function relevance(entries: readonly CatalogEntry[], query: string): number[] {
-	return bm25Scores(
-		entries.map((e, i) => ({
-			id: String(i),
-			fields: [
-				{ text: e.name, weight: 3 },
-				{ text: e.description, weight: 1 },
-				{ text: e.triggers ?? "", weight: 1 },
-			],
-		})),
-		query,
-	);
 }
 
 /** Turns budget options into one limit; an invalid budget is a programming error. */
@@ -192,6 +181,7 @@ export function resolveBudget(budget: CatalogBudget | undefined): { unit: Budget
 interface Finish {
 	step: FitStep;
 	kept: readonly CatalogEntry[];
+	named: readonly CatalogEntry[];
 	omitted: readonly CatalogEntry[];
 	truncated?: { name: string; droppedChars: number }[];
 	text: string;
@@ -204,6 +194,7 @@ interface Finish {
 function finish(input: Finish): Catalog {
 	const tokens = input.tokenizer.count(input.text);
 	const truncated = input.truncated ?? truncationsOf(input.entries, input.kept);
+	const listed = input.kept.length + input.named.length;
 	return {
 		text: input.text,
 		entries: [...input.kept],
@@ -217,13 +208,14 @@ function finish(input: Finish): Catalog {
 			skills: input.entries.length,
 			kept: input.kept.map((e) => e.name),
 			truncated,
+			named: input.named.map((e) => foldField(e.name)),
 			omitted: input.omitted.map((e) => foldField(e.name)),
 			truncatedChars: truncated.reduce((sum, t) => sum + t.droppedChars, 0),
-			tokensPerSkill: input.kept.length > 0 ? Math.round((tokens / input.kept.length) * 10) / 10 : 0,
+			tokensPerSkill: listed > 0 ? Math.round((tokens / listed) * 10) / 10 : 0,
 		},
 	};
 }
 
 function emptyCatalog(format: string, budget: Catalog["report"]["budget"], tokenizer: Tokenizer): Catalog {
-	return finish({ step: "fits", kept: [], omitted: [], text: "", entries: [], format, budget, tokenizer });
+	return finish({ step: "fits", kept: [], named: [], omitted: [], text: "", entries: [], format, budget, tokenizer });
 }

@@ -14,11 +14,14 @@ function fail(name: string, expected: string, value: unknown): never {
  */
 export function validateCatalogOptions(options: Record<string, unknown>): void {
 	if (options === null || typeof options !== "object") fail("options", "an object", options);
-	const { format, location, budget, tokenizer, maxDescriptionCodePoints, floorWords, query } = options;
+	const { format, location, budget, tokenizer, maxDescriptionCodePoints, floorWords, query, recent } = options;
 	if (floorWords !== undefined && !(typeof floorWords === "number" && floorWords >= 0)) {
 		fail("floorWords", "a number of words, 0 or more", floorWords);
 	}
 	if (query !== undefined && typeof query !== "string") fail("query", "a string", query);
+	if (recent !== undefined && !(Array.isArray(recent) && recent.every((name) => typeof name === "string"))) {
+		fail("recent", "an array of skill names", recent);
+	}
 	if (format !== undefined && !CATALOG_FORMATS.includes(format as never)) {
 		fail("format", `one of ${CATALOG_FORMATS.join(", ")}`, format);
 	}

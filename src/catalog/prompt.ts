@@ -1,6 +1,8 @@
-import { SkillsetError } from "../skill/index.ts";
-import type { Catalog } from "./catalog.ts";
-import { type CatalogFormat, formatParts } from "./render.ts";
+import type { SkillIndex } from "../discovery/index.ts";
+import { codePointLength, SkillsetError } from "../skill/index.ts";
+import { buildCatalog, type Catalog, type CatalogOptions, resolveBudget } from "./catalog.ts";
+import { type CatalogEntry, type CatalogFormat, formatParts } from "./render.ts";
+import { loadDefaultTokenizer } from "./tokenizer.ts";
 
 /** How the model activates a skill: through a load tool, or by reading SKILL.md with its file tool. */
 export type ActivationMode = "tool" | "file-read";
@@ -10,6 +12,11 @@ export interface PromptSectionOptions {
 	activation?: ActivationMode;
 	/** The load tool's name, for tool activation. Default `load_skill`. */
 	toolName?: string;
+	/**
+	 * The usage instruction in place of the built-in one (e.g. an MCP server without tools, whose clients read a
+	 * skill's SKILL.md resource). `activation` is then not checked against the catalog.
+	 */
+	instruction?: string;
 }
 
 /**
@@ -19,6 +26,7 @@ export interface PromptSectionOptions {
 export function systemPromptSection(catalog: Catalog, options: PromptSectionOptions = {}): string {
 	if (catalog.text === "") return "";
 	const activation = options.activation ?? "tool";
+	if (options.instruction !== undefined) return section(options.instruction, catalog);
 	if (activation === "file-read" && !listsLocations(catalog)) {
 		throw new SkillsetError("invalid-option", "file-read activation needs a catalog that includes locations");
 	}
@@ -26,7 +34,60 @@ export function systemPromptSection(catalog: Catalog, options: PromptSectionOpti
 		activation === "tool"
 			? `When a task matches a skill's description, call the ${options.toolName ?? "load_skill"} tool with the skill's name before you start, then follow the instructions it returns. Load a skill only when the task needs it, and do not load one that is already loaded.`
 			: "When a task matches a skill's description, read the SKILL.md at its location before you start, then follow it. Resolve relative paths in a skill against the folder that holds its SKILL.md, and use absolute paths in tool calls.";
+	return section(instruction, catalog);
+}
+
+function section(instruction: string, catalog: Catalog): string {
 	return `## Skills\n\nSkills are folders of instructions and resources for particular tasks. ${instruction}\n\n${catalog.text}\n`;
+}
+
+/** Options for {@link buildSkillsSection}: the catalog's and the section's. */
+export interface SkillsSectionOptions extends CatalogOptions, PromptSectionOptions {}
+
+/** A system-prompt section and the catalog in it. */
+export interface SkillsSection {
+	/** The section: heading, usage instruction and catalog; empty when there are no skills. */
+	text: string;
+	/**
+	 * The catalog in the section. Give it to `createSkillTools(session, { catalog })`, so `load_skill`'s enum lists
+	 * the skills it describes; `catalog.report` says which are listed by name only and which are left out.
+	 */
+	catalog: Catalog;
+}
+
+/** How many times the catalog is fitted again when the section around it does not fit. */
+const SECTION_ATTEMPTS = 4;
+
+/**
+ * The system-prompt section fitted as a whole: the budget covers the heading and the usage instruction too, so the
+ * catalog is fitted into what they leave (measured on the real text, tightened until the whole section fits).
+ * Hosts such as the MCP server's instructions and the agent call this once per index and hand the same `catalog`
+ * to the skill tools. Throws `invalid-option` when the budget cannot hold even the instruction.
+ */
+export async function buildSkillsSection(
+	source: SkillIndex | readonly CatalogEntry[],
+	options: SkillsSectionOptions = {},
+): Promise<SkillsSection> {
+	const tokenizer = options.tokenizer ?? (await loadDefaultTokenizer());
+	const catalogOptions: CatalogOptions = { ...options, tokenizer };
+	if (options.activation === "file-read" && options.instruction === undefined) catalogOptions.location = true;
+	let catalog = await buildCatalog(source, catalogOptions);
+	const budget = resolveBudget(options.budget);
+	if (!budget) return { text: systemPromptSection(catalog, options), catalog };
+	const measure = (text: string) => (budget.unit === "tokens" ? tokenizer.count(text) : codePointLength(text));
+	for (let attempt = 0; attempt < SECTION_ATTEMPTS; attempt++) {
+		const text = systemPromptSection(catalog, options);
+		const over = measure(text) - budget.limit;
+		if (over <= 0) return { text, catalog };
+		const limit = (catalog.report.budget?.limit ?? budget.limit) - over;
+		if (limit < 1) break;
+		catalog = await buildCatalog(source, { ...catalogOptions, budget: { [budget.unit]: limit } });
+	}
+	throw new SkillsetError(
+		"invalid-option",
+		`the skills section does not fit in the budget of ${budget.limit} ${budget.unit}: raise the budget`,
+		{ data: { option: "budget" } },
+	);
 }
 
 /** True when the catalog's text lists its first entry with its location (as the format writes it, escaped). */

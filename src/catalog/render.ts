@@ -28,24 +28,43 @@ export interface RenderOptions {
 export interface FormatParts {
 	/** The text of one entry. */
 	entry(entry: CatalogEntry): string;
-	/** The whole catalog from entry texts and the count of skills left out. */
-	assemble(entryTexts: readonly string[], omitted: number): string;
+	/** One name as the names line writes it: plain, or quoted as a JSON string when it is not a plain name. */
+	name(name: string): string;
+	/**
+	 * The whole catalog from entry texts, the names (as {@link FormatParts.name} writes them) of skills listed by
+	 * name only, and the count of skills left out.
+	 */
+	assemble(entryTexts: readonly string[], names: readonly string[], omitted: number): string;
 	/** The shortest text for a catalog that lists none of its `omitted` skills (for budgets too small for more). */
 	brief(omitted: number): string;
 	/** A piece of description as the format writes it (escaped), so its cost is measured as written. */
 	escape(text: string): string;
 }
 
+/** Skills a catalog lists without a description: by name only, or not at all (only counted). */
+export interface CatalogRest {
+	/** Names listed on one line after the entries, to load by name or find with search_skills. */
+	named?: readonly string[];
+	/** How many skills the catalog does not list at all. */
+	omitted?: number;
+}
+
 /**
  * Renders entries as a catalog. `xml` is byte-identical to the reference `skills-ref to-prompt` output for the
  * same entries (each tag and value on its own line, HTML-escaped name and description); `markdown` is
- * `- name: description` lines; `json` is `{ "skills": [...] }`. No field can change the structure in any format:
- * names and descriptions are folded to one line without invisible characters, paths keep to one line, and markup
- * is escaped (the xml `location` too, unlike the reference, which writes it raw).
+ * `- name: description` lines; `json` is `{ "skills": [...] }`. Skills in `rest.named` follow on one line of names
+ * ("Also available — load by name or search_skills: …"), and `rest.omitted` gets a last line with the count. No
+ * field can change the structure in any format: names and descriptions are folded to one line without invisible
+ * characters, a name that is not plain is quoted in the names line, paths keep to one line, and markup is escaped
+ * (the xml `location` too, unlike the reference, which writes it raw).
  */
-export function renderCatalog(entries: readonly CatalogEntry[], options: RenderOptions = {}, omitted = 0): string {
+export function renderCatalog(
+	entries: readonly CatalogEntry[],
+	options: RenderOptions = {},
+	rest: CatalogRest = {},
+): string {
 	const parts = formatParts(options);
-	return parts.assemble(entries.map(parts.entry), omitted);
+	return parts.assemble(entries.map(parts.entry), (rest.named ?? []).map(parts.name), rest.omitted ?? 0);
 }
 
 /** The pieces of a format, for measuring entries one by one. */
@@ -66,9 +85,14 @@ function xmlParts(location: boolean): FormatParts {
 			lines.push("</skill>");
 			return lines.join("\n");
 		},
-		assemble: (texts, omitted) => {
+		name: nameText,
+		assemble: (texts, names, omitted) => {
 			const block = ["<available_skills>", ...texts, "</available_skills>"].join("\n");
-			return omitted > 0 ? `${block}\n${moreLine(omitted)}` : block;
+			const rest = [
+				...(names.length > 0 ? [namesLine(names, texts.length)] : []),
+				...(omitted > 0 ? [moreLine(omitted)] : []),
+			];
+			return [block, ...rest].join("\n");
 		},
 		escape: xmlField,
 		brief: briefLine,
@@ -82,7 +106,14 @@ function markdownParts(location: boolean): FormatParts {
 			const text = description ? `- ${listText(e.name)}: ${description}` : `- ${listText(e.name)}`;
 			return location ? `${text} (file: ${neutralizeTags(foldPath(e.location))})` : text;
 		},
-		assemble: (texts, omitted) => [...texts, ...(omitted > 0 ? [`- ${moreLine(omitted)}`] : [])].join("\n"),
+		name: nameText,
+		assemble: (texts, names, omitted) => {
+			const rest = [
+				...(names.length > 0 ? [namesLine(names, texts.length)] : []),
+				...(omitted > 0 ? [moreLine(omitted)] : []),
+			];
+			return [...texts, ...rest.map((line) => `- ${line}`)].join("\n");
+		},
 		escape: listText,
 		brief: (omitted) => `- ${briefLine(omitted)}`,
 	};
@@ -94,14 +125,38 @@ function jsonParts(location: boolean): FormatParts {
 			const fields = { name: foldField(e.name), description: foldField(e.description) };
 			return jsonText(location ? { ...fields, location: foldPath(e.location) } : fields);
 		},
-		assemble: (texts, omitted) => {
+		name: (name) => jsonText(foldField(name)),
+		assemble: (texts, names, omitted) => {
 			const skills = texts.length > 0 ? `[\n${texts.join(",\n")}\n]` : "[]";
-			const more = omitted > 0 ? `,\n"omitted": ${omitted},\n"note": ${JSON.stringify(moreLine(omitted))}` : "";
-			return `{"skills": ${skills}${more}}`;
+			const also = names.length > 0 ? `,\n"also_available": [${names.join(", ")}]` : "";
+			const count = omitted > 0 ? `,\n"omitted": ${omitted}` : "";
+			const notes = [
+				...(names.length > 0 ? [`also_available: ${ALSO_HOW}.`] : []),
+				...(omitted > 0 ? [moreLine(omitted)] : []),
+			];
+			const note = notes.length > 0 ? `,\n"note": ${jsonText(notes.join(" "))}` : "";
+			return `{"skills": ${skills}${also}${count}${note}}`;
 		},
 		escape: (text) => jsonText(foldField(text)).slice(1, -1),
 		brief: (omitted) => `{"skills": [], "omitted": ${omitted}}`,
 	};
+}
+
+/** How to use a skill listed by name only. */
+const ALSO_HOW = "load by name or search_skills";
+
+/** A name that needs no quotes in a names line: letters, digits and `.`, `_`, `@`, `:`, `+`, `-` (no spaces or commas). */
+const PLAIN_NAME = /^[\p{L}\p{N}][\p{L}\p{N}._@:+-]*$/u;
+
+/** A name in a names line: as it is when plain, else a JSON string (no tag, comma or line break can get out). */
+function nameText(name: string): string {
+	const folded = foldField(name);
+	return PLAIN_NAME.test(folded) ? folded : jsonText(folded);
+}
+
+/** The line of skills listed by name only, after `described` entries. */
+function namesLine(names: readonly string[], described: number): string {
+	return `${described > 0 ? "Also available" : "Available"} — ${ALSO_HOW}: ${names.join(", ")}`;
 }
 
 /** The line that says the budget left skills out, and how to find them. */

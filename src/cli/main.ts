@@ -40,6 +40,10 @@ const COMMANDS: Readonly<Record<string, CommandEntry>> = {
 		"print the tier-1 catalog a model sees, fitted to a token or character budget",
 		() => import("./commands/catalog.ts"),
 	),
+	search: command(
+		"search the skills by topic, as the search_skills tool does, with their descriptions",
+		() => import("./commands/search.ts"),
+	),
 	doctor: command("explain why a skill is or is not in the catalog", () => import("./commands/doctor.ts")),
 	show: command("print a skill's activation exactly as a model receives it", () => import("./commands/show.ts")),
 	read: command("read one file of a skill, contained to its folder, paged", () => import("./commands/read.ts")),

@@ -3,14 +3,16 @@ import type { CatalogReport } from "../catalog/index.ts";
 /** The budget report as a few readable lines. */
 export function renderCatalogReport(report: CatalogReport): string {
 	const budget = report.budget ? `${report.budget.limit} ${report.budget.unit}` : "none";
+	const listed = report.kept.length + report.named.length;
 	const lines = [
 		`catalog: ${report.format}, budget ${budget}, ${report.tokens} tokens (${report.tokenizer}), ${report.chars} chars`,
-		`skills: ${report.kept.length} of ${report.skills} listed, ${report.tokensPerSkill} tokens per skill (step: ${report.step})`,
+		`skills: ${listed} of ${report.skills} listed (${report.kept.length} described, ${report.named.length} by name only), ${report.tokensPerSkill} tokens per skill (step: ${report.step})`,
 	];
 	if (report.truncated.length > 0) {
 		const names = firstFew(report.truncated.map((t) => `${t.name} (-${t.droppedChars})`));
 		lines.push(`truncated: ${report.truncated.length} descriptions, ${report.truncatedChars} chars cut: ${names}`);
 	}
+	if (report.named.length > 0) lines.push(`by name only: ${report.named.length} skills: ${firstFew(report.named)}`);
 	if (report.omitted.length > 0) lines.push(`omitted: ${report.omitted.length} skills: ${firstFew(report.omitted)}`);
 	return `${lines.join("\n")}\n`;
 }

@@ -1,4 +1,4 @@
-import { Bm25Index, type Catalog, listText, type Tokenizer } from "../catalog/index.ts";
+import { type Catalog, createSkillSearch, listText, renderSearchResults, type Tokenizer } from "../catalog/index.ts";
 import type { SkillSession } from "../runtime/index.ts";
 import { isValidSkillName } from "../skill/index.ts";
 import { guarded } from "./guarded.ts";
@@ -65,7 +65,7 @@ export function createSkillTools(session: SkillSession, options: SkillToolsOptio
 	if (include.has("load_skill")) tools.push(loadSkillTool(session, names, describe ? options.catalog : undefined));
 	if (include.has("read_skill_resource")) tools.push(readResourceTool(session, names));
 	if (include.has("list_skills")) tools.push(listSkillsTool(session, options));
-	if (include.has("search_skills")) tools.push(searchSkillsTool(session));
+	if (include.has("search_skills")) tools.push(searchSkillsTool(session, options.catalog));
 	return tools;
 }
 
@@ -142,19 +142,8 @@ function readResourceTool(session: SkillSession, names: string[]): SkillTool {
 	};
 }
 
-function searchSkillsTool(session: SkillSession): SkillTool {
-	const skills = session.index.catalogSkills;
-	const index = new Bm25Index(
-		skills.map((s) => ({
-			id: s.name,
-			fields: [
-				{ text: s.name, weight: 3 },
-				{ text: s.description, weight: 1 },
-				{ text: (s.properties.readWhen ?? []).join(" "), weight: 1 },
-			],
-		})),
-	);
-	const byName = new Map(skills.map((s) => [s.name, s]));
+function searchSkillsTool(session: SkillSession, catalog: Catalog | undefined): SkillTool {
+	const search = createSkillSearch(session.index);
 	const inputSchema: JsonSchema = {
 		type: "object",
 		properties: {
@@ -166,23 +155,27 @@ function searchSkillsTool(session: SkillSession): SkillTool {
 	};
 	return {
 		name: "search_skills",
-		description:
-			"Search the skills by topic when the list you were given is incomplete. Returns names and descriptions; load one with load_skill.",
+		description: `Search the skills by topic when the list you were given is incomplete. Returns names and descriptions; load one with load_skill.${unlisted(catalog)}`,
 		inputSchema,
 		execute: guarded(inputSchema, async (input) => {
-			const hits = index.search(String(input.query), input.limit === undefined ? 5 : Number(input.limit));
-			const results = hits.map((hit) => ({
-				name: hit.id,
-				description: byName.get(hit.id)?.description ?? "",
-				score: round(hit.score),
-			}));
-			const content =
-				results.length === 0
-					? `No skill matches '${listText(String(input.query))}'.`
-					: results.map((r) => `- ${listText(r.name)}: ${listText(r.description)}`).join("\n");
-			return { content, isError: false, protected: false, details: { results } };
+			const query = String(input.query);
+			const results = search(query, input.limit === undefined ? 5 : Number(input.limit));
+			return { content: renderSearchResults(results, query), isError: false, protected: false, details: { results } };
 		}),
 	};
+}
+
+/** What the catalog did not describe, as a sentence for search_skills' description; empty when it described all. */
+function unlisted(catalog: Catalog | undefined): string {
+	if (!catalog) return "";
+	const { named, omitted } = catalog.report;
+	const parts = [
+		...(named.length > 0 ? [`${named.length} listed by name only`] : []),
+		...(omitted.length > 0 ? [`${omitted.length} not listed at all`] : []),
+	];
+	if (parts.length === 0) return "";
+	const total = named.length + omitted.length;
+	return ` ${total} skill${total === 1 ? " is" : "s are"} not described in the list (${parts.join(", ")}): search finds them.`;
 }
 
 /**
@@ -199,8 +192,4 @@ function refusal(session: SkillSession, message: string, details: Record<string,
 	const hint = closest.length > 0 ? ` Did you mean ${closest.map((c) => `'${listText(c)}'`).join(", ")}?` : "";
 	const content = `No skill is named '${listText(name)}'.${hint} Use search_skills to find skills by topic.`;
 	return { content, isError: true, protected: false, details: { ...rest, closest } };
-}
-
-function round(value: number): number {
-	return Math.round(value * 1000) / 1000;
 }

@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import {
 	buildCatalog,
+	buildSkillsSection,
 	type CatalogEntry,
 	type CatalogFormat,
 	codePointLength,
@@ -81,16 +82,39 @@ describe("buildCatalog budgets", () => {
 		expect(Math.max(...costs) - Math.min(...costs)).toBeLessThanOrEqual(3);
 	});
 
-	it("drops the lowest-precedence skills last resort, and says how many", async () => {
-		const list = entries(200);
+	it("lists the skills whose descriptions do not fit by name, so every skill stays in the catalog", async () => {
+		const list = entries(60);
+		const catalog = await buildCatalog(list, { budget: { tokens: 700 } });
+		const { kept, named, omitted, step } = catalog.report;
+		expect(step).toBe("named");
+		expect(omitted).toEqual([]);
+		expect(kept.length).toBeGreaterThan(0);
+		expect([...kept, ...named].sort()).toEqual(list.map((e) => e.name));
+		const lines = catalog.text.split("\n");
+		expect(lines).toHaveLength(kept.length + 1);
+		expect(lines.at(-1)).toBe(`- Also available — load by name or search_skills: ${named.join(", ")}`);
+		// Text order stays rank-then-name: the described entries, then the names, each in entry order.
+		expect(kept).toEqual([...kept].sort());
+		expect(named).toEqual([...named].sort());
+		expect(catalog.report.tokens).toBeLessThanOrEqual(700);
+	});
+
+	it("leaves a skill out only when its name does not fit, the lowest precedence first, and says how many", async () => {
+		const list = entries(200).map((e, i) => ({ ...e, rank: i < 100 ? 0 : 1 }));
 		const catalog = await buildCatalog(list, { budget: { tokens: 400 } });
-		const { kept, omitted } = catalog.report;
+		const { kept, named, omitted } = catalog.report;
 		expect(catalog.report.step).toBe("dropped");
-		expect(kept).toEqual(list.slice(0, kept.length).map((e) => e.name));
-		expect(omitted).toEqual(list.slice(kept.length).map((e) => e.name));
-		expect(catalog.text.split("\n").at(-1)).toBe(
+		expect(kept).toEqual([]);
+		expect(named.length).toBeGreaterThan(20);
+		expect(named.length + omitted.length).toBe(200);
+		// Every name of the higher rank goes before any name of the lower one.
+		expect(named.length).toBeLessThan(100);
+		for (const name of named) expect(Number(name.slice(-4))).toBeLessThan(100);
+		const lines = catalog.text.split("\n");
+		expect(lines).toEqual([
+			`- Available — load by name or search_skills: ${named.join(", ")}`,
 			`- ${omitted.length} more skills are not listed: use search_skills to find them.`,
-		);
+		]);
 		expect(catalog.report.tokens).toBeLessThanOrEqual(400);
 	});
 
@@ -108,7 +132,7 @@ describe("buildCatalog budgets", () => {
 		expect(systemPromptSection(catalog)).toBe("");
 	});
 
-	it("always fits: the text's exact cost is within the budget, kept skills come first, nothing is lost unsaid", async () => {
+	it("always fits: the text's exact cost is within the budget, names before descriptions, nothing is lost unsaid", async () => {
 		const pool = entries(120, 7);
 		await fc.assert(
 			fc.asyncProperty(
@@ -121,12 +145,15 @@ describe("buildCatalog budgets", () => {
 					const budget = unit === "tokens" ? { tokens: limit } : { chars: limit };
 					const catalog = await buildCatalog(list, { format, budget });
 					const cost = unit === "tokens" ? count(catalog.text) : codePointLength(catalog.text);
-					const { kept, omitted } = catalog.report;
+					const { kept, named, omitted } = catalog.report;
 					expect(cost).toBeLessThanOrEqual(limit);
-					expect([...kept, ...omitted]).toEqual(list.map((e) => e.name));
-					if (kept.length > 0 && omitted.length > 0) expect(catalog.text).toContain(`${omitted.length} more skill`);
-					if (kept.length === 0 && catalog.text !== "")
-						expect(catalog.text).toMatch(new RegExp(`\\b${omitted.length}\\b`));
+					expect([...kept, ...named, ...omitted].sort()).toEqual(list.map((e) => e.name));
+					// Names go before descriptions: a skill is left out only when nothing is described.
+					if (omitted.length > 0) expect(kept).toEqual([]);
+					for (const name of named) expect(catalog.text).toContain(name);
+					const listed = kept.length + named.length;
+					if (listed > 0 && omitted.length > 0) expect(catalog.text).toContain(`${omitted.length} more skill`);
+					if (listed === 0 && catalog.text !== "") expect(catalog.text).toMatch(new RegExp(`\\b${omitted.length}\\b`));
 					expect(catalog.report.tokens).toBe(count(catalog.text));
 				},
 			),
@@ -154,5 +181,32 @@ describe("systemPromptSection", () => {
 	it("refuses file-read activation for a catalog without locations", async () => {
 		const catalog = await buildCatalog(entries(2));
 		expect(() => systemPromptSection(catalog, { activation: "file-read" })).toThrow(SkillsetError);
+	});
+});
+
+describe("buildSkillsSection", () => {
+	it("fits the whole section, instruction included, and returns the catalog in it", async () => {
+		const list = entries(80);
+		for (const tokens of [300, 1200]) {
+			const { text, catalog } = await buildSkillsSection(list, { budget: { tokens } });
+			expect(count(text)).toBeLessThanOrEqual(tokens);
+			expect(text).toBe(systemPromptSection(catalog));
+			expect(text).toContain("call the load_skill tool");
+			expect(catalog.report.kept.length + catalog.report.named.length + catalog.report.omitted.length).toBe(80);
+		}
+	});
+
+	it("takes a host's own instruction, and says when the budget cannot hold even that", async () => {
+		const instruction = "Read a skill's SKILL.md resource before you start.";
+		const { text } = await buildSkillsSection(entries(5), { budget: { chars: 2000 }, instruction });
+		expect(text).toMatch(
+			/^## Skills\n\nSkills are folders of instructions and resources for particular tasks\. Read a/,
+		);
+		expect(codePointLength(text)).toBeLessThanOrEqual(2000);
+		await expect(buildSkillsSection(entries(5), { budget: { tokens: 20 } })).rejects.toMatchObject({
+			code: "invalid-option",
+		});
+		const file = await buildSkillsSection(entries(3), { activation: "file-read" });
+		expect(file.text).toContain("/skills/0/SKILL.md");
 	});
 });

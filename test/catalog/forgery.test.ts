@@ -4,6 +4,7 @@ import {
 	type CatalogEntry,
 	type CatalogFormat,
 	estimateTokenizer,
+	foldField,
 	hasInvisibleChars,
 	isSkillContent,
 	renderActivation,
@@ -11,6 +12,7 @@ import {
 	systemPromptSection,
 } from "skillset";
 import { describe, expect, it } from "vitest";
+import { splitNames } from "../helpers/catalog-measure.ts";
 
 // Pieces of text that try to forge structure in a prompt: line breaks of every kind, markup of every format,
 // our own tags in variants, Markdown list and heading starts, and invisible characters.
@@ -69,6 +71,13 @@ const entries = fc.array(entry, { minLength: 1, maxLength: 6 });
 
 /** Every `<` that starts something a host or model could take for a tag of ours. */
 const OUR_TAG = /<[\s\p{Cf}]*\/?[\s\p{Cf}]*(skill|available|name>|description>|location>)/giu;
+
+/** The names of a markdown names line, read back as a model would: plain names, or JSON strings. */
+function namesIn(line: string): string[] {
+	const match = /^- (?:Also available|Available) — load by name or search_skills: (.*)$/.exec(line);
+	if (!match) throw new Error(`not a names line: ${line}`);
+	return splitNames(match[1] ?? "");
+}
 
 function xmlElements(text: string): Record<string, number> {
 	const counts: Record<string, number> = {};
@@ -152,18 +161,49 @@ describe("catalog text cannot be forged by a field", () => {
 					const catalog = await buildCatalog(list, { format, budget: { tokens }, tokenizer: estimateTokenizer });
 					expect(estimateTokenizer.count(catalog.text)).toBeLessThanOrEqual(tokens);
 					const kept = catalog.report.kept.length;
+					const named = catalog.report.named;
 					const omitted = catalog.report.omitted.length;
-					if (format === "markdown" && kept > 0) {
-						expect(catalog.text.split("\n")).toHaveLength(kept + (omitted > 0 ? 1 : 0));
+					if (format === "markdown" && kept + named.length > 0) {
+						const lines = catalog.text.split("\n");
+						expect(lines).toHaveLength(kept + (named.length > 0 ? 1 : 0) + (omitted > 0 ? 1 : 0));
+						if (named.length > 0) expect(namesIn(lines[kept] ?? "")).toEqual(named);
 					}
 					if (format === "xml" && kept > 0) expect(xmlElements(catalog.text)["<skill>"]).toBe(kept);
-					if (format === "json" && kept > 0) expect(JSON.parse(catalog.text).skills).toHaveLength(kept);
+					if (format === "json" && kept + named.length > 0) {
+						const parsed = JSON.parse(catalog.text);
+						expect(parsed.skills).toHaveLength(kept);
+						expect(parsed.also_available ?? []).toEqual(named);
+					}
 					const section = systemPromptSection(catalog);
 					if (section) expect(section.match(/^#+ /gm)).toEqual(["## "]);
 					expect(section.match(/<\s*\/?\s*skill_content/giu)).toBeNull();
 				},
 			),
 			{ numRuns: 200 },
+		);
+	});
+
+	it("the line of names: every format keeps it one line that reads back as exactly the names", () => {
+		const names = fc.array(field, { minLength: 1, maxLength: 8 });
+		fc.assert(
+			fc.property(entries, names, fc.nat(3), (list, named, omitted) => {
+				const expected = named.map((name) => foldField(name));
+				const markdown = renderCatalog(list, { format: "markdown" }, { named, omitted }).split("\n");
+				expect(markdown).toHaveLength(list.length + 1 + (omitted > 0 ? 1 : 0));
+				expect(namesIn(markdown[list.length] ?? "")).toEqual(expected);
+				expect(markdown.join("\n").match(OUR_TAG)).toBeNull();
+				const xml = renderCatalog(list, { format: "xml" }, { named, omitted });
+				expect(xmlElements(xml)["<skill>"]).toBe(list.length);
+				const tail = xml.split("</available_skills>\n")[1]?.split("\n") ?? [];
+				expect(tail).toHaveLength(1 + (omitted > 0 ? 1 : 0));
+				expect(namesIn(`- ${tail[0]}`)).toEqual(expected);
+				expect(xml.match(/<skill_content|<skill_resources/giu)).toBeNull();
+				const json = JSON.parse(renderCatalog(list, { format: "json" }, { named, omitted }));
+				expect(json.also_available).toEqual(expected);
+				expect(json.skills).toHaveLength(list.length);
+				for (const text of [markdown.join("\n"), xml]) expect(hasInvisibleChars(text)).toBe(false);
+			}),
+			{ numRuns: 300 },
 		);
 	});
 

@@ -93,7 +93,7 @@ describe("renderCatalog formats", () => {
 
 	it("writes json that parses, and says how many skills were left out", () => {
 		expect(JSON.parse(renderCatalog(entries, { format: "json" }))).toEqual({ skills: entries });
-		const cut = JSON.parse(renderCatalog(entries.slice(0, 1), { format: "json", location: false }, 3));
+		const cut = JSON.parse(renderCatalog(entries.slice(0, 1), { format: "json", location: false }, { omitted: 3 }));
 		expect(cut).toEqual({
 			skills: [{ name: "a", description: "First." }],
 			omitted: 3,
@@ -101,11 +101,34 @@ describe("renderCatalog formats", () => {
 		});
 	});
 
+	it("lists skills without room for a description on one line of names, quoting a name that is not plain", () => {
+		const named = ["b", "odd name, with comma", "c@user"];
+		expect(renderCatalog(entries.slice(0, 1), {}, { named, omitted: 2 })).toBe(
+			[
+				"- a: First.",
+				'- Also available — load by name or search_skills: b, "odd name, with comma", c@user',
+				"- 2 more skills are not listed: use search_skills to find them.",
+			].join("\n"),
+		);
+		expect(renderCatalog([], {}, { named: ["b"] })).toBe("- Available — load by name or search_skills: b");
+		const xml = renderCatalog(entries.slice(0, 1), { format: "xml" }, { named: ["b"] });
+		expect(xml.split("\n").slice(-2)).toEqual([
+			"</available_skills>",
+			"Also available — load by name or search_skills: b",
+		]);
+		const json = JSON.parse(renderCatalog(entries.slice(0, 1), { format: "json", location: false }, { named: ["b"] }));
+		expect(json).toEqual({
+			skills: [{ name: "a", description: "First." }],
+			also_available: ["b"],
+			note: "also_available: load by name or search_skills.",
+		});
+	});
+
 	it("ends with a line that says how many skills were left out", () => {
-		expect(renderCatalog(entries.slice(0, 1), {}, 1)).toBe(
+		expect(renderCatalog(entries.slice(0, 1), {}, { omitted: 1 })).toBe(
 			"- a: First.\n- 1 more skill is not listed: use search_skills to find them.",
 		);
-		expect(renderCatalog([], { format: "xml" }, 2).split("\n").at(-1)).toBe(
+		expect(renderCatalog([], { format: "xml" }, { omitted: 2 }).split("\n").at(-1)).toBe(
 			"2 more skills are not listed: use search_skills to find them.",
 		);
 	});

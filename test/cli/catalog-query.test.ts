@@ -26,23 +26,43 @@ beforeAll(async () => {
 });
 
 describe("skillset catalog --query", () => {
-	it("keeps the skills relevant to the query when the budget drops skills", async () => {
+	it("describes the skills relevant to the query when not every description fits, and names the rest", async () => {
 		const plain = await cli(["catalog", workspace, "--budget-tokens", "200"], { env: env() });
-		expect(plain.stdout).not.toContain("zz-terraform");
-		expect(plain.stdout).toMatch(/- \d+ more skills are not listed: use search_skills to find them\.\n$/);
+		expect(plain.stdout).not.toContain("- zz-terraform:");
+		expect(plain.stdout).toMatch(/\n- Also available — load by name or search_skills: area-00, .*, zz-terraform\n$/);
 		const run = await cli(["catalog", workspace, "--budget-tokens", "200", "--query", "terraform plan"], {
 			env: env(),
 		});
 		expect(run.exitCode).toBe(0);
 		expect(run.stdout).toContain("- zz-terraform: Plans and applies Terraform changes safely.");
+		expect(run.stdout).not.toMatch(/available — .*zz-terraform/);
+	});
+
+	it("describes the skills used recently (--recent, most recent first) next", async () => {
+		const catalog = async (...args: string[]) =>
+			JSON.parse(
+				(await cli(["catalog", workspace, "--budget-tokens", "200", "--json", ...args], { env: env() })).stdout,
+			).report;
+		const plain = await catalog();
+		const [first, second] = plain.named.slice(-2);
+		expect(plain.kept).not.toContain(first);
+		for (const args of [
+			["--recent", `${first},${second}`],
+			["--recent", first, "--recent", second],
+		]) {
+			const report = await catalog(...args);
+			expect(report.kept).toContain(first);
+			expect(report.tokens).toBeLessThanOrEqual(200);
+		}
 	});
 
 	it("summarises long name lists in the report: counts and the first few names", async () => {
 		const run = await cli(["catalog", workspace, "--budget-tokens", "200", "--report"], { env: env() });
-		const omitted = run.stderr.split("\n").find((line) => line.startsWith("omitted:")) ?? "";
-		expect(omitted).toMatch(/^omitted: (\d+) skills: (area-\d\d, ){4}area-\d\d and \d+ more \(--json lists all\)$/);
-		const [, total = "0"] = omitted.match(/^omitted: (\d+)/) ?? [];
-		const [, rest = "0"] = omitted.match(/and (\d+) more/) ?? [];
+		const named = run.stderr.split("\n").find((line) => line.startsWith("by name only:")) ?? "";
+		expect(named).toMatch(/^by name only: (\d+) skills: (area-\d\d, ){4}area-\d\d and \d+ more \(--json lists all\)$/);
+		const [, total = "0"] = named.match(/^by name only: (\d+)/) ?? [];
+		const [, rest = "0"] = named.match(/and (\d+) more/) ?? [];
 		expect(Number(rest)).toBe(Number(total) - 5);
+		expect(run.stderr).toMatch(/^skills: 41 of 41 listed \(\d+ described, \d+ by name only\)/m);
 	});
 });

@@ -146,7 +146,7 @@ describe("skillset doctor", () => {
 
 	it("says when the budget cut a skill, and suggests names for a typo", async () => {
 		const cut = await cli(["doctor", "notes", workspace, "--budget-tokens", "12"], { env: env() });
-		expect(cut.stdout).toMatch(/left out by the budget|description cut by/);
+		expect(cut.stdout).toMatch(/left out by the budget|listed by name only|description cut by/);
 		const typo = await cli(["doctor", "deplyo", workspace], { env: env() });
 		expect(typo.stdout).toContain("No skill is named 'deplyo'. Did you mean 'deploy'?");
 	});

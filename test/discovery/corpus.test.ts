@@ -81,7 +81,8 @@ describe("the real corpus (../shared/corpus)", () => {
 		});
 		const catalog = await buildCatalog(index, { budget: { tokens: 600 } });
 		expect(catalog.report.tokens).toBeLessThanOrEqual(600);
-		expect(catalog.report.kept).toHaveLength(17);
+		expect(catalog.report.kept.length + catalog.report.named.length).toBe(17);
+		expect(catalog.report.kept.length).toBeGreaterThan(10);
 		expect(catalog.report.omitted).toEqual([]);
 	});
 });

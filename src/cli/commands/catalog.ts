@@ -2,16 +2,14 @@ import type { ParseArgsConfig } from "node:util";
 import {
 	type ActivationMode,
 	buildCatalog,
+	buildSkillsSection,
 	type Catalog,
 	type CatalogBudget,
 	type CatalogFormat,
 	type CatalogOptions,
-	loadDefaultTokenizer,
-	resolveBudget,
-	systemPromptSection,
 } from "../../catalog/index.ts";
 import type { SkillIndex } from "../../discovery/index.ts";
-import { codePointLength } from "../../skill/index.ts";
+import { SkillsetError } from "../../skill/index.ts";
 import { checkOneBudget, checkSetting, labelFrom, layerCatalog, type SkillsetConfig } from "../config.ts";
 import { type DiscoveryFlagValues, discoverFor, discoveryFlags, discoveryUsage } from "../discovery-flags.ts";
 import { type CliIo, type CommandResult, type Style, UsageError } from "../io.ts";
@@ -34,6 +32,7 @@ export const options: NonNullable<ParseArgsConfig["options"]> = {
 	...catalogFlags,
 	prompt: { type: "string" },
 	query: { type: "string" },
+	recent: { type: "string", multiple: true },
 	report: { type: "boolean", default: false },
 	json: { type: "boolean", default: false },
 };
@@ -51,14 +50,16 @@ export const catalogUsage = `Catalog options:
 export const usage: string = `Usage: skillset catalog [DIR] [options]
 
 Print the tier-1 catalog a model would see: the selected, trusted, enabled, model-invocable skills, fitted to
-the budget (descriptions capped, then shared, then the lowest-precedence skills dropped).
+the budget (descriptions capped, then shared down to a floor that says when to use the skill, then some skills
+listed by name only, and left out only when not even their names fit).
 
 ${discoveryUsage}
 
 ${catalogUsage}
   --prompt tool|file-read    wrap the catalog in a system-prompt section with usage instructions (the
                              instruction's text counts against the budget)
-  --query TEXT               when skills must be dropped, keep the ones most relevant to TEXT
+  --query TEXT               when not every description fits, describe the skills most relevant to TEXT
+  --recent NAME              a skill used recently: described next, after --query (repeatable, or NAME,NAME)
   --report                   print the budget report on stderr
   --json                     print { text, report } as JSON`;
 
@@ -74,7 +75,8 @@ export interface CatalogFlagValues {
 
 /** Builds the catalog; stdout gets its text (or the system-prompt section). */
 export async function run(
-	values: DiscoveryFlagValues & CatalogFlagValues & { prompt?: string; query?: string; report?: boolean },
+	values: DiscoveryFlagValues &
+		CatalogFlagValues & { prompt?: string; query?: string; recent?: string[]; report?: boolean },
 	positionals: readonly string[],
 	io: CliIo,
 ): Promise<CommandResult<{ text: string; report: Catalog["report"] }>> {
@@ -82,40 +84,33 @@ export async function run(
 	const activation = parseActivation(values.prompt);
 	const { index, config, report: found } = await discoverFor(values, positionals[0], io);
 	const deeper = await noteDeeperSkills("catalog", positionals[0], found, io);
-	// File-read activation needs the paths in the catalog.
-	const options = {
+	const recent = values.recent?.flatMap((names) => names.split(",")).map((name) => name.trim());
+	const options: CatalogOptions = {
 		...catalogOptions(values, config),
-		...(activation === "file-read" ? { location: true } : {}),
 		...(values.query !== undefined ? { query: values.query } : {}),
+		...(recent ? { recent: recent.filter(Boolean) } : {}),
 	};
-	const catalog = activation ? await buildSection(index, options, activation) : await buildCatalog(index, options);
-	const text = activation ? systemPromptSection(catalog, { activation }) : catalog.text;
+	const { text, catalog } = activation
+		? await buildSection(index, options, activation)
+		: await buildCatalog(index, options).then((built) => ({ text: built.text, catalog: built }));
 	if (values.report) io.stderr(renderCatalogReport(catalog.report));
 	return { exitCode: deeper ? 1 : 0, data: { text, report: catalog.report } };
 }
 
-/**
- * The catalog for a system-prompt section: the instruction around it counts against the budget too, so the
- * catalog gets what the section leaves (measured on the real text, and tightened until the whole section fits).
- */
-async function buildSection(index: SkillIndex, options: CatalogOptions, activation: ActivationMode): Promise<Catalog> {
-	const budget = resolveBudget(options.budget);
-	const catalog = await buildCatalog(index, options);
-	if (!budget) return catalog;
-	const tokenizer = await loadDefaultTokenizer();
-	const measure = (text: string) => (budget.unit === "tokens" ? tokenizer.count(text) : codePointLength(text));
-	let fitted = catalog;
-	for (let attempt = 0; attempt < 4; attempt++) {
-		const section = systemPromptSection(fitted, { activation });
-		const over = measure(section) - budget.limit;
-		if (over <= 0) return fitted;
-		const limit = (fitted.report.budget?.limit ?? budget.limit) - over;
-		if (limit < 1) break;
-		fitted = await buildCatalog(index, { ...options, budget: { [budget.unit]: limit } });
+/** The system-prompt section, the instruction counted against the budget; a budget too small is a usage error. */
+async function buildSection(
+	index: SkillIndex,
+	options: CatalogOptions,
+	activation: ActivationMode,
+): Promise<{ text: string; catalog: Catalog }> {
+	try {
+		return await buildSkillsSection(index, { ...options, activation });
+	} catch (error) {
+		const tooSmall =
+			error instanceof SkillsetError && (error.data as { option?: string } | undefined)?.option === "budget";
+		if (!tooSmall) throw error;
+		throw new UsageError(error.message.replace("the skills section", "the --prompt section"));
 	}
-	throw new UsageError(
-		`the --prompt section does not fit in the budget of ${budget.limit} ${budget.unit}: raise the budget`,
-	);
 }
 
 /** The catalog text, as it goes into a prompt. */

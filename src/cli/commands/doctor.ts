@@ -28,7 +28,7 @@ ${catalogUsage}
 Exit status: 0 the skill is in the catalog, 1 it is not, 2 usage error.`;
 
 /** Where the catalog leaves one copy. */
-export type CatalogPlace = "listed" | "truncated" | "omitted" | "not-listed";
+export type CatalogPlace = "listed" | "truncated" | "named" | "omitted" | "not-listed";
 
 /** One copy of the skill and its fate. */
 export interface DoctorCopy {
@@ -72,7 +72,7 @@ export async function run(
 	const found = index.skills.filter((s) => s.name === name || s.qualifiedName === name);
 	const rejected = report.rejected.filter((r) => (r.name ?? basename(r.dir)) === name || basename(r.dir) === name);
 	const copies = [...found.map((s) => skillCopy(s, catalog.report)), ...rejected.map(rejectedCopy)];
-	const inCatalog = copies.some((c) => c.catalog === "listed" || c.catalog === "truncated");
+	const inCatalog = copies.some((c) => c.catalog === "listed" || c.catalog === "truncated" || c.catalog === "named");
 	const data: DoctorResult = {
 		name,
 		inCatalog,
@@ -108,9 +108,15 @@ function catalogPlace(name: string, catalog: CatalogReport, reasons: string[]): 
 	const truncated = catalog.truncated.find((t) => t.name === name);
 	if (catalog.omitted.includes(name)) {
 		reasons.push(
-			`left out by the budget (${catalog.budget?.limit} ${catalog.budget?.unit}): lower-precedence skills go first`,
+			`left out by the budget (${catalog.budget?.limit} ${catalog.budget?.unit}): not even its name fits, and lower-precedence skills go first`,
 		);
 		return "omitted";
+	}
+	if (catalog.named.includes(name)) {
+		reasons.push(
+			`listed by name only: the budget (${catalog.budget?.limit} ${catalog.budget?.unit}) describes other skills first (precedence, --query, recent use, then a fixed order)`,
+		);
+		return "named";
 	}
 	if (truncated) {
 		reasons.push(`listed, with its description cut by ${truncated.droppedChars} characters to fit the budget`);
