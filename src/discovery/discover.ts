@@ -1,3 +1,4 @@
+import { statSync } from "node:fs";
 import { homedir } from "node:os";
 import { resolve } from "node:path";
 import { type RootCache, ScanCache } from "./cache.ts";
@@ -126,8 +127,12 @@ async function scanOnce(
 	const cwd = resolve(options.cwd ?? process.cwd());
 	const roots = await resolveRoots({ ...options, cwd, home: options.home ?? homedir() });
 	const diagnostics: DiscoveryDiagnostic[] = [];
+	// The index (and the skill stage it checks against) loads only when some root exists: an empty workspace's scan
+	// stays close to a bare Node start.
 	const persistent =
-		cache && options.cacheDir && roots.length > 0 ? await openIndex(options.cacheDir, diagnostics) : undefined;
+		cache && options.cacheDir && roots.some((root) => mayExist(root.path))
+			? await openIndex(options.cacheDir, diagnostics)
+			: undefined;
 	const rootCaches = cache ? roots.map((root) => rootCacheFor(cache, root, options, persistent, diagnostics)) : [];
 	const walkOptions = {
 		followSymlinks: options.followSymlinks !== false,
@@ -293,6 +298,15 @@ function rejectedAtWalk(candidate: Candidate): LoadedSkill {
 		bodyLine: undefined,
 		size: 0,
 	};
+}
+
+/** False only when `path` surely does not exist (an unreadable parent leaves the walk to report it). */
+function mayExist(path: string): boolean {
+	try {
+		return statSync(path, { throwIfNoEntry: false }) !== undefined;
+	} catch {
+		return true;
+	}
 }
 
 function round(ms: number): number {
