@@ -84,12 +84,13 @@ export class RootCache {
 	listDir = (dir: string): DirEntry[] => {
 		this.#seenDirs.add(dir);
 		// The signature is taken before listing: a change during the listing shows up on the next scan.
-		const signature = signatureOf(statSync(dir));
+		const info = statSync(dir);
 		const cached = this.dirs.get(dir);
-		if (cached && !cached.racy && sameSignature(cached.signature, signature)) {
+		if (cached && !cached.racy && matches(info, cached.signature)) {
 			this.reused.dirs++;
 			return cached.entries;
 		}
+		const signature = signatureOf(info);
 		const entries = listDir(dir);
 		this.#record(this.dirs, dir, { signature, entries, racy: isRacy(signature, this.#scanStart) });
 		return entries;
@@ -110,7 +111,7 @@ export class RootCache {
 		const cached = this.files.get(candidate.file);
 		if (cached && !cached.racy && cached.dir === candidate.dir) {
 			const info = known ? undefined : statSync(candidate.file, { throwIfNoEntry: false });
-			if (known || (info && sameSignature(signatureOf(info), cached.signature))) {
+			if (known || (info && matches(info, cached.signature))) {
 				this.reused.files++;
 				return fromCache(candidate, cached);
 			}
@@ -266,7 +267,18 @@ export class ScanCache {
 
 function sameAsNow(path: string, signature: FileSignature): boolean {
 	const info = statSync(path, { throwIfNoEntry: false });
-	return info !== undefined && sameSignature(signatureOf(info), signature);
+	return info !== undefined && matches(info, signature);
+}
+
+/** True when a stat result has `signature` (compared field by field: no object per stat). */
+function matches(info: Stats, signature: FileSignature): boolean {
+	return (
+		info.ino === signature.ino &&
+		info.mtimeMs === signature.mtimeMs &&
+		info.ctimeMs === signature.ctimeMs &&
+		info.size === signature.size &&
+		info.dev === signature.dev
+	);
 }
 
 /** The signature of a stat result. */

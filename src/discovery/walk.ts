@@ -1,5 +1,5 @@
 import { type Dirent, readdirSync, realpathSync, type Stats, statSync } from "node:fs";
-import { join, relative, sep } from "node:path";
+import { basename, join, relative, sep } from "node:path";
 import type * as SkillStage from "../skill/index.ts";
 import { type DiscoveryDiagnostic, discoveryDiagnostic } from "./codes.ts";
 import type { FilePin } from "./origins.ts";
@@ -81,6 +81,8 @@ const RESOURCE_DIRS: ReadonlySet<string> = new Set(["scripts", "references", "as
 interface Pending {
 	dir: string;
 	real: string;
+	/** `dir` relative to the root, with `/` separators ("" for the root). */
+	rel: string;
 	depth: number;
 }
 
@@ -109,7 +111,7 @@ export async function walkRoot(root: DiscoveryRoot, options: WalkOptions): Promi
 	// The skill stage loads once a root exists: a scan of a workspace without skills never pays for it.
 	const skill = await import("../skill/index.ts");
 	const state = new WalkState(root, walk, options, rootReal, skill);
-	let level: Pending[] = [{ dir: root.path, real: rootReal, depth: 0 }];
+	let level: Pending[] = [{ dir: root.path, real: rootReal, rel: "", depth: 0 }];
 	while (level.length > 0) {
 		const admitted = state.admit(level);
 		const links: Link[] = [];
@@ -207,7 +209,9 @@ class WalkState {
 			return [];
 		}
 		// Any non-folder counts, so a FIFO or device named SKILL.md is reported as unreadable rather than ignored.
-		const skillFile = this.#skill.pickSkillFileName(entries.filter((e) => e.kind !== "dir").map((e) => e.name));
+		const skillFile = entries.some(isSkillFileEntry)
+			? this.#skill.pickSkillFileName(entries.filter((e) => e.kind !== "dir").map((e) => e.name))
+			: undefined;
 		if (skillFile) {
 			this.#addSkill(item, entries, skillFile.name);
 			return [];
@@ -219,9 +223,9 @@ class WalkState {
 		const candidate: Candidate = {
 			root: this.#root,
 			dir: item.dir,
-			file: join(item.dir, fileName),
-			realFile: join(item.real, fileName),
-			relDir: relative(this.#root.path, item.dir).split(sep).join("/"),
+			file: below(item.dir, fileName),
+			realFile: below(item.real, fileName),
+			relDir: item.rel,
 			diagnostics: [],
 		};
 		if (fileName !== this.#skill.SKILL_FILE_NAME) {
@@ -259,8 +263,8 @@ class WalkState {
 
 	/** One cheap look for skills nested in a skill's own (non-resource) subfolders. */
 	#reportNested(item: Pending, entries: DirEntry[], candidate: Candidate): void {
-		const subdirs = entries.filter((e) => e.kind === "dir" && !RESOURCE_DIRS.has(e.name) && !isSkipped(e.name));
-		for (const sub of subdirs) {
+		for (const sub of entries) {
+			if (sub.kind !== "dir" || RESOURCE_DIRS.has(sub.name) || isSkipped(sub.name)) continue;
 			const nested = join(item.dir, sub.name, this.#skill.SKILL_FILE_NAME);
 			if (!isFile(nested)) continue;
 			const message = `${sub.name}/${this.#skill.SKILL_FILE_NAME} is inside the skill '${candidate.relDir}' and is not loaded`;
@@ -276,7 +280,7 @@ class WalkState {
 				if (entry.name.startsWith(".") && entry.name !== ".git") this.#hidden.push(join(item.dir, entry.name));
 				continue;
 			}
-			const path = join(item.dir, entry.name);
+			const path = below(item.dir, entry.name);
 			if (item.depth + 1 > this.#options.limits.maxDepth) {
 				this.#tooDeep.push(path);
 				continue;
@@ -285,10 +289,10 @@ class WalkState {
 				links.push({ path, parent: item });
 				continue;
 			}
-			const real = join(item.real, entry.name);
+			const real = below(item.real, entry.name);
 			if (this.#visited.has(real)) continue;
 			this.#visited.add(real);
-			next.push({ dir: path, real, depth: item.depth + 1 });
+			next.push({ dir: path, real, rel: childRel(item.rel, entry.name), depth: item.depth + 1 });
 		}
 		return next;
 	}
@@ -315,7 +319,7 @@ class WalkState {
 			return undefined;
 		}
 		this.#visited.add(real);
-		return { dir: path, real, depth: parent.depth + 1 };
+		return { dir: path, real, rel: childRel(parent.rel, basename(path)), depth: parent.depth + 1 };
 	}
 
 	finish(): void {
@@ -346,6 +350,22 @@ function direntKind(entry: Dirent): DirEntry["kind"] {
 	if (entry.isSymbolicLink()) return "link";
 	if (entry.isFile()) return "file";
 	return "other";
+}
+
+/**
+ * `join(dir, name)` for a normalized folder path and a plain entry name (no separator, not `.` or `..`): the same
+ * string, without normalizing it again on every entry of every folder.
+ */
+function below(dir: string, name: string): string {
+	return dir.endsWith(sep) ? dir + name : dir + sep + name;
+}
+
+function childRel(rel: string, name: string): string {
+	return rel === "" ? name : `${rel}/${name}`;
+}
+
+function isSkillFileEntry(entry: DirEntry): boolean {
+	return entry.kind !== "dir" && entry.name.length === 8 && entry.name.toLowerCase() === "skill.md";
 }
 
 function isSkipped(name: string): boolean {
