@@ -2,8 +2,10 @@ import { type Stats, statSync } from "node:fs";
 import type { FileSignature } from "../skill/index.ts";
 import type { DiscoveryDiagnostic } from "./codes.ts";
 import type { LoadedSkill, LoadOptions } from "./load.ts";
-import type { Candidate, DirEntry, RootWalk } from "./walk.ts";
+import type { DiscoveryRoot } from "./roots.ts";
+import type { Candidate, DirEntry, RootWalk, WalkRecord } from "./walk.ts";
 import { listDir } from "./walk.ts";
+import { reuseSnapshot, snapshotOf, type WalkSnapshot } from "./walk-snapshot.ts";
 
 /**
  * How long before a scan started a file or folder must have last changed for its signature to stand for its
@@ -50,6 +52,8 @@ export class RootCache {
 	readonly path: string;
 	readonly dirs: Map<string, CachedDir> = new Map();
 	readonly files: Map<string, CachedFile> = new Map();
+	/** The last walk's result, when it can stand for a walk while its folders are unchanged. */
+	walk: WalkSnapshot | undefined;
 	changed = false;
 	reused: { dirs: number; files: number } = { dirs: 0, files: 0 };
 	#seenDirs = new Set<string>();
@@ -73,6 +77,25 @@ export class RootCache {
 	end(reusedWalk: boolean): void {
 		if (!reusedWalk) prune(this.dirs, this.#seenDirs, this);
 		prune(this.files, this.#seenFiles, this);
+	}
+
+	/**
+	 * The last walk again, for `root`, when no folder it listed or looked into changed: one stat per folder and no
+	 * listing. Its folders then count as seen and reused.
+	 */
+	reuseWalk(root: DiscoveryRoot): RootWalk | undefined {
+		const walk = this.walk && reuseSnapshot(this.walk, root, this.dirs);
+		if (!walk) return undefined;
+		for (const dir of this.dirs.keys()) this.#seenDirs.add(dir);
+		this.reused.dirs += this.dirs.size;
+		return walk;
+	}
+
+	/** Keeps what a fresh walk found for reuse, when it can vouch for itself. Call after {@link RootCache.end}. */
+	remember(walk: RootWalk, record: WalkRecord): void {
+		const snapshot = snapshotOf(walk, record, this.dirs, (signature) => isRacy(signature, this.#scanStart));
+		if (snapshot || this.walk) this.changed = true;
+		this.walk = snapshot;
 	}
 
 	/** True when every file the scan saw could be read and remembered (the no-change check needs that). */

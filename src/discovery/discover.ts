@@ -18,6 +18,7 @@ import {
 	DEFAULT_WALK_LIMITS,
 	type RootWalk,
 	type WalkLimits,
+	type WalkRecord,
 	walkRoot,
 } from "./walk.ts";
 
@@ -140,12 +141,16 @@ async function scanOnce(
 		includeHidden: options.includeHidden === true,
 	};
 	const walks: RootWalk[] = reuse ? [...reuse.walks] : [];
+	// What each fresh walk depended on, so its result can be kept for the next scan.
+	const records: (WalkRecord | undefined)[] = [];
 	if (!reuse) {
 		for (const [i, root] of roots.entries()) {
-			const listDir = rootCaches[i]?.listDir;
-			walks.push(
-				await walkRoot(root, { ...walkOptions, limits: limitsFor(root, options), ...(listDir ? { listDir } : {}) }),
-			);
+			const rootCache = rootCaches[i];
+			const kept = rootCache?.reuseWalk(root);
+			const record: WalkRecord | undefined = rootCache && !kept ? { probes: [], links: false } : undefined;
+			const cached = rootCache && record ? { listDir: rootCache.listDir, record } : {};
+			walks.push(kept ?? (await walkRoot(root, { ...walkOptions, limits: limitsFor(root, options), ...cached })));
+			records.push(record);
 		}
 	}
 	const localWalks = [...walks];
@@ -191,6 +196,10 @@ async function scanOnce(
 		const absent = localWalks.filter((walk) => !walk.exists).map((walk) => walk.root.path);
 		cache.end(keys, used, absent, reuse !== undefined);
 		cache.walks = localWalks;
+		for (const [i, record] of records.entries()) {
+			const walk = localWalks[i];
+			if (record && walk) rootCaches[i]?.remember(walk, record);
+		}
 		for (const [i, walk] of localWalks.entries()) {
 			const rootCache = rootCaches[i];
 			if (persistent && rootCache && walk.exists) persistent.save(rootCache, scanStart);

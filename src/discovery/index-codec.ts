@@ -1,4 +1,3 @@
-import { dirname } from "node:path";
 import {
 	type FileSignature,
 	type FrontmatterValue,
@@ -7,9 +6,10 @@ import {
 	type SkillCode,
 	type SkillProperties,
 } from "../skill/index.ts";
-import { type CachedDir, type CachedFile, RootCache } from "./cache.ts";
-import type { DiscoveryDiagnostic } from "./codes.ts";
+import { type CachedFile, RootCache } from "./cache.ts";
+import { type DiscoveryDiagnostic, type DiscoveryOnlyCode, discoveryDiagnostic } from "./codes.ts";
 import { compareNames, type DirEntry } from "./walk.ts";
+import { SNAPSHOT_CODES, type WalkSnapshot } from "./walk-snapshot.ts";
 
 // The persistent index is a value read back: everything in it is checked as strictly as input before it stands in
 // for a listing or a read, and anything that would not come back exactly as it went in is not written at all.
@@ -55,7 +55,7 @@ export function encodeRootCache(cache: RootCache, fileKey: string): string {
 			diagnostics,
 		]);
 	}
-	return JSON.stringify({ format: FORMAT, key: fileKey, dirs, files });
+	return JSON.stringify({ format: FORMAT, key: fileKey, dirs, files, walk: encodeSnapshot(cache) });
 }
 
 /**
@@ -73,14 +73,10 @@ export function decodeRootCache(text: string, fileKey: string, key: string, path
 	if (root.format !== FORMAT) throw new IndexFormatError(`it is not a format-${FORMAT} discovery index`);
 	if (root.key !== fileKey) throw new IndexFormatError("it was written for another root or other settings");
 	const cache = new RootCache(key, path);
-	for (const row of list(root.dirs, "dirs")) {
-		const [dirPath, dir] = decodeDir(row, path);
-		cache.dirs.set(dirPath, dir);
-	}
-	for (const row of list(root.files, "files")) {
-		const [filePath, file] = decodeFile(row, path);
-		cache.files.set(filePath, file);
-	}
+	const listings = new Map<string, DirEntry[]>();
+	for (const row of list(root.dirs, "dirs")) decodeDir(row, path, cache, listings);
+	for (const row of list(root.files, "files")) decodeFile(row, path, cache);
+	if (root.walk !== null) cache.walk = decodeSnapshot(root.walk, path);
 	return cache;
 }
 
@@ -110,6 +106,76 @@ const UNSAFE_SEGMENT = /(?:^|\/)\.{0,2}(?:\/|$)/;
 
 function safeRelative(rel: string): boolean {
 	return rel.length <= MAX_STRING_UNITS && !UNSAFE_SEGMENT.test(rel) && !rel.includes("\0");
+}
+
+// --- the last walk ---
+
+type SnapshotRow = [string, number, number, boolean, boolean, boolean, string[][], string[][], unknown[][]];
+
+/** The last walk's snapshot with paths below the root, or null when there is none or a path is not below it. */
+function encodeSnapshot(cache: RootCache): SnapshotRow | null {
+	const snapshot = cache.walk;
+	if (!snapshot?.real.startsWith("/")) return null;
+	const diagnostics: string[][] = [];
+	for (const d of snapshot.diagnostics) {
+		const rel = relativeTo(cache.path, d.file);
+		if (rel === undefined) return null;
+		diagnostics.push([d.code, d.message, rel]);
+	}
+	const probes: unknown[][] = [];
+	for (const [path, signature] of snapshot.probes) {
+		const rel = relativeTo(cache.path, path);
+		if (rel === undefined || rel === "") return null;
+		probes.push([rel, ...signatureRow(signature)]);
+	}
+	const { counts, bounds } = snapshot;
+	const skills = snapshot.skills.map((skill) => [skill.rel, skill.fileName]);
+	return [
+		snapshot.real,
+		counts.dirs,
+		counts.entries,
+		bounds.depth,
+		bounds.dirs,
+		bounds.entries,
+		diagnostics,
+		skills,
+		probes,
+	];
+}
+
+function decodeSnapshot(value: unknown, root: string): WalkSnapshot {
+	const cells = tuple(value, 9, "the last walk");
+	const real = text(cells[0], "the root's real path");
+	if (real !== "/" && !(real.startsWith("/") && safeRelative(real.slice(1))))
+		throw new IndexFormatError("the root's real path is not a plain absolute path");
+	const counts = { dirs: count(cells[1], "a folder count"), entries: count(cells[2], "an entry count") };
+	const [depth, dirs, entries] = [cells[3], cells[4], cells[5]];
+	if (typeof depth !== "boolean" || typeof dirs !== "boolean" || typeof entries !== "boolean")
+		throw new IndexFormatError("a walk bound is not true or false");
+	const diagnostics = list(cells[6], "walk diagnostics").map((row) => {
+		const [code, message, file] = tuple(row, 3, "a walk diagnostic");
+		if (typeof code !== "string" || !SNAPSHOT_CODES.has(code))
+			throw new IndexFormatError("a walk diagnostic has a code a kept walk cannot have");
+		return discoveryDiagnostic(code as DiscoveryOnlyCode, text(message, "a message"), pathBelow(root, file));
+	});
+	const skills = list(cells[7], "walk skills").map((row) => {
+		const [rel, fileName] = tuple(row, 2, "a walk skill");
+		const name = text(fileName, "a skill file name");
+		if (name.length !== 8 || name.toLowerCase() !== "skill.md")
+			throw new IndexFormatError(`'${name}' is not a skill file`);
+		const dir = text(rel, "a skill folder");
+		if (dir !== "" && !safeRelative(dir))
+			throw new IndexFormatError(`the skill folder ${JSON.stringify(dir)} leaves its root`);
+		return { rel: dir, fileName: name };
+	});
+	const probes = new Map<string, FileSignature>();
+	for (const row of list(cells[8], "walk probes")) {
+		const probe = tuple(row, 6, "a probe");
+		const path = pathBelow(root, probe[0]);
+		if (path === root) throw new IndexFormatError("a probe is the root");
+		probes.set(path, decodeSignature(probe));
+	}
+	return { real, counts, bounds: { depth, dirs, entries }, diagnostics, skills, probes };
 }
 
 // --- what may be written ---
@@ -158,30 +224,43 @@ function savableDiagnostic(d: DiscoveryDiagnostic, file: string): boolean {
 
 // --- reading back ---
 
-function decodeDir(row: unknown, root: string): [string, CachedDir] {
+/**
+ * Reads one folder entry into `cache`. Listings are shared between folders that hold the same entries (ten thousand
+ * skill folders list the same three names): the walk only reads them.
+ */
+function decodeDir(row: unknown, root: string, cache: RootCache, listings: Map<string, DirEntry[]>): void {
 	const cells = tuple(row, 7, "a folder entry");
 	const path = pathBelow(root, cells[0]);
 	const names = text(cells[6], "a folder listing");
-	const entries: DirEntry[] = [];
-	if (names !== "") {
-		for (const part of names.split("/")) {
-			const kind = KINDS[part.charAt(0)];
-			const name = part.slice(1);
-			if (!kind || name === "" || name === "." || name === ".." || name.includes("\0"))
-				throw new IndexFormatError(`a folder listing of ${path} names an impossible entry`);
-			const previous = entries[entries.length - 1];
-			if (previous && compareNames(previous.name, name) >= 0)
-				throw new IndexFormatError(`the folder listing of ${path} is not in name order`);
-			entries.push({ name, kind });
-		}
+	let entries = listings.get(names);
+	if (!entries) {
+		entries = decodeListing(names, path);
+		listings.set(names, entries);
 	}
-	return [path, { signature: decodeSignature(cells), entries, racy: false }];
+	cache.dirs.set(path, { signature: decodeSignature(cells), entries, racy: false });
 }
 
-function decodeFile(row: unknown, root: string): [string, CachedFile] {
+function decodeListing(names: string, path: string): DirEntry[] {
+	const entries: DirEntry[] = [];
+	if (names === "") return entries;
+	for (const part of names.split("/")) {
+		const kind = KINDS[part.charAt(0)];
+		const name = part.slice(1);
+		if (!kind || name === "" || name === "." || name === ".." || name.includes("\0"))
+			throw new IndexFormatError(`a folder listing of ${path} names an impossible entry`);
+		const previous = entries[entries.length - 1];
+		if (previous && compareNames(previous.name, name) >= 0)
+			throw new IndexFormatError(`the folder listing of ${path} is not in name order`);
+		entries.push(Object.freeze({ name, kind }));
+	}
+	return Object.freeze(entries) as DirEntry[];
+}
+
+function decodeFile(row: unknown, root: string, cache: RootCache): void {
 	const cells = tuple(row, 10, "a file entry");
 	const path = pathBelow(root, cells[0]);
-	if (path === root || !/^skill\.md$/i.test(path.slice(path.lastIndexOf("/") + 1)))
+	const slash = path.lastIndexOf("/");
+	if (path === root || path.length - slash !== 9 || path.slice(slash + 1).toLowerCase() !== "skill.md")
 		throw new IndexFormatError(`a file entry is not a SKILL.md: ${path}`);
 	const signature = decodeSignature(cells);
 	const bodyOffset = cells[6] === null ? undefined : count(cells[6], "a body offset");
@@ -189,9 +268,10 @@ function decodeFile(row: unknown, root: string): [string, CachedFile] {
 	if ((bodyOffset === undefined) !== (bodyLine === undefined) || (bodyOffset ?? 0) > signature.size || bodyLine === 0)
 		throw new IndexFormatError(`the body of ${path} is placed where it cannot be`);
 	const properties = cells[8] === null ? null : decodeProperties(cells[8]);
-	const own = list(cells[9], "diagnostics").map((item) => decodeDiagnostic(item, path));
-	const file = { signature, dir: dirname(path), properties, own, bodyOffset, bodyLine, size: signature.size };
-	return [path, { ...file, racy: false }];
+	const rows = list(cells[9], "diagnostics");
+	const own = rows.length === 0 ? [] : rows.map((item) => decodeDiagnostic(item, path));
+	const dir = slash === 0 ? "/" : path.slice(0, slash);
+	cache.files.set(path, { signature, dir, properties, own, bodyOffset, bodyLine, size: signature.size, racy: false });
 }
 
 function decodeSignature(cells: unknown[]): FileSignature {

@@ -73,6 +73,18 @@ export interface WalkOptions {
 	/** Scan hidden folders below the root too (`.git` and `node_modules` stay skipped). Default false. */
 	includeHidden?: boolean;
 	listDir?: ListDir;
+	/** Filled in with what the walk depended on besides its listings (for reusing its result). */
+	record?: WalkRecord;
+}
+
+/** What a walk depended on besides the listings of the folders it listed. */
+export interface WalkRecord {
+	/** The root's real path, as the walk resolved it. */
+	real?: string;
+	/** Folders looked into for a nested SKILL.md without being listed. */
+	probes: string[];
+	/** True when a link was met (followed, or a linked SKILL.md): no listing covers where it leads. */
+	links: boolean;
 }
 
 const SKIPPED_DIRS: ReadonlySet<string> = new Set(["node_modules", ".git"]);
@@ -108,6 +120,7 @@ export async function walkRoot(root: DiscoveryRoot, options: WalkOptions): Promi
 	};
 	const rootReal = openRoot(root, walk);
 	if (rootReal === undefined) return walk;
+	if (options.record) options.record.real = rootReal;
 	// The skill stage loads once a root exists: a scan of a workspace without skills never pays for it.
 	const skill = await import("../skill/index.ts");
 	const state = new WalkState(root, walk, options, rootReal, skill);
@@ -220,21 +233,10 @@ class WalkState {
 	}
 
 	#addSkill(item: Pending, entries: DirEntry[], fileName: string): void {
-		const candidate: Candidate = {
-			root: this.#root,
-			dir: item.dir,
-			file: below(item.dir, fileName),
-			realFile: below(item.real, fileName),
-			relDir: item.rel,
-			diagnostics: [],
-		};
-		if (fileName !== this.#skill.SKILL_FILE_NAME) {
-			const message = `The skill file is named '${fileName}', not '${this.#skill.SKILL_FILE_NAME}'`;
-			const info = { code: "entry.case", severity: "warning", message, file: candidate.file } as const;
-			candidate.diagnostics.push({ ...info, hint: "Rename the file to `SKILL.md`." });
-		}
+		const candidate = skillCandidate(this.#root, item.dir, item.real, item.rel, fileName);
 		const entry = entries.find((e) => e.name === fileName);
 		if (entry?.kind === "link") {
+			if (this.#options.record) this.#options.record.links = true;
 			const linked = this.#resolveLinkedFile(candidate);
 			if (!linked) return;
 		}
@@ -265,6 +267,7 @@ class WalkState {
 	#reportNested(item: Pending, entries: DirEntry[], candidate: Candidate): void {
 		for (const sub of entries) {
 			if (sub.kind !== "dir" || RESOURCE_DIRS.has(sub.name) || isSkipped(sub.name)) continue;
+			this.#options.record?.probes.push(below(item.dir, sub.name));
 			const nested = join(item.dir, sub.name, this.#skill.SKILL_FILE_NAME);
 			if (!isFile(nested)) continue;
 			const message = `${sub.name}/${this.#skill.SKILL_FILE_NAME} is inside the skill '${candidate.relDir}' and is not loaded`;
@@ -287,6 +290,7 @@ class WalkState {
 			}
 			if (entry.kind === "link") {
 				links.push({ path, parent: item });
+				if (this.#options.record) this.#options.record.links = true;
 				continue;
 			}
 			const real = below(item.real, entry.name);
@@ -352,11 +356,35 @@ function direntKind(entry: Dirent): DirEntry["kind"] {
 	return "other";
 }
 
+/** The one spelling every client finds (the skill stage's `SKILL_FILE_NAME`; it loads only once a root exists). */
+const SKILL_MD = "SKILL.md";
+
+/**
+ * The candidate for the skill file `fileName` in the folder `dir` (real path `real`, `rel` below the root): a walk
+ * makes it, and so does a walk reused from the cache, with the same warning for a file not named `SKILL.md`.
+ */
+export function skillCandidate(
+	root: DiscoveryRoot,
+	dir: string,
+	real: string,
+	rel: string,
+	fileName: string,
+): Candidate {
+	const file = below(dir, fileName);
+	const candidate: Candidate = { root, dir, file, realFile: below(real, fileName), relDir: rel, diagnostics: [] };
+	if (fileName !== SKILL_MD) {
+		const message = `The skill file is named '${fileName}', not '${SKILL_MD}'`;
+		const info = { code: "entry.case", severity: "warning", message, file } as const;
+		candidate.diagnostics.push({ ...info, hint: "Rename the file to `SKILL.md`." });
+	}
+	return candidate;
+}
+
 /**
  * `join(dir, name)` for a normalized folder path and a plain entry name (no separator, not `.` or `..`): the same
  * string, without normalizing it again on every entry of every folder.
  */
-function below(dir: string, name: string): string {
+export function below(dir: string, name: string): string {
 	return dir.endsWith(sep) ? dir + name : dir + sep + name;
 }
 

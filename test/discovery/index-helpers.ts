@@ -23,6 +23,7 @@ export interface IndexPayload {
 	key: string;
 	dirs: unknown[][];
 	files: unknown[][];
+	walk: unknown[] | null;
 }
 
 /** Reads an index file's payload. */

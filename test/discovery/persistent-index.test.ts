@@ -3,6 +3,7 @@ import {
 	copyFileSync,
 	mkdirSync,
 	readFileSync,
+	renameSync,
 	rmSync,
 	symlinkSync,
 	truncateSync,
@@ -73,6 +74,7 @@ const TRICKY: Record<string, string | Uint8Array> = {
 
 let base: string;
 let rich: string;
+let linked: string;
 
 beforeAll(async () => {
 	base = await tempDir();
@@ -82,8 +84,10 @@ beforeAll(async () => {
 		if (typeof item.skill_md !== "string") continue;
 		await writeTree(rich, { [`conformance/${String(i).padStart(2, "0")}/${item.dir_name}/SKILL.md`]: item.skill_md });
 	}
-	mkdirSync(join(rich, "linked"));
-	symlinkSync(join(rich, "plain", "SKILL.md"), join(rich, "linked", "SKILL.md"));
+	linked = join(base, "linked-root");
+	mkdirSync(join(linked, "linked"), { recursive: true });
+	symlinkSync(join(rich, "plain", "SKILL.md"), join(linked, "linked", "SKILL.md"));
+	await writeTree(linked, { "real/SKILL.md": skillMd("real", "A real file beside a linked one.") });
 	await writeTree(join(base, "a"), { "one/SKILL.md": skillMd("one", "Root A's skill.") });
 	await writeTree(join(base, "b"), { "two/SKILL.md": skillMd("two", "Root B's skill.") });
 	await pastRacyWindow();
@@ -108,19 +112,51 @@ const codes = (result: DiscoveryResult) => result.report.diagnostics.map((d) => 
 describe("discover with a cacheDir", { timeout: 60_000 }, () => {
 	it("gives exactly the cold result warm, down to prototypes and diagnostics, on tricky skills", async () => {
 		const cacheDir = freshCache();
-		const uncached = await discover(optionsFor([rich]));
-		const cold = await discover(optionsFor([rich], cacheDir));
+		const roots = [rich, linked];
+		const uncached = await discover(optionsFor(roots));
+		const cold = await discover(optionsFor(roots, cacheDir));
 		expectSame(cold, uncached);
-		const warm = await discover(optionsFor([rich], cacheDir));
+		const warm = await discover(optionsFor(roots, cacheDir));
 		expectSame(warm, uncached);
 		// Every SKILL.md read came from the index, except the one whose values JSON cannot hold (.inf, .nan, -0);
 		// the linked SKILL.md is refused by the walk, before any read.
 		const refused = cold.report.rejected.filter((r) => r.diagnostics.some((d) => d.code === "entry.symlink"));
 		expect(refused).toHaveLength(1);
 		expect(warm.report.reused.files).toBe(cold.report.counts.candidates - refused.length - 1);
+		// The walk of the root without links was kept whole; the other root's walk ran again on kept listings.
+		const payloads = indexFiles(cacheDir).map(readPayload);
+		expect(payloads.find((payload) => payload.key.includes("rich-root"))?.walk).not.toBeNull();
+		expect(payloads.find((payload) => payload.key.includes("linked-root"))?.walk).toBeNull();
 		expect(uncached.index.get("rich")?.properties.extra["x-odd-numbers"]).toStrictEqual(
 			Object.assign(Object.create(null), { inf: Number.POSITIVE_INFINITY, nan: Number.NaN, negzero: -0 }),
 		);
+	});
+
+	it("sees what changes under a kept walk: a nested skill, a new skill, a removed one, a renamed file", async () => {
+		const cacheDir = freshCache();
+		const root = join(base, "changing");
+		await writeTree(root, {
+			"outer/SKILL.md": skillMd("outer", "Has a notes folder."),
+			"outer/notes/todo.txt": "later\n",
+			"group/first/SKILL.md": skillMd("first", "First."),
+			"group/second/SKILL.md": skillMd("second", "Second."),
+			"third/SKILL.md": skillMd("third", "Third."),
+		});
+		await pastRacyWindow();
+		await discover(optionsFor([root], cacheDir));
+		expect((await discover(optionsFor([root], cacheDir))).report.reused).toEqual({ dirs: 6, files: 4 });
+		// A SKILL.md in a folder the walk only looked into (no listing covers it).
+		await writeTree(root, { "outer/notes/SKILL.md": skillMd("notes", "Nested.") });
+		const nested = await discover(optionsFor([root], cacheDir));
+		expectSame(nested, await discover(optionsFor([root])));
+		expect(codes(nested)).toContain("entry.nested");
+		await writeTree(root, { "group/fourth/SKILL.md": skillMd("fourth", "Fourth.") });
+		rmSync(join(root, "group", "second"), { recursive: true });
+		renameSync(join(root, "third", "SKILL.md"), join(root, "third", "skill.md"));
+		const warm = await discover(optionsFor([root], cacheDir));
+		expectSame(warm, await discover(optionsFor([root])));
+		expect(warm.index.names()).toEqual(["first", "fourth", "outer", "third"]);
+		expect(warm.index.get("third")?.diagnostics.map((d) => d.code)).toContain("entry.case");
 	});
 
 	it("gives exactly the cold result warm on the real corpus", async () => {
@@ -223,6 +259,9 @@ const withProperties = (payload: IndexPayload) =>
 const withDiagnostic = (payload: IndexPayload) =>
 	payload.files.find((row) => (row[9] as unknown[]).length > 0) as unknown[] & { 9: unknown[][] };
 
+const kept = (payload: IndexPayload) => payload.walk as unknown[];
+const keptSkills = (payload: IndexPayload) => kept(payload)[7] as unknown[];
+
 const FORGERIES: [string, Forgery][] = [
 	["a folder outside the root", (p) => (p.dirs[0] as unknown[]).splice(0, 1, "../outside")],
 	["a SKILL.md outside the root", (p) => firstFile(p).splice(0, 1, "../../elsewhere/SKILL.md")],
@@ -250,6 +289,15 @@ const FORGERIES: [string, Forgery][] = [
 	["another format", (p) => (p.format = 2)],
 	["another root's key", (p) => (p.key = p.key.replace("rich-root", "other-root"))],
 	["a row of the wrong length", (p) => firstFile(p).push("extra")],
+	["a kept walk with a skill folder that climbs", (p) => ((keptSkills(p)[0] as unknown[])[0] = "../x")],
+	["a kept walk with a file that is not a skill file", (p) => ((keptSkills(p)[0] as unknown[])[1] = "README.md")],
+	[
+		"a kept walk with a diagnostic it cannot have",
+		(p) => (kept(p)[6] as unknown[]).push(["collision.locked", "x", ""]),
+	],
+	["a kept walk whose root resolves through ..", (p) => (kept(p)[0] = "/tmp/../etc")],
+	["a kept walk probing its root", (p) => (kept(p)[8] as unknown[]).push(["", 1, 1, 1, 1, 1])],
+	["a kept walk with a count that is not one", (p) => (kept(p)[1] = -1)],
 ];
 
 describe("a forged index (valid digest, owner and mode)", { timeout: 60_000 }, () => {
