@@ -82,7 +82,11 @@ export function decodeRootCache(text: string, fileKey: string, key: string, path
 	const listings = new Map<string, DirEntry[]>();
 	for (const row of list(root.dirs, "dirs")) decodeDir(row, path, cache, listings);
 	for (const row of list(root.files, "files")) decodeFile(row, path, cache);
-	if (root.walk !== null) cache.walk = decodeSnapshot(root.walk, path);
+	if (root.walk !== null) {
+		// A kept walk stands only while the folders it listed are unchanged: the root must be one of them.
+		if (!cache.dirs.has(path)) throw new IndexFormatError("a kept walk lists no root folder");
+		cache.walk = decodeSnapshot(root.walk, path);
+	}
 	return cache;
 }
 

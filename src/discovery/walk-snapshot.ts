@@ -1,5 +1,5 @@
 import { realpathSync, type Stats, statSync } from "node:fs";
-import { basename } from "node:path";
+import { basename, sep } from "node:path";
 import type { FileSignature } from "../skill/index.ts";
 import type { CachedDir } from "./cache.ts";
 import type { DiscoveryDiagnostic } from "./codes.ts";
@@ -95,8 +95,10 @@ export function reuseSnapshot(
 	};
 }
 
+/** `rel` (checked: no empty, `.` or `..` segment) joined below the normalized `path`, as the walk builds it. */
 function descend(path: string, rel: string): string {
 	if (rel === "") return path;
+	if (sep === "/") return path.endsWith("/") ? path + rel : `${path}/${rel}`;
 	let out = path;
 	for (const name of rel.split("/")) out = below(out, name);
 	return out;

@@ -298,6 +298,7 @@ const FORGERIES: [string, Forgery][] = [
 	["a kept walk whose root resolves through ..", (p) => (kept(p)[0] = "/tmp/../etc")],
 	["a kept walk probing its root", (p) => (kept(p)[8] as unknown[]).push(["", 1, 1, 1, 1, 1])],
 	["a kept walk with a count that is not one", (p) => (kept(p)[1] = -1)],
+	["a kept walk without its root folder", (p) => p.dirs.splice(0, p.dirs.length)],
 ];
 
 describe("a forged index (valid digest, owner and mode)", { timeout: 60_000 }, () => {
