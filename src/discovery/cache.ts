@@ -263,9 +263,10 @@ export class ScanCache {
 
 	/**
 	 * What changed since the last scan of the same roots, by one stat per folder and SKILL.md (no listing):
-	 * `structure` when a folder listing changed (or was racy) or an absent root appeared (a full rescan is needed),
-	 * else the SKILL.md files whose signature changed or was racy. Undefined when the last scan cannot be trusted
-	 * for this.
+	 * `structure` when a folder listing changed or an absent root appeared (a full rescan is needed), else the
+	 * SKILL.md files whose signature changed. Undefined when the last scan cannot be trusted for this. Signatures
+	 * alone decide here, racy or not: a rescan for nothing but racy entries would walk every remote origin again
+	 * each time; whenever a rescan runs, racy entries are read again, and they are never saved to disk.
 	 */
 	changes(keys: readonly string[]): { structure: boolean; files: Set<string> } | undefined {
 		if (!this.#complete || !this.walks || keys.length !== this.#keys.length) return undefined;
@@ -274,10 +275,10 @@ export class ScanCache {
 		const structure = { structure: true, files };
 		if (this.#absentRoots.some((root) => statSync(root, { throwIfNoEntry: false }) !== undefined)) return structure;
 		for (const root of this.#roots.values()) {
-			for (const [dir, cached] of root.dirs) if (cached.racy || !sameAsNow(dir, cached.signature)) return structure;
+			for (const [dir, cached] of root.dirs) if (!sameAsNow(dir, cached.signature)) return structure;
 		}
 		for (const root of this.#roots.values()) {
-			for (const [file, cached] of root.files) if (cached.racy || !sameAsNow(file, cached.signature)) files.add(file);
+			for (const [file, cached] of root.files) if (!sameAsNow(file, cached.signature)) files.add(file);
 		}
 		return { structure: false, files };
 	}

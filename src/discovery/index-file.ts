@@ -196,6 +196,8 @@ export function codeStamp(): string {
 	}
 	for (const folder of [join(here, "..", "skill"), here]) {
 		for (const name of readdirSync(folder).sort()) {
+			// The code itself: compiled or source modules, not declaration files.
+			if (name.endsWith(".d.ts") || !/\.[cm]?[jt]s$/.test(name)) continue;
 			const info = statSync(join(folder, name));
 			hash.update(`\0${name}\0${info.size}\0${info.mtimeMs}`);
 		}

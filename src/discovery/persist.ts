@@ -54,8 +54,9 @@ export class PersistentIndex {
 			try {
 				cache = decodeRootCache(read.text, this.#fileKey(key), key, path);
 			} catch (error) {
-				if (!(error instanceof IndexFormatError)) throw error;
-				reason = `its content is not valid: ${error.message}`;
+				// Whatever went wrong reading it back, the files themselves are still there to read: fail closed.
+				const why = error instanceof IndexFormatError ? error.message : String(error);
+				reason = `its content is not valid: ${why}`;
 			}
 		}
 		if (!cache || !("text" in read)) {
