@@ -18,6 +18,7 @@ import { benchAgent } from "./agent.ts";
 import { benchAudit } from "./audit.ts";
 import { benchCatalog } from "./catalog.ts";
 import { benchDiscoveryFast } from "./discovery-fast.ts";
+import { benchDiscoveryWarm } from "./discovery-warm.ts";
 import { generateTree } from "./generate.ts";
 import { benchMcp } from "./mcp.ts";
 import { benchMcpPressure } from "./mcp-pressure.ts";
@@ -171,15 +172,19 @@ async function main(): Promise<void> {
 	const tokenizerStart = performance.now();
 	await loadDefaultTokenizer();
 	const tokenizerLoadMs = Math.round(performance.now() - tokenizerStart);
-	for (const count of SIZES) sizes.push(await benchSize(count, rows));
-	for (const row of await benchOrigins()) rows.push({ skills: 1000, ...row });
-	rows.push(...(await benchTokens()));
-	rows.push(...(await benchCatalog()));
-	rows.push(...(await benchAgent()));
-	rows.push(...(await benchAudit()));
-	rows.push(...(await benchMcp()));
-	rows.push(...(await benchMcpPressure()));
-	rows.push(...(await benchDiscoveryFast()));
+	// SKILLSET_BENCH_ONLY=discovery,warm (comma-separated group names) runs only those groups; default: all.
+	const only = process.env.SKILLSET_BENCH_ONLY?.split(",").map((name) => name.trim());
+	const wanted = (group: string) => !only || only.includes(group);
+	if (wanted("sizes")) for (const count of SIZES) sizes.push(await benchSize(count, rows));
+	if (wanted("origins")) for (const row of await benchOrigins()) rows.push({ skills: 1000, ...row });
+	if (wanted("tokens")) rows.push(...(await benchTokens()));
+	if (wanted("catalog")) rows.push(...(await benchCatalog()));
+	if (wanted("agent")) rows.push(...(await benchAgent()));
+	if (wanted("audit")) rows.push(...(await benchAudit()));
+	if (wanted("mcp")) rows.push(...(await benchMcp()));
+	if (wanted("mcp-pressure")) rows.push(...(await benchMcpPressure()));
+	if (wanted("discovery")) rows.push(...(await benchDiscoveryFast()));
+	if (wanted("warm")) rows.push(...(await benchDiscoveryWarm()));
 	console.log(
 		`node ${process.version}, ${RUNS} runs per measure (median), tokenizer load ${tokenizerLoadMs} ms (once)\n`,
 	);

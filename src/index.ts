@@ -77,6 +77,7 @@ export {
 	DEFAULT_SCOPE_ORDER,
 	DEFAULT_WALK_LIMITS,
 	DISCOVERY_CODES,
+	defaultCacheDir,
 	diffIndexes,
 	discover,
 	PRESET_NAMES,

@@ -382,7 +382,8 @@ export function layerCatalog(
 	return merged;
 }
 
-function parseBoolean(value: string, name: string): boolean {
+/** A yes/no environment value (1, true, yes, on / 0, false, no, off); anything else is a usage error naming it. */
+export function parseBoolean(value: string, name: string): boolean {
 	if (/^(1|true|yes|on)$/i.test(value)) return true;
 	if (/^(0|false|no|off)$/i.test(value)) return false;
 	throw new UsageError(`${name} must be true or false, not '${value}'`);

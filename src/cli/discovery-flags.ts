@@ -18,6 +18,7 @@ import {
 	labelFrom,
 	layerCatalog,
 	loadConfig,
+	parseBoolean,
 	type SkillsetConfig,
 } from "./config.ts";
 import { type CliIo, UsageError } from "./io.ts";
@@ -45,6 +46,7 @@ export const discoveryFlags: NonNullable<ParseArgsConfig["options"]> = {
 	untrusted: { type: "boolean" },
 	"trust-store": { type: "boolean" },
 	"include-hidden": { type: "boolean" },
+	"no-cache": { type: "boolean" },
 	...originFlags,
 };
 
@@ -59,6 +61,8 @@ export const discoveryUsage: string = `Discovery options:
   --untrusted                treat the workspace as untrusted: its skills stay out of the catalog
   --trust-store              trust the workspace only if the trust store says so ('skillset trust')
   --include-hidden           also scan hidden folders below each root (e.g. skills/.curated)
+  --no-cache                 neither use nor write the discovery index in the cache folder
+                             (also SKILLSET_NO_CACHE=1)
 ${originUsage}`;
 
 /** The parsed values of {@link discoveryFlags}. */
@@ -71,6 +75,7 @@ export interface DiscoveryFlagValues extends OriginFlagValues {
 	untrusted?: boolean;
 	"trust-store"?: boolean;
 	"include-hidden"?: boolean;
+	"no-cache"?: boolean;
 }
 
 /** The merged settings: defaults < config file < SKILLSET_* environment < flags. */
@@ -119,6 +124,8 @@ async function resolveSettings(
 	if (values.untrusted) config.trustWorkspace = false;
 	const discoverOptions = discoverOptionsFrom(config, cwd, homeFrom(io.env, homedir()));
 	const cacheDir = cacheDirFor(io.env, io.cwd);
+	const noCache = io.env.SKILLSET_NO_CACHE ? parseBoolean(io.env.SKILLSET_NO_CACHE, "SKILLSET_NO_CACHE") : false;
+	if (!values["no-cache"] && !noCache) discoverOptions.cacheDir = cacheDir;
 	const origins = await summarizeOrigins(config, cacheDir);
 	if (origins.length > 0) {
 		const allowUnverified = values["allow-unverified"] === true;

@@ -1,7 +1,5 @@
-import { homedir } from "node:os";
-import { join, resolve } from "node:path";
 import type { ParseArgsConfig } from "node:util";
-import type { OriginProvider } from "../discovery/index.ts";
+import { defaultCacheDir, type OriginProvider } from "../discovery/index.ts";
 import { checkSetting, labelFrom, type McpServerSetting, ORIGIN_LABEL, type SkillsetConfig } from "./config.ts";
 import { UsageError } from "./io.ts";
 
@@ -139,13 +137,12 @@ export function layerOrigins(
 }
 
 /**
- * The cache folder origins use (`SKILLSET_CACHE_DIR`, relative to `cwd`, else the user cache folder): the rule of
- * the sources stage's `defaultCacheDir`, spelled here so that a scan without origins never loads that stage (a test
- * keeps the two equal).
+ * The cache folder origins and the discovery index use (`SKILLSET_CACHE_DIR`, relative to `cwd`, else the user
+ * cache folder): discovery's rule, so that a scan without origins never loads the sources stage (a test keeps it
+ * equal to the sources stage's `defaultCacheDir`).
  */
 export function cacheDirFor(env: Readonly<Record<string, string | undefined>>, cwd: string): string {
-	if (env.SKILLSET_CACHE_DIR) return resolve(cwd, env.SKILLSET_CACHE_DIR);
-	return join(env.XDG_CACHE_HOME || join(env.HOME || homedir(), ".cache"), "skillset");
+	return defaultCacheDir(env, cwd);
 }
 
 /** The sources stage, loaded only when an origin is configured. */

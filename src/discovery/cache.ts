@@ -1,96 +1,128 @@
 import { type Stats, statSync } from "node:fs";
 import type { FileSignature } from "../skill/index.ts";
+import type { DiscoveryDiagnostic } from "./codes.ts";
 import type { LoadedSkill, LoadOptions } from "./load.ts";
-import type { Candidate, RootWalk } from "./walk.ts";
-import { type DirEntry, listDir } from "./walk.ts";
+import type { DiscoveryRoot } from "./roots.ts";
+import type { Candidate, DirEntry, RootWalk, WalkRecord } from "./walk.ts";
+import { listDir } from "./walk.ts";
+import { reuseSnapshot, snapshotOf, type WalkSnapshot } from "./walk-snapshot.ts";
 
-interface CachedDir {
+/**
+ * How long before a scan started a file or folder must have last changed for its signature to stand for its
+ * content later (the racy-git rule, widened): a change in the same clock tick as our read, or within a
+ * whole-second timestamp, leaves the signature as it was. Two seconds covers file systems that keep time in
+ * seconds (or two, as FAT does) and the lag of the kernel's coarse clock.
+ */
+export const RACY_MARGIN_MS = 2000;
+
+/** A folder listing and the folder's signature when it was listed. */
+export interface CachedDir {
 	signature: FileSignature;
 	entries: DirEntry[];
+	/** Changed too close to the scan that listed it: listed again next time, never saved. */
+	racy: boolean;
 }
 
-interface CachedFile {
+/** What reading a SKILL.md gave, apart from the candidate: everything that depends only on the file. */
+export interface CachedFile {
 	signature: FileSignature;
 	dir: string;
-	loaded: LoadedSkill;
+	properties: LoadedSkill["properties"];
+	/** The file's own diagnostics (the walk's come from the candidate each time). */
+	own: DiscoveryDiagnostic[];
+	bodyOffset: number | undefined;
+	bodyLine: number | undefined;
+	size: number;
+	/** Changed too close to the scan that read it: read again next time, never saved. */
+	racy: boolean;
+}
+
+/** True when a signature's times are too close to `scanStart` (wall-clock ms) to vouch for the content. */
+export function isRacy(signature: FileSignature, scanStart: number): boolean {
+	return Math.max(signature.mtimeMs, signature.ctimeMs) >= scanStart - RACY_MARGIN_MS;
 }
 
 /**
- * Remembers folder listings and parsed frontmatter by path and (dev, ino, size, mtime, ctime), so a rescan of an
- * unchanged tree costs one stat per folder and per SKILL.md. Entries not seen in a scan are dropped after it.
+ * The listings and files of one root's walk, keyed by path and (dev, ino, size, mtime, ctime). `key` names the
+ * root and every option its walk and reads depend on, so one root's entries never serve another. `changed` says
+ * whether what could be saved (the entries that are not racy) differs from what the cache started with.
  */
-export class ScanCache {
-	readonly #dirs = new Map<string, CachedDir>();
-	readonly #files = new Map<string, CachedFile>();
+export class RootCache {
+	readonly key: string;
+	readonly path: string;
+	readonly dirs: Map<string, CachedDir> = new Map();
+	readonly files: Map<string, CachedFile> = new Map();
+	/** The last walk's result, when it can stand for a walk while its folders are unchanged. */
+	walk: WalkSnapshot | undefined;
+	changed = false;
+	reused: { dirs: number; files: number } = { dirs: 0, files: 0 };
 	#seenDirs = new Set<string>();
 	#seenFiles = new Set<string>();
-	#roots: string[] = [];
-	#absentRoots: string[] = [];
-	#complete = false;
-	/** The walks of the last full scan, reused when only SKILL.md contents changed since. */
-	walks: RootWalk[] | undefined;
-	/** Counts of the last scan: how many listings and files were reused. */
-	reused: { dirs: number; files: number } = { dirs: 0, files: 0 };
+	#scanStart = 0;
 
-	/** How many folder listings and files the cache holds. */
-	get size(): { dirs: number; files: number } {
-		return { dirs: this.#dirs.size, files: this.#files.size };
+	constructor(key: string, path: string) {
+		this.key = key;
+		this.path = path;
 	}
 
-	/** Starts a scan: reuse counters reset, and entries not seen by {@link ScanCache.end} are pruned. */
-	begin(): void {
+	/** Starts a scan that began at `scanStart` (wall-clock ms, taken before any stat). */
+	begin(scanStart: number): void {
+		this.#scanStart = scanStart;
 		this.#seenDirs = new Set();
 		this.#seenFiles = new Set();
 		this.reused = { dirs: 0, files: 0 };
 	}
 
-	/**
-	 * Ends a scan of `roots` (those that did not exist listed in `absent`): entries not seen are pruned. The fast
-	 * no-change check is possible only when every file seen could be read and remembered.
-	 */
-	end(roots: readonly string[], walks: readonly RootWalk[], reusedWalks = false): void {
-		if (!reusedWalks) for (const key of this.#dirs.keys()) if (!this.#seenDirs.has(key)) this.#dirs.delete(key);
-		for (const key of this.#files.keys()) if (!this.#seenFiles.has(key)) this.#files.delete(key);
-		this.#roots = [...roots];
-		this.#absentRoots = walks.filter((walk) => !walk.exists).map((walk) => walk.root.path);
-		this.#complete = this.#files.size === this.#seenFiles.size;
-		this.walks = [...walks];
+	/** Ends a scan: entries it did not see are dropped (unless the walk was reused, then only files). */
+	end(reusedWalk: boolean): void {
+		if (!reusedWalk) prune(this.dirs, this.#seenDirs, this);
+		prune(this.files, this.#seenFiles, this);
 	}
 
 	/**
-	 * What changed since the last scan of the same `roots`, by one stat per folder and SKILL.md (no listing):
-	 * `structure` when a folder listing changed or an absent root appeared (a full rescan is needed), else the
-	 * SKILL.md files whose signature changed. Undefined when the last scan cannot be trusted for this.
+	 * The last walk again, for `root`, when no folder it listed or looked into changed: one stat per folder and no
+	 * listing. Its folders then count as seen and reused.
 	 */
-	changes(roots: readonly string[]): { structure: boolean; files: Set<string> } | undefined {
-		if (!this.#complete || !this.walks || roots.length !== this.#roots.length) return undefined;
-		if (roots.some((root, i) => root !== this.#roots[i])) return undefined;
-		const files = new Set<string>();
-		if (this.#absentRoots.some((root) => statSync(root, { throwIfNoEntry: false }) !== undefined))
-			return { structure: true, files };
-		for (const [dir, cached] of this.#dirs) if (!sameAsNow(dir, cached.signature)) return { structure: true, files };
-		for (const [file, cached] of this.#files) if (!sameAsNow(file, cached.signature)) files.add(file);
-		return { structure: false, files };
+	reuseWalk(root: DiscoveryRoot): RootWalk | undefined {
+		const walk = this.walk && reuseSnapshot(this.walk, root, this.dirs);
+		if (!walk) return undefined;
+		for (const dir of this.dirs.keys()) this.#seenDirs.add(dir);
+		this.reused.dirs += this.dirs.size;
+		return walk;
 	}
 
-	/** Lists `dir`, or returns the cached listing when the folder's signature is unchanged. */
+	/** Keeps what a fresh walk found for reuse, when it can vouch for itself. Call after {@link RootCache.end}. */
+	remember(walk: RootWalk, record: WalkRecord): void {
+		const snapshot = snapshotOf(walk, record, this.dirs, (signature) => isRacy(signature, this.#scanStart));
+		if (snapshot || this.walk) this.changed = true;
+		this.walk = snapshot;
+	}
+
+	/** True when every file the scan saw could be read and remembered (the no-change check needs that). */
+	get complete(): boolean {
+		return this.files.size === this.#seenFiles.size;
+	}
+
+	/** Lists `dir`, or returns the cached listing when the folder's signature is unchanged and was not racy. */
 	listDir = (dir: string): DirEntry[] => {
 		this.#seenDirs.add(dir);
 		// The signature is taken before listing: a change during the listing shows up on the next scan.
-		const signature = signatureOf(statSync(dir));
-		const cached = this.#dirs.get(dir);
-		if (cached && sameSignature(cached.signature, signature)) {
+		const info = statSync(dir);
+		const cached = this.dirs.get(dir);
+		if (cached && !cached.racy && matches(info, cached.signature)) {
 			this.reused.dirs++;
 			return cached.entries;
 		}
+		const signature = signatureOf(info);
 		const entries = listDir(dir);
-		this.#dirs.set(dir, { signature, entries });
+		this.#record(this.dirs, dir, { signature, entries, racy: isRacy(signature, this.#scanStart) });
 		return entries;
 	};
 
 	/**
-	 * Loads a candidate, or reuses the last result when SKILL.md is unchanged (`known` when a stat just showed that,
-	 * so it need not be taken again). `read` is `loadCandidate`, passed in so that the skill stage loads lazily.
+	 * Loads a candidate, or reuses what the last read gave when SKILL.md is unchanged (`known` when a stat just
+	 * showed that, so it need not be taken again). `read` is `loadCandidate`, passed in so the skill stage loads
+	 * lazily.
 	 */
 	load(
 		candidate: Candidate,
@@ -99,32 +131,186 @@ export class ScanCache {
 		read: (candidate: Candidate, options: LoadOptions) => LoadedSkill,
 	): LoadedSkill {
 		this.#seenFiles.add(candidate.file);
-		const cached = this.#files.get(candidate.file);
-		if (cached && cached.dir === candidate.dir) {
+		const cached = this.files.get(candidate.file);
+		if (cached && !cached.racy && cached.dir === candidate.dir) {
 			const info = known ? undefined : statSync(candidate.file, { throwIfNoEntry: false });
-			const current = info ? signatureOf(info) : undefined;
-			if (known || (current && sameSignature(current, cached.signature))) {
+			if (known || (info && matches(info, cached.signature))) {
 				this.reused.files++;
-				const own = cached.loaded.diagnostics.slice(cached.loaded.candidate.diagnostics.length);
-				return { ...cached.loaded, candidate, diagnostics: [...candidate.diagnostics, ...own] };
+				return fromCache(candidate, cached);
 			}
 		}
 		const loaded = read(candidate, options);
-		if (loaded.signature) this.#files.set(candidate.file, { signature: loaded.signature, dir: candidate.dir, loaded });
-		else this.#files.delete(candidate.file);
+		if (loaded.signature) this.#record(this.files, candidate.file, toCached(loaded, this.#scanStart));
+		else if (this.files.delete(candidate.file) && cached && !cached.racy) this.changed = true;
 		return loaded;
+	}
+
+	/** Records an entry; `changed` when the saved form (non-racy entries only) differs from before. */
+	#record<T extends { signature: FileSignature; racy: boolean }>(map: Map<string, T>, path: string, entry: T): void {
+		const before = map.get(path);
+		const saved = (item: T | undefined) => (item && !item.racy ? item.signature : undefined);
+		const was = saved(before);
+		const now = saved(entry);
+		if (was !== now && !(was && now && sameSignature(was, now))) this.changed = true;
+		map.set(path, entry);
+	}
+}
+
+function prune<T extends { racy: boolean }>(map: Map<string, T>, seen: Set<string>, cache: RootCache): void {
+	for (const [key, entry] of map) {
+		if (seen.has(key)) continue;
+		map.delete(key);
+		if (!entry.racy) cache.changed = true;
+	}
+}
+
+function toCached(loaded: LoadedSkill, scanStart: number): CachedFile {
+	const signature = loaded.signature as FileSignature;
+	return {
+		signature,
+		dir: loaded.candidate.dir,
+		properties: loaded.properties,
+		own: loaded.diagnostics.slice(loaded.candidate.diagnostics.length),
+		bodyOffset: loaded.bodyOffset,
+		bodyLine: loaded.bodyLine,
+		size: loaded.size,
+		racy: isRacy(signature, scanStart),
+	};
+}
+
+/** The loaded skill a cached read stands for, with this walk's candidate (and its diagnostics) in front. */
+function fromCache(candidate: Candidate, cached: CachedFile): LoadedSkill {
+	return {
+		candidate,
+		properties: cached.properties,
+		diagnostics: [...candidate.diagnostics, ...cached.own],
+		bodyOffset: cached.bodyOffset,
+		bodyLine: cached.bodyLine,
+		size: cached.size,
+		signature: cached.signature,
+	};
+}
+
+/**
+ * Remembers folder listings and parsed frontmatter per root between scans, so a rescan of an unchanged tree costs
+ * one stat per folder and per SKILL.md. Roots not walked in a scan are dropped after it.
+ */
+export class ScanCache {
+	readonly #roots = new Map<string, RootCache>();
+	#keys: string[] = [];
+	#absentRoots: string[] = [];
+	#complete = false;
+	#scanStart = 0;
+	/** The walks of the last full scan, reused when only SKILL.md contents changed since. */
+	walks: RootWalk[] | undefined;
+
+	/** Counts of the last scan: how many listings and files were reused, over every root. */
+	get reused(): { dirs: number; files: number } {
+		const total = { dirs: 0, files: 0 };
+		for (const root of this.#roots.values()) {
+			total.dirs += root.reused.dirs;
+			total.files += root.reused.files;
+		}
+		return total;
+	}
+
+	/** How many folder listings and files the cache holds. */
+	get size(): { dirs: number; files: number } {
+		const total = { dirs: 0, files: 0 };
+		for (const root of this.#roots.values()) {
+			total.dirs += root.dirs.size;
+			total.files += root.files.size;
+		}
+		return total;
+	}
+
+	/** Starts a scan at `scanStart` (wall-clock ms, before any stat). */
+	begin(scanStart: number): void {
+		this.#scanStart = scanStart;
+		for (const root of this.#roots.values()) root.begin(scanStart);
+	}
+
+	/** The cache of the root named by `key`, if there is one. */
+	peek(key: string): RootCache | undefined {
+		return this.#roots.get(key);
+	}
+
+	/** The cache of the root named by `key` (made empty, or `seed` as loaded from disk, when there is none). */
+	root(key: string, path: string, seed?: RootCache): RootCache {
+		let cache = this.#roots.get(key);
+		if (!cache) {
+			cache = seed ?? Object.assign(new RootCache(key, path), { changed: true });
+			cache.begin(this.#scanStart);
+			this.#roots.set(key, cache);
+		}
+		return cache;
+	}
+
+	/**
+	 * Ends a scan whose local roots had `keys` (those that did not exist listed in `absent`): roots not used are
+	 * dropped, and entries not seen are pruned. The no-change check is possible only when every file seen could be
+	 * read and remembered.
+	 */
+	end(keys: readonly string[], used: ReadonlySet<string>, absent: readonly string[], reusedWalks: boolean): void {
+		for (const [key, root] of this.#roots) {
+			if (used.has(key)) root.end(reusedWalks);
+			else this.#roots.delete(key);
+		}
+		this.#keys = [...keys];
+		this.#absentRoots = [...absent];
+		this.#complete = [...this.#roots.values()].every((root) => root.complete);
+	}
+
+	/**
+	 * What changed since the last scan of the same roots, by one stat per folder and SKILL.md (no listing):
+	 * `structure` when a folder listing changed or an absent root appeared (a full rescan is needed), else the
+	 * SKILL.md files whose signature changed. Undefined when the last scan cannot be trusted for this. Signatures
+	 * alone decide here, racy or not: a rescan for nothing but racy entries would walk every remote origin again
+	 * each time; whenever a rescan runs, racy entries are read again, and they are never saved to disk.
+	 */
+	changes(keys: readonly string[]): { structure: boolean; files: Set<string> } | undefined {
+		if (!this.#complete || !this.walks || keys.length !== this.#keys.length) return undefined;
+		if (keys.some((key, i) => key !== this.#keys[i])) return undefined;
+		const files = new Set<string>();
+		const structure = { structure: true, files };
+		if (this.#absentRoots.some((root) => statSync(root, { throwIfNoEntry: false }) !== undefined)) return structure;
+		for (const root of this.#roots.values()) {
+			for (const [dir, cached] of root.dirs) if (!sameAsNow(dir, cached.signature)) return structure;
+		}
+		for (const root of this.#roots.values()) {
+			for (const [file, cached] of root.files) if (!sameAsNow(file, cached.signature)) files.add(file);
+		}
+		return { structure: false, files };
+	}
+
+	/** The root caches of the last scan. */
+	roots(): RootCache[] {
+		return [...this.#roots.values()];
 	}
 }
 
 function sameAsNow(path: string, signature: FileSignature): boolean {
 	const info = statSync(path, { throwIfNoEntry: false });
-	return info !== undefined && sameSignature(signatureOf(info), signature);
+	return info !== undefined && matches(info, signature);
 }
 
-function signatureOf(info: Stats): FileSignature {
+/** True when a stat result has `signature` (compared field by field: no object per stat). */
+function matches(info: Stats, signature: FileSignature): boolean {
+	return (
+		info.ino === signature.ino &&
+		info.mtimeMs === signature.mtimeMs &&
+		info.ctimeMs === signature.ctimeMs &&
+		info.size === signature.size &&
+		info.dev === signature.dev
+	);
+}
+
+/** The signature of a stat result. */
+export function signatureOf(info: Stats): FileSignature {
 	return { dev: info.dev, ino: info.ino, size: info.size, mtimeMs: info.mtimeMs, ctimeMs: info.ctimeMs };
 }
 
-function sameSignature(a: FileSignature, b: FileSignature): boolean {
+/** True when two signatures are the same in every field. */
+export function sameSignature(a: FileSignature, b: FileSignature): boolean {
 	return a.dev === b.dev && a.ino === b.ino && a.size === b.size && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs;
 }

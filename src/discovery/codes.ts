@@ -27,7 +27,9 @@ export type DiscoveryOnlyCode =
 	| "origin.failed"
 	| "origin.cached"
 	| "origin.refused"
-	| "origin.collision";
+	| "origin.collision"
+	| "index.ignored"
+	| "index.unavailable";
 
 /** Every code a discovery diagnostic can carry. */
 export type DiscoveryCode = SkillCode | DiscoveryOnlyCode;
@@ -171,6 +173,18 @@ export const DISCOVERY_CODES: Readonly<Record<DiscoveryOnlyCode, DiscoveryCodeIn
 		description:
 			"An untrusted workspace's own skillset.config.json sets roots, scopes, locks or origins (or MCP server commands, unless trusted explicitly); those keys are ignored.",
 		hint: "Trust the workspace to use them, or pass the settings with --config, flags or SKILLSET_* variables.",
+	},
+	"index.ignored": {
+		severity: "warning",
+		description:
+			"A file of the persistent discovery index was not used (a link, not ours, writable by others, too large, or corrupt); every skill was read from disk instead.",
+		hint: "Nothing is lost; the next scan writes a fresh file. If you did not change it, check who can write your cache folder.",
+	},
+	"index.unavailable": {
+		severity: "warning",
+		description:
+			"The persistent discovery index folder is not safe to use (a link, not ours, or writable by others), so the index is off.",
+		hint: "Fix the folder's owner and mode (0700), point SKILLSET_CACHE_DIR elsewhere, or pass --no-cache.",
 	},
 	"skill.disabled": {
 		severity: "info",

@@ -1,10 +1,12 @@
+import { statSync } from "node:fs";
 import { homedir } from "node:os";
 import { resolve } from "node:path";
-import { ScanCache } from "./cache.ts";
+import { type RootCache, ScanCache } from "./cache.ts";
 import { type DiscoveryDiagnostic, discoveryDiagnostic } from "./codes.ts";
 import type { LoadedSkill, LoadOptions } from "./load.ts";
 import { validateDiscoverOptions } from "./options.ts";
 import { type OriginProvider, walkOrigins } from "./origins.ts";
+import type { PersistentIndex } from "./persist.ts";
 import { mapInBatches } from "./pool.ts";
 import { buildReport, type DiscoveryReport } from "./report.ts";
 import { type CollisionPolicy, resolveSkills } from "./resolve.ts";
@@ -16,6 +18,7 @@ import {
 	DEFAULT_WALK_LIMITS,
 	type RootWalk,
 	type WalkLimits,
+	type WalkRecord,
 	walkRoot,
 } from "./walk.ts";
 
@@ -38,6 +41,12 @@ export interface DiscoverOptions extends RootOptions, LoadOptions {
 	disabled?: readonly string[];
 	/** Remote origins (MCP servers, well-known indexes); their skills never shadow local ones. */
 	origins?: readonly OriginProvider[];
+	/**
+	 * The user's cache folder (see {@link defaultCacheDir}). When set, the folder listings and frontmatter results
+	 * of each root are kept in its `discovery/` folder between processes, so a run over unchanged files costs one
+	 * stat per folder and SKILL.md. Unset (the default for the library): nothing is written.
+	 */
+	cacheDir?: string;
 }
 
 /** An index and the report that explains it. */
@@ -74,7 +83,7 @@ export function createDiscovery(options: DiscoverOptions = {}): Discovery {
 		if (previous) {
 			const started = performance.now();
 			const roots = await resolveRoots({ ...fixed, home: fixed.home ?? homedir() });
-			const changes = cache.changes(roots.map((root) => root.path));
+			const changes = cache.changes(roots.map((root) => rootKey(root, fixed)));
 			// Nothing changed: the same index, so callers (and watchers) can tell at a glance.
 			if (changes && !changes.structure && changes.files.size === 0)
 				return unchangedResult(previous, started, cache.size);
@@ -108,27 +117,55 @@ interface Reuse {
 
 async function scanOnce(
 	options: DiscoverOptions,
-	cache: ScanCache | undefined,
+	given: ScanCache | undefined,
 	reuse?: Reuse,
 ): Promise<DiscoveryResult> {
 	const started = performance.now();
-	cache?.begin();
+	// Wall-clock time before any stat: what changed since (or just before) may have changed while being read.
+	const scanStart = Date.now();
+	const cache = given ?? (options.cacheDir ? new ScanCache() : undefined);
+	cache?.begin(scanStart);
 	const cwd = resolve(options.cwd ?? process.cwd());
 	const roots = await resolveRoots({ ...options, cwd, home: options.home ?? homedir() });
+	const diagnostics: DiscoveryDiagnostic[] = [];
+	// The index (and the skill stage it checks against) loads only when some root exists: an empty workspace's scan
+	// stays close to a bare Node start.
+	const persistent =
+		cache && options.cacheDir && roots.some((root) => mayExist(root.path))
+			? await openIndex(options.cacheDir, diagnostics)
+			: undefined;
+	const rootCaches = cache ? roots.map((root) => rootCacheFor(cache, root, options, persistent, diagnostics)) : [];
 	const walkOptions = {
 		followSymlinks: options.followSymlinks !== false,
 		allowSymlinkedSkillFile: options.allowSymlinkedSkillFile === true,
 		includeHidden: options.includeHidden === true,
-		...(cache ? { listDir: cache.listDir } : {}),
 	};
 	const walks: RootWalk[] = reuse ? [...reuse.walks] : [];
+	// What each fresh walk depended on, so its result can be kept for the next scan.
+	const records: (WalkRecord | undefined)[] = [];
 	if (!reuse) {
-		for (const root of roots) walks.push(await walkRoot(root, { ...walkOptions, limits: limitsFor(root, options) }));
+		for (const [i, root] of roots.entries()) {
+			const rootCache = rootCaches[i];
+			const kept = rootCache?.reuseWalk(root);
+			const record: WalkRecord | undefined = rootCache && !kept ? { probes: [], links: false } : undefined;
+			const cached = rootCache && record ? { listDir: rootCache.listDir, record } : {};
+			walks.push(kept ?? (await walkRoot(root, { ...walkOptions, limits: limitsFor(root, options), ...cached })));
+			records.push(record);
+		}
+	}
+	const localWalks = [...walks];
+	// Candidates point at their walk's root (a reused walk's is the previous scan's object for the same root).
+	const caches = new Map<DiscoveryRoot, RootCache>();
+	for (const [i, walk] of localWalks.entries()) {
+		const rootCache = rootCaches[i];
+		if (rootCache) caches.set(walk.root, rootCache);
 	}
 	const originWalks = options.origins?.length ? await walkOrigins(options.origins, roots.length) : [];
 	walks.push(...originWalks);
+	if (cache)
+		for (const walk of originWalks) caches.set(walk.root, cache.root(`origin\0${walk.root.path}`, walk.root.path));
 	const walked = performance.now();
-	const diagnostics: DiscoveryDiagnostic[] = walks.flatMap((walk) => walk.diagnostics);
+	diagnostics.push(...walks.flatMap((walk) => walk.diagnostics));
 	const candidates = uniqueCandidates(walks, diagnostics);
 	const loadOptions: LoadOptions = {
 		maxFileBytes: options.maxFileBytes,
@@ -138,11 +175,13 @@ async function scanOnce(
 	const { loadCandidate } = candidates.length > 0 ? await import("./load.ts") : { loadCandidate: undefined };
 	const loaded = !loadCandidate
 		? []
-		: await mapInBatches(candidates, (candidate) =>
-				cache
-					? cache.load(candidate, loadOptions, reuse !== undefined && !reuse.changed.has(candidate.file), loadCandidate)
-					: loadCandidate(candidate, loadOptions),
-			);
+		: await mapInBatches(candidates, (candidate) => {
+				const known = reuse !== undefined && !reuse.changed.has(candidate.file);
+				const rootCache = caches.get(candidate.root);
+				return rootCache
+					? rootCache.load(candidate, loadOptions, known, loadCandidate)
+					: loadCandidate(candidate, loadOptions);
+			});
 	const loadedAt = performance.now();
 	const walkRejected = walks.flatMap((walk) => walk.rejected).map(rejectedAtWalk);
 	const resolution = resolveSkills([...loaded, ...walkRejected], {
@@ -151,11 +190,21 @@ async function scanOnce(
 		lockedRanks: new Set(roots.filter((root) => root.locked).map((root) => root.rank)),
 	});
 	const index = new SkillIndex(resolution.skills);
-	cache?.end(
-		roots.map((root) => root.path),
-		walks.filter((walk) => !originWalks.includes(walk)),
-		reuse !== undefined,
-	);
+	if (cache) {
+		const keys = roots.map((root) => rootKey(root, options));
+		const used = new Set([...caches.values()].map((rootCache) => rootCache.key));
+		const absent = localWalks.filter((walk) => !walk.exists).map((walk) => walk.root.path);
+		cache.end(keys, used, absent, reuse !== undefined);
+		cache.walks = localWalks;
+		for (const [i, record] of records.entries()) {
+			const walk = localWalks[i];
+			if (record && walk) rootCaches[i]?.remember(walk, record);
+		}
+		for (const [i, walk] of localWalks.entries()) {
+			const rootCache = rootCaches[i];
+			if (persistent && rootCache && walk.exists) persistent.save(rootCache, scanStart);
+		}
+	}
 	const done = performance.now();
 	const report = buildReport({
 		cwd,
@@ -176,6 +225,42 @@ async function scanOnce(
 			: { dirs: 0, files: 0 },
 	});
 	return { index, report };
+}
+
+/** The persistent index of `cacheDir`, loaded only when one is asked for (start-up pays for every module). */
+async function openIndex(cacheDir: string, diagnostics: DiscoveryDiagnostic[]): Promise<PersistentIndex | undefined> {
+	const { PersistentIndex } = await import("./persist.ts");
+	return PersistentIndex.open(cacheDir, diagnostics);
+}
+
+/** The cache of one root: the one in memory, else the one saved on disk, else a new one. */
+function rootCacheFor(
+	cache: ScanCache,
+	root: DiscoveryRoot,
+	options: DiscoverOptions,
+	persistent: PersistentIndex | undefined,
+	diagnostics: DiscoveryDiagnostic[],
+): RootCache {
+	const key = rootKey(root, options);
+	const known = cache.peek(key);
+	if (known) return known;
+	return cache.root(key, root.path, persistent?.load(key, root.path, diagnostics));
+}
+
+/**
+ * What a root's listings and reads depend on: its path and every option of its walk and reads. Two roots with
+ * one key would give the same results; anything else never shares an entry.
+ */
+function rootKey(root: DiscoveryRoot, options: DiscoverOptions): string {
+	return JSON.stringify([
+		root.path,
+		limitsFor(root, options),
+		options.followSymlinks !== false,
+		options.allowSymlinkedSkillFile === true,
+		options.includeHidden === true,
+		options.maxFileBytes ?? null,
+		options.maxFrontmatterBytes ?? null,
+	]);
 }
 
 /** A named root may be a whole collection; a conventional folder keeps the tighter bound. */
@@ -222,6 +307,15 @@ function rejectedAtWalk(candidate: Candidate): LoadedSkill {
 		bodyLine: undefined,
 		size: 0,
 	};
+}
+
+/** False only when `path` surely does not exist (an unreadable parent leaves the walk to report it). */
+function mayExist(path: string): boolean {
+	try {
+		return statSync(path, { throwIfNoEntry: false }) !== undefined;
+	} catch {
+		return true;
+	}
 }
 
 function round(ms: number): number {

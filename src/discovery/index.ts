@@ -1,6 +1,7 @@
 // The `discovery/` stage: roots and scopes, the bounded walk, identity and collisions, the immutable index, the
 // report, incremental rescans and watching. Later stages import only from this file.
 
+export { defaultCacheDir } from "./cache-dir.ts";
 export type { DiscoveryCode, DiscoveryCodeInfo, DiscoveryDiagnostic, DiscoveryOnlyCode } from "./codes.ts";
 export { DISCOVERY_CODES } from "./codes.ts";
 export type { DiscoverOptions, Discovery, DiscoveryResult } from "./discover.ts";

@@ -59,6 +59,7 @@ const CHECKS: Readonly<Partial<Record<keyof DiscoverOptions, Check>>> = {
 	disabled: listOf(text),
 	maxFileBytes: count,
 	maxFrontmatterBytes: count,
+	cacheDir: text,
 };
 const LIMIT_CHECKS: Readonly<Record<string, Check>> = { maxDepth: count, maxDirs: count, maxEntries: count };
 

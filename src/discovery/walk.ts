@@ -1,7 +1,8 @@
-import { type Dirent, readdirSync, realpathSync, type Stats, statSync } from "node:fs";
-import { join, relative, sep } from "node:path";
+import { realpathSync, type Stats, statSync } from "node:fs";
+import { basename, join, relative, sep } from "node:path";
 import type * as SkillStage from "../skill/index.ts";
 import { type DiscoveryDiagnostic, discoveryDiagnostic } from "./codes.ts";
+import { below, childRel, compareNames, isSkillFileEntry, listDir, skillCandidate } from "./folder.ts";
 import type { FilePin } from "./origins.ts";
 import { mapInBatches } from "./pool.ts";
 import type { DiscoveryRoot } from "./roots.ts";
@@ -73,7 +74,21 @@ export interface WalkOptions {
 	/** Scan hidden folders below the root too (`.git` and `node_modules` stay skipped). Default false. */
 	includeHidden?: boolean;
 	listDir?: ListDir;
+	/** Filled in with what the walk depended on besides its listings (for reusing its result). */
+	record?: WalkRecord;
 }
+
+/** What a walk depended on besides the listings of the folders it listed. */
+export interface WalkRecord {
+	/** The root's real path, as the walk resolved it. */
+	real?: string;
+	/** Folders looked into for a nested SKILL.md without being listed. */
+	probes: string[];
+	/** True when a link was met (followed, or a linked SKILL.md): no listing covers where it leads. */
+	links: boolean;
+}
+
+export { below, compareNames, listDir, skillCandidate } from "./folder.ts";
 
 const SKIPPED_DIRS: ReadonlySet<string> = new Set(["node_modules", ".git"]);
 const RESOURCE_DIRS: ReadonlySet<string> = new Set(["scripts", "references", "assets"]);
@@ -81,6 +96,8 @@ const RESOURCE_DIRS: ReadonlySet<string> = new Set(["scripts", "references", "as
 interface Pending {
 	dir: string;
 	real: string;
+	/** `dir` relative to the root, with `/` separators ("" for the root). */
+	rel: string;
 	depth: number;
 }
 
@@ -106,10 +123,11 @@ export async function walkRoot(root: DiscoveryRoot, options: WalkOptions): Promi
 	};
 	const rootReal = openRoot(root, walk);
 	if (rootReal === undefined) return walk;
+	if (options.record) options.record.real = rootReal;
 	// The skill stage loads once a root exists: a scan of a workspace without skills never pays for it.
 	const skill = await import("../skill/index.ts");
 	const state = new WalkState(root, walk, options, rootReal, skill);
-	let level: Pending[] = [{ dir: root.path, real: rootReal, depth: 0 }];
+	let level: Pending[] = [{ dir: root.path, real: rootReal, rel: "", depth: 0 }];
 	while (level.length > 0) {
 		const admitted = state.admit(level);
 		const links: Link[] = [];
@@ -207,7 +225,9 @@ class WalkState {
 			return [];
 		}
 		// Any non-folder counts, so a FIFO or device named SKILL.md is reported as unreadable rather than ignored.
-		const skillFile = this.#skill.pickSkillFileName(entries.filter((e) => e.kind !== "dir").map((e) => e.name));
+		const skillFile = entries.some(isSkillFileEntry)
+			? this.#skill.pickSkillFileName(entries.filter((e) => e.kind !== "dir").map((e) => e.name))
+			: undefined;
 		if (skillFile) {
 			this.#addSkill(item, entries, skillFile.name);
 			return [];
@@ -216,21 +236,10 @@ class WalkState {
 	}
 
 	#addSkill(item: Pending, entries: DirEntry[], fileName: string): void {
-		const candidate: Candidate = {
-			root: this.#root,
-			dir: item.dir,
-			file: join(item.dir, fileName),
-			realFile: join(item.real, fileName),
-			relDir: relative(this.#root.path, item.dir).split(sep).join("/"),
-			diagnostics: [],
-		};
-		if (fileName !== this.#skill.SKILL_FILE_NAME) {
-			const message = `The skill file is named '${fileName}', not '${this.#skill.SKILL_FILE_NAME}'`;
-			const info = { code: "entry.case", severity: "warning", message, file: candidate.file } as const;
-			candidate.diagnostics.push({ ...info, hint: "Rename the file to `SKILL.md`." });
-		}
+		const candidate = skillCandidate(this.#root, item.dir, item.real, item.rel, fileName);
 		const entry = entries.find((e) => e.name === fileName);
 		if (entry?.kind === "link") {
+			if (this.#options.record) this.#options.record.links = true;
 			const linked = this.#resolveLinkedFile(candidate);
 			if (!linked) return;
 		}
@@ -259,8 +268,9 @@ class WalkState {
 
 	/** One cheap look for skills nested in a skill's own (non-resource) subfolders. */
 	#reportNested(item: Pending, entries: DirEntry[], candidate: Candidate): void {
-		const subdirs = entries.filter((e) => e.kind === "dir" && !RESOURCE_DIRS.has(e.name) && !isSkipped(e.name));
-		for (const sub of subdirs) {
+		for (const sub of entries) {
+			if (sub.kind !== "dir" || RESOURCE_DIRS.has(sub.name) || isSkipped(sub.name)) continue;
+			this.#options.record?.probes.push(below(item.dir, sub.name));
 			const nested = join(item.dir, sub.name, this.#skill.SKILL_FILE_NAME);
 			if (!isFile(nested)) continue;
 			const message = `${sub.name}/${this.#skill.SKILL_FILE_NAME} is inside the skill '${candidate.relDir}' and is not loaded`;
@@ -276,19 +286,20 @@ class WalkState {
 				if (entry.name.startsWith(".") && entry.name !== ".git") this.#hidden.push(join(item.dir, entry.name));
 				continue;
 			}
-			const path = join(item.dir, entry.name);
+			const path = below(item.dir, entry.name);
 			if (item.depth + 1 > this.#options.limits.maxDepth) {
 				this.#tooDeep.push(path);
 				continue;
 			}
 			if (entry.kind === "link") {
 				links.push({ path, parent: item });
+				if (this.#options.record) this.#options.record.links = true;
 				continue;
 			}
-			const real = join(item.real, entry.name);
+			const real = below(item.real, entry.name);
 			if (this.#visited.has(real)) continue;
 			this.#visited.add(real);
-			next.push({ dir: path, real, depth: item.depth + 1 });
+			next.push({ dir: path, real, rel: childRel(item.rel, entry.name), depth: item.depth + 1 });
 		}
 		return next;
 	}
@@ -315,7 +326,7 @@ class WalkState {
 			return undefined;
 		}
 		this.#visited.add(real);
-		return { dir: path, real, depth: parent.depth + 1 };
+		return { dir: path, real, rel: childRel(parent.rel, basename(path)), depth: parent.depth + 1 };
 	}
 
 	finish(): void {
@@ -333,28 +344,8 @@ class WalkState {
 	}
 }
 
-/** Lists a folder with entry kinds from `readdir`, without a stat per entry. */
-export function listDir(dir: string): DirEntry[] {
-	const entries = readdirSync(dir, { withFileTypes: true });
-	return entries
-		.map((entry) => ({ name: entry.name, kind: direntKind(entry) }))
-		.sort((a, b) => compareNames(a.name, b.name));
-}
-
-function direntKind(entry: Dirent): DirEntry["kind"] {
-	if (entry.isDirectory()) return "dir";
-	if (entry.isSymbolicLink()) return "link";
-	if (entry.isFile()) return "file";
-	return "other";
-}
-
 function isSkipped(name: string): boolean {
 	return name.startsWith(".") || SKIPPED_DIRS.has(name);
-}
-
-/** Code-unit order: the same on every platform and locale. */
-export function compareNames(a: string, b: string): number {
-	return a < b ? -1 : a > b ? 1 : 0;
 }
 
 function isFile(path: string): boolean {

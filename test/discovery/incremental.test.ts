@@ -2,6 +2,7 @@ import { rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { createDiscovery, diffIndexes, type WatchEvent, watchSkills } from "skillset";
 import { beforeEach, describe, expect, it, vi } from "vitest";
+import { pastRacyWindow } from "../helpers/racy.ts";
 import { skillMd, tempDir, writeTree } from "../helpers/temp.ts";
 
 let dir: string;
@@ -13,11 +14,12 @@ beforeEach(async () => {
 		"beta/SKILL.md": skillMd("beta"),
 		"group/gamma/SKILL.md": skillMd("gamma"),
 	});
+	await pastRacyWindow();
 });
 
 const make = () => createDiscovery({ cwd: dir, home: dir, defaultRoots: false, roots: [dir] });
 
-describe("createDiscovery", () => {
+describe("createDiscovery", { timeout: 30_000 }, () => {
 	it("rescans an unchanged tree from the cache, with the same index in the same order", async () => {
 		const discovery = make();
 		const first = await discovery.scan();
@@ -64,7 +66,7 @@ describe("createDiscovery", () => {
 	});
 });
 
-describe("watchSkills", () => {
+describe("watchSkills", { timeout: 30_000 }, () => {
 	it("debounces file events, swaps the index and reports the change set", async () => {
 		const discovery = make();
 		const events: WatchEvent[] = [];

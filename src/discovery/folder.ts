@@ -1,0 +1,68 @@
+import type { Dirent } from "node:fs";
+import { readdirSync } from "node:fs";
+import { sep } from "node:path";
+import type { DiscoveryRoot } from "./roots.ts";
+import type { Candidate, DirEntry } from "./walk.ts";
+
+// Folder listings and the paths and candidates built from them: shared by the walk and by a walk reused from the
+// persistent index, so both give the same strings.
+
+/** Lists a folder with entry kinds from `readdir`, without a stat per entry. */
+export function listDir(dir: string): DirEntry[] {
+	const entries = readdirSync(dir, { withFileTypes: true });
+	return entries
+		.map((entry) => ({ name: entry.name, kind: direntKind(entry) }))
+		.sort((a, b) => compareNames(a.name, b.name));
+}
+
+function direntKind(entry: Dirent): DirEntry["kind"] {
+	if (entry.isDirectory()) return "dir";
+	if (entry.isSymbolicLink()) return "link";
+	if (entry.isFile()) return "file";
+	return "other";
+}
+
+/** The one spelling every client finds (the skill stage's `SKILL_FILE_NAME`; it loads only once a root exists). */
+const SKILL_MD = "SKILL.md";
+
+/**
+ * The candidate for the skill file `fileName` in the folder `dir` (real path `real`, `rel` below the root): a walk
+ * makes it, and so does a walk reused from the cache, with the same warning for a file not named `SKILL.md`.
+ */
+export function skillCandidate(
+	root: DiscoveryRoot,
+	dir: string,
+	real: string,
+	rel: string,
+	fileName: string,
+): Candidate {
+	const file = below(dir, fileName);
+	const candidate: Candidate = { root, dir, file, realFile: below(real, fileName), relDir: rel, diagnostics: [] };
+	if (fileName !== SKILL_MD) {
+		const message = `The skill file is named '${fileName}', not '${SKILL_MD}'`;
+		const info = { code: "entry.case", severity: "warning", message, file } as const;
+		candidate.diagnostics.push({ ...info, hint: "Rename the file to `SKILL.md`." });
+	}
+	return candidate;
+}
+
+/**
+ * `join(dir, name)` for a normalized folder path and a plain entry name (no separator, not `.` or `..`): the same
+ * string, without normalizing it again on every entry of every folder.
+ */
+export function below(dir: string, name: string): string {
+	return dir.endsWith(sep) ? dir + name : dir + sep + name;
+}
+
+export function childRel(rel: string, name: string): string {
+	return rel === "" ? name : `${rel}/${name}`;
+}
+
+export function isSkillFileEntry(entry: DirEntry): boolean {
+	return entry.kind !== "dir" && entry.name.length === 8 && entry.name.toLowerCase() === "skill.md";
+}
+
+/** Code-unit order: the same on every platform and locale. */
+export function compareNames(a: string, b: string): number {
+	return a < b ? -1 : a > b ? 1 : 0;
+}

@@ -1,0 +1,91 @@
+import { join } from "node:path";
+import type { RootCache } from "./cache.ts";
+import { type DiscoveryDiagnostic, discoveryDiagnostic } from "./codes.ts";
+import { decodeRootCache, encodeRootCache, IndexFormatError } from "./index-codec.ts";
+import {
+	checkIndexFolder,
+	codeStamp,
+	indexFileName,
+	pruneIndexFolder,
+	readIndexFile,
+	writeIndexFile,
+} from "./index-file.ts";
+
+/**
+ * The persistent index of tier-1 metadata in `<cacheDir>/discovery/`: one file per root and settings holding the
+ * folder listings and frontmatter results of its last scan, keyed by (dev, ino, size, mtime, ctime). It only ever
+ * stands in for a listing or a read of something whose signature is unchanged and was not racy when recorded;
+ * activation and every resource read still read the files themselves.
+ */
+export class PersistentIndex {
+	readonly folder: string;
+	/** What the saved results depend on besides the files (part of every root's key). */
+	readonly stamp: string;
+
+	private constructor(folder: string) {
+		this.folder = folder;
+		this.stamp = codeStamp();
+	}
+
+	/** Opens the index folder of `cacheDir`; a reportable problem becomes a diagnostic in `diagnostics`. */
+	static open(cacheDir: string, diagnostics: DiscoveryDiagnostic[]): PersistentIndex | undefined {
+		const folder = join(cacheDir, "discovery");
+		const problem = checkIndexFolder(folder);
+		if (!problem) return new PersistentIndex(folder);
+		if (problem.report) {
+			const message = `The persistent discovery index is off: ${problem.reason}`;
+			diagnostics.push(discoveryDiagnostic("index.unavailable", message, folder));
+		}
+		return undefined;
+	}
+
+	/**
+	 * The saved cache of the root at `path` named by `key`, or undefined when there is none or it cannot be used
+	 * (then a diagnostic says why). Entries that changed no earlier than the file was written are marked racy, so
+	 * they are read again (the racy-git rule, on top of the margin applied when they were recorded).
+	 */
+	load(key: string, path: string, diagnostics: DiscoveryDiagnostic[]): RootCache | undefined {
+		const file = join(this.folder, indexFileName(this.#fileKey(key)));
+		const read = readIndexFile(file);
+		if ("missing" in read) return undefined;
+		let cache: RootCache | undefined;
+		let reason = "problem" in read ? read.problem : undefined;
+		if ("text" in read) {
+			try {
+				cache = decodeRootCache(read.text, this.#fileKey(key), key, path);
+			} catch (error) {
+				// Whatever went wrong reading it back, the files themselves are still there to read: fail closed.
+				const why = error instanceof IndexFormatError ? error.message : String(error);
+				reason = `its content is not valid: ${why}`;
+			}
+		}
+		if (!cache || !("text" in read)) {
+			const message = `The index of ${path} was not used: ${reason ?? "it cannot be read"}`;
+			diagnostics.push(discoveryDiagnostic("index.ignored", message, file));
+			return undefined;
+		}
+		for (const entry of [...cache.dirs.values(), ...cache.files.values()]) {
+			if (Math.max(entry.signature.mtimeMs, entry.signature.ctimeMs) >= read.mtimeMs) entry.racy = true;
+		}
+		return cache;
+	}
+
+	/** Saves a root's cache when what it would save changed; a failed write only costs the next run its speed. */
+	save(cache: RootCache, now: number): void {
+		if (!cache.changed) return;
+		try {
+			const fileKey = this.#fileKey(cache.key);
+			writeIndexFile(this.folder, indexFileName(fileKey), encodeRootCache(cache, fileKey));
+			cache.changed = false;
+			pruneIndexFolder(this.folder, now);
+		} catch {
+			// A full disk or a folder made read-only since the check: the scan's results stand; the next run reads
+			// the files again and tries to save once more.
+		}
+	}
+
+	/** A root's key in a file: with the code stamp, so results saved by other code are never used. */
+	#fileKey(key: string): string {
+		return `${this.stamp}\n${key}`;
+	}
+}

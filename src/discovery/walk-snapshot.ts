@@ -1,0 +1,129 @@
+import { realpathSync, type Stats, statSync } from "node:fs";
+import { basename, sep } from "node:path";
+import type { FileSignature } from "../skill/index.ts";
+import type { CachedDir } from "./cache.ts";
+import type { DiscoveryDiagnostic } from "./codes.ts";
+import type { DiscoveryRoot } from "./roots.ts";
+import { below, type RootWalk, skillCandidate, type WalkRecord } from "./walk.ts";
+
+/**
+ * A walk's result kept for reuse. It follows from the listings of the folders the walk listed and the folders it
+ * looked into for nested skills, so it stands while all of those keep their signatures (and the root its real
+ * path); a walk that met a link, could not list a folder or refused a skill is never kept.
+ */
+export interface WalkSnapshot {
+	/** The root's real path when walked. */
+	real: string;
+	counts: { dirs: number; entries: number };
+	bounds: { depth: boolean; dirs: boolean; entries: boolean };
+	/** The walk's own diagnostics: bounds, hidden folders, nested skills. */
+	diagnostics: DiscoveryDiagnostic[];
+	/** Each skill found, in walk order: its folder below the root (`/`-separated) and its skill file's name. */
+	skills: { rel: string; fileName: string }[];
+	/** Folders looked into for a nested SKILL.md, with their signatures then. */
+	probes: Map<string, FileSignature>;
+}
+
+/** The walk diagnostics a snapshot may carry: each follows from listings and probes alone. */
+export const SNAPSHOT_CODES: ReadonlySet<string> = new Set([
+	"walk.hidden-skipped",
+	"walk.depth-limit",
+	"walk.dir-limit",
+	"walk.entry-limit",
+	"entry.nested",
+]);
+
+/**
+ * The snapshot of a fresh walk, or undefined when its result depends on more than the `dirs` it listed (each
+ * unchanged and not racy) and probes that can vouch for themselves.
+ */
+export function snapshotOf(
+	walk: RootWalk,
+	record: WalkRecord,
+	dirs: ReadonlyMap<string, CachedDir>,
+	isRacy: (signature: FileSignature) => boolean,
+): WalkSnapshot | undefined {
+	if (!walk.exists || record.links || record.real === undefined || walk.rejected.length > 0) return undefined;
+	if (!dirs.has(walk.root.path) || walk.diagnostics.some((d) => !SNAPSHOT_CODES.has(d.code))) return undefined;
+	for (const dir of dirs.values()) if (dir.racy) return undefined;
+	const probes = new Map<string, FileSignature>();
+	for (const path of record.probes) {
+		const info = statOrUndefined(path);
+		const signature = info && signatureOf(info);
+		if (!signature || isRacy(signature)) return undefined;
+		probes.set(path, signature);
+	}
+	return {
+		real: record.real,
+		counts: { ...walk.counts },
+		bounds: { ...walk.bounds },
+		diagnostics: walk.diagnostics.map((d) => ({ ...d })),
+		skills: walk.candidates.map((candidate) => ({ rel: candidate.relDir, fileName: basename(candidate.file) })),
+		probes,
+	};
+}
+
+/**
+ * The walk a snapshot stands for, for `root` now, or undefined when a folder it listed or probed changed (or was
+ * racy), or the root now resolves elsewhere. Costs one stat per folder and one realpath.
+ */
+export function reuseSnapshot(
+	snapshot: WalkSnapshot,
+	root: DiscoveryRoot,
+	dirs: ReadonlyMap<string, CachedDir>,
+): RootWalk | undefined {
+	for (const [path, dir] of dirs) if (dir.racy || !sameAsNow(path, dir.signature)) return undefined;
+	for (const [path, signature] of snapshot.probes) if (!sameAsNow(path, signature)) return undefined;
+	let real: string;
+	try {
+		real = realpathSync.native(root.path);
+	} catch {
+		return undefined;
+	}
+	if (real !== snapshot.real) return undefined;
+	const candidates = snapshot.skills.map(({ rel, fileName }) =>
+		skillCandidate(root, descend(root.path, rel), descend(real, rel), rel, fileName),
+	);
+	return {
+		root,
+		exists: true,
+		candidates,
+		rejected: [],
+		diagnostics: snapshot.diagnostics.map((d) => ({ ...d })),
+		counts: { ...snapshot.counts },
+		bounds: { ...snapshot.bounds },
+	};
+}
+
+/** `rel` (checked: no empty, `.` or `..` segment) joined below the normalized `path`, as the walk builds it. */
+function descend(path: string, rel: string): string {
+	if (rel === "") return path;
+	if (sep === "/") return path.endsWith("/") ? path + rel : `${path}/${rel}`;
+	let out = path;
+	for (const name of rel.split("/")) out = below(out, name);
+	return out;
+}
+
+function statOrUndefined(path: string): Stats | undefined {
+	try {
+		return statSync(path, { throwIfNoEntry: false });
+	} catch {
+		return undefined;
+	}
+}
+
+function sameAsNow(path: string, signature: FileSignature): boolean {
+	const info = statOrUndefined(path);
+	return (
+		info !== undefined &&
+		info.ino === signature.ino &&
+		info.mtimeMs === signature.mtimeMs &&
+		info.ctimeMs === signature.ctimeMs &&
+		info.size === signature.size &&
+		info.dev === signature.dev
+	);
+}
+
+function signatureOf(info: Stats): FileSignature {
+	return { dev: info.dev, ino: info.ino, size: info.size, mtimeMs: info.mtimeMs, ctimeMs: info.ctimeMs };
+}

@@ -1,0 +1,52 @@
+import { createHash } from "node:crypto";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { DiscoveryReport } from "skillset";
+
+/** The index files in a cache folder's `discovery/` folder (full paths, sorted). */
+export function indexFiles(cacheDir: string): string[] {
+	let names: string[];
+	try {
+		names = readdirSync(join(cacheDir, "discovery"));
+	} catch {
+		return [];
+	}
+	return names
+		.filter((name) => name.endsWith(".json"))
+		.sort()
+		.map((name) => join(cacheDir, "discovery", name));
+}
+
+/** An index file's payload (what follows the header line), parsed. */
+export interface IndexPayload {
+	format: number;
+	key: string;
+	dirs: unknown[][];
+	files: unknown[][];
+	walk: unknown[] | null;
+}
+
+/** Reads an index file's payload. */
+export function readPayload(file: string): IndexPayload {
+	const text = readFileSync(file, "utf8");
+	return JSON.parse(text.slice(text.indexOf("\n") + 1)) as IndexPayload;
+}
+
+/**
+ * Writes `payload` into an index file in place (same inode, owner and mode) with a matching digest: what someone
+ * who can write the file could leave there.
+ */
+export function forgePayload(file: string, payload: unknown): void {
+	const body = Buffer.from(JSON.stringify(payload));
+	const sha256 = createHash("sha256").update(body).digest("hex");
+	writeFileSync(
+		file,
+		Buffer.concat([Buffer.from(`${JSON.stringify({ skillset: "discovery-index", sha256 })}\n`), body]),
+	);
+}
+
+/** A report without what may differ between a cold and a warm run: timings and reuse counts. */
+export function comparable(report: DiscoveryReport): Omit<DiscoveryReport, "timings" | "reused"> {
+	const { timings: _timings, reused: _reused, ...rest } = report;
+	return rest;
+}
