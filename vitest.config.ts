@@ -7,6 +7,12 @@ const config: ViteUserConfig = defineConfig({
 	ssr: { resolve: { conditions: ["skillset-source"] } },
 	test: {
 		include: ["test/**/*.test.ts"],
+		setupFiles: ["test/helpers/isolated-home.ts"],
+		// Most test files spawn processes and wait on them: three at once keep two cores busy.
+		maxWorkers: 3,
+		// Bounded, but generous enough for a spawned CLI on a loaded two-core machine.
+		testTimeout: 30_000,
+		hookTimeout: 30_000,
 	},
 });
 
