@@ -2,14 +2,13 @@ import { existsSync } from "node:fs";
 import { basename, dirname, relative, resolve, sep } from "node:path";
 import { DEFAULT_CONVENTIONS, type IndexedSkill } from "../discovery/index.ts";
 import { isInside, type SkillSession } from "../runtime/index.ts";
+import { analyzeShell, type ShellAnalysis } from "../shell/index.ts";
 import { type EffectivePermissions, effectivePermissions, type RemoteApproval, resolveApproval } from "./approval.ts";
 import { boundaries, type Subject, shellNetworkAllowed } from "./bounds.ts";
 import { realOrResolved, resolvePath } from "./paths.ts";
 import { matchesExactly, matchesPattern } from "./patterns.ts";
 import { protectedPaths } from "./protected-paths.ts";
 import { resolveTransfer, runsLaterPart, transferRunsLater } from "./runs-later.ts";
-import type { SandboxAvailability } from "./sandbox.ts";
-import { analyzeShell, type ShellAnalysis } from "./shell.ts";
 import type { SkillApprovals } from "./trust.ts";
 
 /** How much a tool can do: `safe` tools are always allowed, `read` ones are allowed within bounds, the rest ask. */
@@ -33,6 +32,14 @@ export interface PermissionCeiling {
 	/** Globs relative to the workspace. */
 	paths?: { read?: string[]; write?: string[] };
 }
+
+/**
+ * Whether shell commands run inside an OS sandbox here, and with what. Declared by the gate, which reads it; the
+ * `sandbox/` stage (after this one) finds the answer with `detectSandbox`.
+ */
+export type SandboxAvailability =
+	| { available: true; kind: "bwrap"; path: string }
+	| { available: false; reason: string };
 
 /** A tool call to decide on. */
 export interface ToolCall {

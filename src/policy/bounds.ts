@@ -1,7 +1,7 @@
+import type { ShellAnalysis } from "../shell/index.ts";
 import type { PermissionManifest } from "../skill/index.ts";
 import type { PermissionCeiling, ToolSpec } from "./authorize.ts";
 import { globToRegExp, matchesPattern } from "./patterns.ts";
-import type { ShellAnalysis } from "./shell.ts";
 
 /** A call reduced to what the bounds check: the tool, its command and its workspace-relative paths. */
 export interface Subject {

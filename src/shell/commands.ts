@@ -1,7 +1,7 @@
 // A small, linear shell tokenizer for the audit: enough to see commands, their words, the operators between them
 // (`|`, `&&`, `;`) and redirections, without regular expressions that could backtrack on long lines.
 
-import { ansiCEnd, decodeAnsiC, ifsLength } from "./shell-quotes.ts";
+import { ansiCEnd, decodeAnsiC, ifsLength } from "./quotes.ts";
 
 /** One simple command: its words (quotes removed), what follows it, and its redirections. */
 export interface ShellCommand {
@@ -52,15 +52,15 @@ const BRACES = /^\{[^{}\s'"]*,[^{}\s'"]*\}$/;
  * backticks stay inside their word, `#` at a word start ends the line. Linear in the text; words are capped in count
  * and length.
  */
-export function tokenizeShell(text: string): ShellCommand[] {
-	return tokenizeRange(text, 0, text.length).commands;
+export function findCommands(text: string): ShellCommand[] {
+	return findCommandsInRange(text, 0, text.length).commands;
 }
 
 /**
  * The commands of `text` that start in `[from, until)`, reading from `from` (which must be where a command starts),
  * and the first command that starts at or after `until` (`after`, which the next range starts from).
  */
-export function tokenizeRange(
+export function findCommandsInRange(
 	text: string,
 	from: number,
 	until: number,

@@ -5,7 +5,7 @@
  * spliced (`"cu"rl`), escapes removed (`c\url`), ANSI-C quotes decoded (`$'\x63url'`) and `$IFS` splits words.
  */
 
-import { ansiCEnd, decodeAnsiC, ifsLength } from "./shell-quotes.ts";
+import { ansiCEnd, decodeAnsiC, ifsLength } from "./quotes.ts";
 
 /** A word as the shell would see it before expansion. */
 export interface ShellWord {
