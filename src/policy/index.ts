@@ -3,23 +3,16 @@
 
 export type { EffectivePermissions, RemoteApproval, ResourceChanges } from "./approval.ts";
 export { effectivePermissions, resolveApproval } from "./approval.ts";
-export type {
-	Decision,
-	GrantScope,
-	PermissionCeiling,
-	Policy,
-	PolicyOptions,
-	SandboxAvailability,
-	ToolCall,
-	ToolRisk,
-	ToolSpec,
-} from "./authorize.ts";
-export { createPolicy, DEFAULT_TOOL_SPECS } from "./authorize.ts";
+export type { Decision, GrantScope, Policy, PolicyOptions, SandboxAvailability, ToolCall } from "./authorize.ts";
+export { createPolicy } from "./authorize.ts";
+export type { PermissionCeiling } from "./bounds.ts";
 export { matchesDenyRule } from "./deny-rules.ts";
 export type { PermissionChanges, PermissionDiff, PermissionSnapshot } from "./diff.ts";
 export { diffPermissions } from "./diff.ts";
 export { realOrResolved, resolvePath } from "./paths.ts";
 export type { CallSubject, ToolPattern } from "./patterns.ts";
 export { escapeGlob, globToRegExp, matchesExactly, matchesPattern, parseToolPattern } from "./patterns.ts";
+export type { ToolRisk, ToolSpec } from "./tool-specs.ts";
+export { DEFAULT_TOOL_SPECS } from "./tool-specs.ts";
 export type { ApprovalSubject, SkillApproval, SkillApprovals, TrustFile, TrustStore } from "./trust.ts";
 export { defaultTrustFile, loadTrustStore } from "./trust.ts";
