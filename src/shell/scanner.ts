@@ -72,7 +72,7 @@ function startingAt(ops: readonly string[], s: string, at: number): string | und
 function operatorAt(s: string, at: number): string {
 	const c = s[at] as string;
 	const pair = PAIRS.get(c);
-	return pair !== undefined && pair.includes(s[at + 1] as string) ? `${c}${s[at + 1]}` : c;
+	return pair?.includes(s[at + 1] as string) ? `${c}${s[at + 1]}` : c;
 }
 
 function classes(reading: ShellReading): Uint8Array {
@@ -352,7 +352,8 @@ export class ShellScanner {
 	#ifsFollows(from: number): boolean {
 		const s = this.#source;
 		let i = from;
-		while (i < s.length && (this.#blank(s[i] as string) || (s[i] === "\\" && s[i + 1] === "\n"))) i += s[i] === "\\" ? 2 : 1;
+		while (i < s.length && (this.#blank(s[i] as string) || (s[i] === "\\" && s[i + 1] === "\n")))
+			i += s[i] === "\\" ? 2 : 1;
 		return s[i] === "$" && ifsLength(s, i) > 0;
 	}
 }
