@@ -1,6 +1,17 @@
 // skillset: the Agent Skills runtime for TypeScript. This file lists the stable public surface by name;
 // adding an export here makes it public API.
 
+export type {
+	AuditConfidence,
+	AuditContext,
+	AuditFinding,
+	AuditLimits,
+	AuditOptions,
+	AuditRule,
+	AuditSeverity,
+	AuditTarget,
+} from "./audit/index.ts";
+export { AUDIT_RULES, auditSkill, renderSarif } from "./audit/index.ts";
 export type { CreateSkillOptions, CreateSkillResult, LintCode, LintOptions, LintResult } from "./authoring/index.ts";
 export { createSkill, LINT_CODES, lintSkills, renderSkillMd } from "./authoring/index.ts";
 export type {
@@ -88,14 +99,6 @@ export {
 } from "./discovery/index.ts";
 export type {
 	ApprovalSubject,
-	AuditConfidence,
-	AuditContext,
-	AuditFinding,
-	AuditLimits,
-	AuditOptions,
-	AuditRule,
-	AuditSeverity,
-	AuditTarget,
 	CallSubject,
 	Decision,
 	EffectivePermissions,
@@ -109,9 +112,6 @@ export type {
 	RemoteApproval,
 	ResourceChanges,
 	SandboxAvailability,
-	SandboxOptions,
-	SandboxResult,
-	ShellAnalysis,
 	SkillApproval,
 	SkillApprovals,
 	ToolCall,
@@ -121,13 +121,9 @@ export type {
 	TrustStore,
 } from "./policy/index.ts";
 export {
-	AUDIT_RULES,
-	analyzeShell,
-	auditSkill,
 	createPolicy,
 	DEFAULT_TOOL_SPECS,
 	defaultTrustFile,
-	detectSandbox,
 	diffPermissions,
 	effectivePermissions,
 	globToRegExp,
@@ -137,11 +133,8 @@ export {
 	matchesPattern,
 	parseToolPattern,
 	realOrResolved,
-	renderSarif,
 	resolveApproval,
 	resolvePath,
-	runSandboxed,
-	shellWriteTargets,
 } from "./policy/index.ts";
 export type {
 	ActivatedSkill,
@@ -200,6 +193,10 @@ export {
 	renderLock,
 	SkillSession,
 } from "./runtime/index.ts";
+export type { SandboxOptions, SandboxResult } from "./sandbox/index.ts";
+export { detectSandbox, runSandboxed } from "./sandbox/index.ts";
+export type { ShellAnalysis } from "./shell/index.ts";
+export { analyzeShell, shellWriteTargets } from "./shell/index.ts";
 export type {
 	CodeInfo,
 	Diagnostic,

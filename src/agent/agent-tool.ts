@@ -1,4 +1,5 @@
-import type { SandboxOptions, SandboxResult, ToolSpec } from "../policy/index.ts";
+import type { ToolSpec } from "../policy/index.ts";
+import type { SandboxOptions, SandboxResult } from "../sandbox/index.ts";
 import type { ToolResult } from "../tools/index.ts";
 import type { AgentJsonSchema } from "./json-schema.ts";
 

@@ -1,8 +1,9 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { type AuditFinding, auditSkill } from "../audit/index.ts";
 import { createSkill } from "../authoring/index.ts";
-import { type AuditFinding, auditSkill, realOrResolved, resolvePath } from "../policy/index.ts";
+import { realOrResolved, resolvePath } from "../policy/index.ts";
 import { isInside } from "../runtime/index.ts";
 import { normalizeSkillName } from "../skill/index.ts";
 import { type AgentTool, errorResult, textResult } from "./agent-tool.ts";

@@ -2,37 +2,23 @@ import { existsSync } from "node:fs";
 import { basename, dirname, relative, resolve, sep } from "node:path";
 import { DEFAULT_CONVENTIONS, type IndexedSkill } from "../discovery/index.ts";
 import { isInside, type SkillSession } from "../runtime/index.ts";
+import { analyzeShell, type ShellAnalysis } from "../shell/index.ts";
 import { type EffectivePermissions, effectivePermissions, type RemoteApproval, resolveApproval } from "./approval.ts";
-import { boundaries, type Subject, shellNetworkAllowed } from "./bounds.ts";
+import { boundaries, type PermissionCeiling, type Subject, shellNetworkAllowed } from "./bounds.ts";
 import { realOrResolved, resolvePath } from "./paths.ts";
 import { matchesExactly, matchesPattern } from "./patterns.ts";
 import { protectedPaths } from "./protected-paths.ts";
 import { resolveTransfer, runsLaterPart, transferRunsLater } from "./runs-later.ts";
-import type { SandboxAvailability } from "./sandbox.ts";
-import { analyzeShell, type ShellAnalysis } from "./shell.ts";
+import { DEFAULT_TOOL_SPECS, type ToolSpec } from "./tool-specs.ts";
 import type { SkillApprovals } from "./trust.ts";
 
-/** How much a tool can do: `safe` tools are always allowed, `read` ones are allowed within bounds, the rest ask. */
-export type ToolRisk = "safe" | "read" | "write" | "exec" | "network";
-
-/** How to read a tool's calls: its risk, and which arguments hold paths, a command or a URL. */
-export interface ToolSpec {
-	risk: ToolRisk;
-	/** Its calls create what runs or loads later (a new skill): never pre-approved by a skill's allowed-tools. */
-	runsLater?: boolean;
-	pathArgs?: string[];
-	commandArg?: string;
-	urlArg?: string;
-}
-
-/** The host's ceiling: what any skill may ever use. Undefined parts are unrestricted. */
-export interface PermissionCeiling {
-	/** Tool patterns allowed at all, e.g. `["Read", "Grep", "Bash(git:*)"]`. */
-	tools?: string[];
-	network?: boolean | string[];
-	/** Globs relative to the workspace. */
-	paths?: { read?: string[]; write?: string[] };
-}
+/**
+ * Whether shell commands run inside an OS sandbox here, and with what. Declared by the gate, which reads it; the
+ * `sandbox/` stage (after this one) finds the answer with `detectSandbox`.
+ */
+export type SandboxAvailability =
+	| { available: true; kind: "bwrap"; path: string }
+	| { available: false; reason: string };
 
 /** A tool call to decide on. */
 export interface ToolCall {
@@ -82,30 +68,6 @@ export interface PolicyOptions {
 	 */
 	runsLater?: readonly string[];
 }
-
-/** Tool specs for the skill tools and common agent tools (Claude Code's names and generic ones). */
-export const DEFAULT_TOOL_SPECS: Readonly<Record<string, ToolSpec>> = {
-	load_skill: { risk: "safe" },
-	read_skill_resource: { risk: "safe" },
-	list_skills: { risk: "safe" },
-	search_skills: { risk: "safe" },
-	Read: { risk: "read", pathArgs: ["file_path", "path"] },
-	Grep: { risk: "read", pathArgs: ["path"] },
-	Glob: { risk: "read", pathArgs: ["path"] },
-	LS: { risk: "read", pathArgs: ["path"] },
-	read_file: { risk: "read", pathArgs: ["path"] },
-	list_dir: { risk: "read", pathArgs: ["path"] },
-	Write: { risk: "write", pathArgs: ["file_path", "path"] },
-	Edit: { risk: "write", pathArgs: ["file_path", "path"] },
-	MultiEdit: { risk: "write", pathArgs: ["file_path"] },
-	NotebookEdit: { risk: "write", pathArgs: ["notebook_path"] },
-	write_file: { risk: "write", pathArgs: ["path"] },
-	edit_file: { risk: "write", pathArgs: ["path"] },
-	Bash: { risk: "exec", commandArg: "command" },
-	shell: { risk: "exec", commandArg: "command" },
-	WebFetch: { risk: "network", urlArg: "url" },
-	fetch: { risk: "network", urlArg: "url" },
-};
 
 /** How long a grant lasts: one call, or the rest of the session. */
 export type GrantScope = "once" | "always";

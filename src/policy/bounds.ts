@@ -1,7 +1,16 @@
+import type { ShellAnalysis } from "../shell/index.ts";
 import type { PermissionManifest } from "../skill/index.ts";
-import type { PermissionCeiling, ToolSpec } from "./authorize.ts";
 import { globToRegExp, matchesPattern } from "./patterns.ts";
-import type { ShellAnalysis } from "./shell.ts";
+import type { ToolSpec } from "./tool-specs.ts";
+
+/** The host's ceiling: what any skill may ever use. Undefined parts are unrestricted. */
+export interface PermissionCeiling {
+	/** Tool patterns allowed at all, e.g. `["Read", "Grep", "Bash(git:*)"]`. */
+	tools?: string[];
+	network?: boolean | string[];
+	/** Globs relative to the workspace. */
+	paths?: { read?: string[]; write?: string[] };
+}
 
 /** A call reduced to what the bounds check: the tool, its command and its workspace-relative paths. */
 export interface Subject {

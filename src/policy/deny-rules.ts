@@ -1,6 +1,5 @@
+import { CLOSERS, INTERPRETERS, PREFIXES, type ShellWord, tokenizeShell, WRAPPERS } from "../shell/index.ts";
 import { type CallSubject, matchesPattern, parseToolPattern } from "./patterns.ts";
-import { CLOSERS, INTERPRETERS, PREFIXES, WRAPPERS } from "./shell-tables.ts";
-import { type ShellWord, tokenizeShell } from "./shell-words.ts";
 
 /** A word of a command that runs, or a stand-in for words that are only known when it runs (xargs, `{}`). */
 type RunWord = ShellWord | { kind: "unknown" };

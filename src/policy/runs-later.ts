@@ -2,7 +2,7 @@ import { readdirSync, statSync } from "node:fs";
 import { basename, isAbsolute, join, relative, sep } from "node:path";
 import { DEFAULT_CONVENTIONS, PRESETS } from "../discovery/index.ts";
 import { isInside } from "../runtime/index.ts";
-import type { Transfer } from "./shell.ts";
+import type { Transfer } from "../shell/index.ts";
 
 /**
  * Files and folders that something runs or reads later, outside any sandbox, or that choose what loads next time:

@@ -1,6 +1,6 @@
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
-import { type AuditFinding, auditSkill } from "../policy/index.ts";
+import { type AuditFinding, auditSkill } from "../audit/index.ts";
 import { type Diagnostic, type PermissionManifest, validateSkillPath } from "../skill/index.ts";
 
 /** What a user sees of a skill before it is installed: its check, its audit and what it asks for. */

@@ -1,6 +1,6 @@
 import { isAbsolute, relative, resolve, sep } from "node:path";
 import type { ParseArgsConfig } from "node:util";
-import { type AuditFinding, type AuditSeverity, auditSkill, renderSarif } from "../../policy/index.ts";
+import { type AuditFinding, type AuditSeverity, auditSkill, renderSarif } from "../../audit/index.ts";
 import type { Diagnostic } from "../../skill/index.ts";
 import type { DiscoveryFlagValues } from "../discovery-flags.ts";
 import { discoveryFlags, discoveryUsage } from "../discovery-flags.ts";

@@ -1,8 +1,8 @@
 // Rules that look at characters and tokens in any context: hidden Unicode, URLs, secrets and encoded blobs. All of
 // them are single passes over a bounded unit (no backtracking).
 
-import type { AuditSeverity } from "./audit-rules.ts";
-import type { Unit } from "./audit-text.ts";
+import type { AuditSeverity } from "./rules.ts";
+import type { Unit } from "./text.ts";
 
 /** A rule match inside one unit: the rule, the matched span, and optionally a lower severity than the rule's. */
 export interface Hit {

@@ -1,6 +1,7 @@
 import { spawn } from "node:child_process";
 import { accessSync, constants, lstatSync, mkdirSync, realpathSync, statSync } from "node:fs";
 import { delimiter, dirname, isAbsolute, join, resolve, sep } from "node:path";
+import type { SandboxAvailability } from "../policy/index.ts";
 import { isInside } from "../runtime/index.ts";
 import { SkillsetError } from "../skill/index.ts";
 
@@ -32,11 +33,6 @@ export interface SandboxResult {
 	/** True when stdout or stderr went over `maxOutputBytes` and was cut. */
 	truncated: boolean;
 }
-
-/** Whether commands can run sandboxed here, and with what. */
-export type SandboxAvailability =
-	| { available: true; kind: "bwrap"; path: string }
-	| { available: false; reason: string };
 
 const DEFAULT_TIMEOUT_MS = 120_000;
 const DEFAULT_MAX_OUTPUT = 1024 * 1024;

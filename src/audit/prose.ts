@@ -2,8 +2,8 @@
 // remote instructions, in English and the languages skills are most often written in (es, fr, de, pt, it, zh, ja,
 // ru, ko). Every gap is bounded, so a rule costs at most a constant per character of a bounded unit.
 
-import { isSuspiciousHost, type Report, urlsIn } from "./audit-chars.ts";
-import type { Unit } from "./audit-text.ts";
+import { isSuspiciousHost, type Report, urlsIn } from "./chars.ts";
+import type { Unit } from "./text.ts";
 
 const G = "[^.!?\\n]{0,40}"; // a short gap inside one sentence
 

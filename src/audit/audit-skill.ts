@@ -1,23 +1,11 @@
 import { join } from "node:path";
 import type { SkillProperties } from "../skill/index.ts";
-import { blobHits, type Hit, secretHits, unicodeHits, urlHits } from "./audit-chars.ts";
-import {
-	type ArchiveEntry,
-	type AuditLimits,
-	DEFAULT_AUDIT_LIMITS,
-	type PackageFile,
-	readPackage,
-} from "./audit-files.ts";
-import { flowHits, type SkillFlows } from "./audit-flow.ts";
-import { proseHits } from "./audit-prose.ts";
-import {
-	AUDIT_RULES,
-	type AuditConfidence,
-	type AuditContext,
-	type AuditRule,
-	type AuditSeverity,
-} from "./audit-rules.ts";
-import { type Unit, unitsOf } from "./audit-text.ts";
+import { blobHits, type Hit, secretHits, unicodeHits, urlHits } from "./chars.ts";
+import { type ArchiveEntry, type AuditLimits, DEFAULT_AUDIT_LIMITS, type PackageFile, readPackage } from "./files.ts";
+import { flowHits, type SkillFlows } from "./flow.ts";
+import { proseHits } from "./prose.ts";
+import { AUDIT_RULES, type AuditConfidence, type AuditContext, type AuditRule, type AuditSeverity } from "./rules.ts";
+import { type Unit, unitsOf } from "./text.ts";
 
 /**
  * One finding, grouped per rule and file: the most severe occurrence's place and evidence (the matched text with a

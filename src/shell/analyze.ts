@@ -1,5 +1,5 @@
-import { addWrite, commandModel, type Effects, isPlain, type Transfer } from "./shell-commands.ts";
-import { type ShellWord, tokenizeShell } from "./shell-words.ts";
+import { addWrite, commandModel, type Effects, isPlain, type Transfer } from "./effects.ts";
+import { type ShellWord, tokenizeShell } from "./words.ts";
 
 /** What a shell command line would do to files and the network, as far as it can be told without running it. */
 export interface ShellAnalysis {
@@ -13,7 +13,7 @@ export interface ShellAnalysis {
 	transfers: Transfer[];
 }
 
-export type { Transfer } from "./shell-commands.ts";
+export type { Transfer } from "./effects.ts";
 
 /**
  * Reads a command line with a real tokenizer and accounts for what it writes: plain redirections, `tee`, and the

@@ -1,9 +1,9 @@
 // The shell commands of one unit: its own text tokenized, a table row cell by cell, a window of a long line from the
 // whole line, and the commands inside its string literals.
 
-import { literals } from "./audit-lines.ts";
-import { type ShellCommand, tokenizeRange, tokenizeShell } from "./audit-shell.ts";
-import type { LineWindow, Unit } from "./audit-text.ts";
+import { findCommands, findCommandsInRange, type ShellCommand } from "../shell/index.ts";
+import { literals } from "./lines.ts";
+import type { LineWindow, Unit } from "./text.ts";
 
 /** A unit's commands: the first `own` are its text's (in order), then those inside string literals. */
 export interface UnitCommands {
@@ -20,14 +20,14 @@ export function unitCommands(unit: Unit): UnitCommands {
 		? { commands: cells(text) }
 		: unit.window
 			? windowCommands(unit.window)
-			: { commands: tokenizeShell(text) };
+			: { commands: findCommands(text) };
 	const commands = read.commands;
 	const own = commands.length;
 	// Commands inside string literals: `subprocess.run("curl … | sh", shell=True)`, `bash -c "…"`.
 	if (text.includes('"') || text.includes("'")) {
 		for (const literal of literals(text)) {
 			if (literal.value.length < 6 || !literal.value.includes(" ")) continue;
-			for (const inner of tokenizeShell(literal.value))
+			for (const inner of findCommands(literal.value))
 				commands.push({ ...inner, start: inner.start + literal.start + 1 });
 		}
 	}
@@ -41,7 +41,7 @@ export function unitCommands(unit: Unit): UnitCommands {
 function windowCommands(window: LineWindow): { commands: ShellCommand[]; after?: ShellCommand | undefined } {
 	const from = window.cursor.at;
 	if (from >= window.next) return { commands: [] };
-	const read = tokenizeRange(window.line, from, window.next);
+	const read = findCommandsInRange(window.line, from, window.next);
 	window.cursor.at = read.after?.start ?? window.line.length;
 	for (const command of read.commands) command.start = Math.max(0, command.start - window.offset);
 	return { commands: read.commands, after: read.after };
@@ -56,7 +56,7 @@ function cells(text: string): ShellCommand[] {
 	const commands: ShellCommand[] = [];
 	let start = 0;
 	for (const cell of text.split("|")) {
-		for (const command of tokenizeShell(cell)) commands.push({ ...command, start: command.start + start });
+		for (const command of findCommands(cell)) commands.push({ ...command, start: command.start + start });
 		start += cell.length + 1;
 	}
 	return commands;

@@ -1,5 +1,5 @@
-// Quoting forms that spell a word differently from how it runs, shared by the audit's tokenizer and the policy's
-// shell analysis: ANSI-C quotes (`$'\x63url'` is `curl`) and `$IFS` used as a separator (`curl${IFS}-s`).
+// Quoting and substitution forms, for the scanner: where each one ends, and the ones that spell a word differently
+// from how it runs: ANSI-C quotes (`$'\x63url'` is `curl`) and `$IFS` used as a separator (`curl${IFS}-s`).
 
 /** The index of the `'` that closes the ANSI-C quote whose body starts at `start`, or -1 when it never closes. */
 export function ansiCEnd(text: string, start: number): number {
@@ -74,4 +74,45 @@ export function ifsLength(text: string, start: number): number {
 	if (!text.startsWith("${IFS", start) || /[A-Za-z0-9_]/.test(text[start + 5] ?? "")) return 0;
 	const close = text.indexOf("}", start + 5);
 	return close === -1 || close - start > 64 ? 0 : close - start + 1;
+}
+
+/**
+ * The index just after the substitution at `start`: `$name`, `${…}`, `$(…)`, `$((…))`, `$'…'` or `` `…` ``; -1 when
+ * it never ends.
+ */
+export function substitutionEnd(text: string, start: number): number {
+	if (text[start] === "`") {
+		for (let i = start + 1; i < text.length; i++) {
+			if (text[i] === "\\") i++;
+			else if (text[i] === "`") return i + 1;
+		}
+		return -1;
+	}
+	const next = text[start + 1];
+	if (next === "(") return groupEnd(text, start + 1, "(", ")");
+	if (next === "{") return groupEnd(text, start + 1, "{", "}");
+	if (next === "'") {
+		for (let i = start + 2; i < text.length; i++) {
+			if (text[i] === "\\") i++;
+			else if (text[i] === "'") return i + 1;
+		}
+		return -1;
+	}
+	const name = /^(?:[A-Za-z_][A-Za-z0-9_]*|[0-9@*#?$!-])/.exec(text.slice(start + 1, start + 257));
+	return start + 1 + (name ? name[0].length : 0);
+}
+
+/** From an opening bracket to just after its match, skipping quoted text; -1 when it never closes. */
+export function groupEnd(text: string, start: number, open: string, close: string): number {
+	let depth = 0;
+	for (let i = start; i < text.length; i++) {
+		const char = text[i];
+		if (char === "\\") i++;
+		else if (char === "'") {
+			i = text.indexOf("'", i + 1);
+			if (i < 0) return -1;
+		} else if (char === open) depth++;
+		else if (char === close && --depth === 0) return i + 1;
+	}
+	return -1;
 }

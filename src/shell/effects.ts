@@ -12,8 +12,8 @@ import {
 	VALUED,
 	WRAPPERS,
 	WRITERS,
-} from "./shell-tables.ts";
-import type { ShellWord } from "./shell-words.ts";
+} from "./tables.ts";
+import type { ShellWord } from "./words.ts";
 
 /** What the commands of one line do, gathered as the line is read. */
 export interface Effects {

@@ -1,8 +1,8 @@
 // Splits a text file into units the rules look at, each with the context that sets a finding's severity. Long
 // lines are cut into overlapping windows so that every rule works on a bounded string (linear time overall).
 
-import { shellLines } from "./audit-continued.ts";
-import type { AuditContext } from "./audit-rules.ts";
+import { shellLines } from "./continued.ts";
+import type { AuditContext } from "./rules.ts";
 
 /** How a file is read: Markdown (prose and code), a script, a data file, or a licence (URLs are expected). */
 export type FileKind = "markdown" | "script" | "data" | "licence";

@@ -1,6 +1,6 @@
 import { relative, resolve, sep } from "node:path";
-import type { AuditFinding } from "./audit.ts";
-import { AUDIT_RULES, type AuditConfidence, type AuditSeverity } from "./audit-rules.ts";
+import type { AuditFinding } from "./audit-skill.ts";
+import { AUDIT_RULES, type AuditConfidence, type AuditSeverity } from "./rules.ts";
 
 const LEVEL: Readonly<Record<AuditSeverity, "error" | "warning" | "note">> = { P0: "error", P1: "warning", P2: "note" };
 // GitHub code scanning ranks security results by this property (0-10).

@@ -2,10 +2,10 @@
 // reverse shells, wipes, writes to persistence files, install hooks, endpoints hidden in base64 or split strings, and
 // dependency manifests. Every pattern is bounded.
 
-import type { Report } from "./audit-chars.ts";
-import { persistenceTarget } from "./audit-commands.ts";
-import { isTyposquat } from "./audit-packages.ts";
-import type { Unit } from "./audit-text.ts";
+import type { Report } from "./chars.ts";
+import { persistenceTarget } from "./command-rules.ts";
+import { isTyposquat } from "./packages.ts";
+import type { Unit } from "./text.ts";
 
 /** What line rules carry from one line of a flow to the next. */
 export interface LineState {

@@ -13,12 +13,12 @@ import {
 	MAX_ENTRIES,
 	openArchive,
 	type UnpackBudget,
-} from "./audit-archives.ts";
-import { decodeText, looksBinary, mediaKind, printableLines, sniffText } from "./audit-decode.ts";
-import { executableKind } from "./audit-rules.ts";
-import { type FileKind, fileKind, scriptLikeName } from "./audit-text.ts";
+} from "./archives.ts";
+import { decodeText, looksBinary, mediaKind, printableLines, sniffText } from "./decode.ts";
+import { executableKind } from "./rules.ts";
+import { type FileKind, fileKind, scriptLikeName } from "./text.ts";
 
-export type { ArchiveEntry } from "./audit-archives.ts";
+export type { ArchiveEntry } from "./archives.ts";
 
 /** Bounds of one skill's audit. The defaults are the install's, so nothing is installed that was not walked. */
 export interface AuditLimits {

@@ -2,12 +2,12 @@
 // then run, credentials read and sent, secrets put into requests or DNS names, decoded data executed, endpoints
 // hidden by encoding. Each flow is read once, in order; state is a few small sets.
 
-import { isSuspiciousHost, type Report, urlsIn } from "./audit-chars.ts";
-import { commandHits, spanOf } from "./audit-commands.ts";
-import { dependencyHits, type LineState, textHits } from "./audit-lines.ts";
-import { baseName, commandProgram, commandProgramIndex, type ShellCommand } from "./audit-shell.ts";
-import type { Unit } from "./audit-text.ts";
-import { unitCommands } from "./audit-unit-commands.ts";
+import { baseName, commandProgram, commandProgramIndex, type ShellCommand } from "../shell/index.ts";
+import { isSuspiciousHost, type Report, urlsIn } from "./chars.ts";
+import { commandHits, spanOf } from "./command-rules.ts";
+import { dependencyHits, type LineState, textHits } from "./lines.ts";
+import type { Unit } from "./text.ts";
+import { unitCommands } from "./unit-commands.ts";
 
 /** What one skill's flows found that matters across flows (a credential read in one file, a send in another). */
 export interface SkillFlows {

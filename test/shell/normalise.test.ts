@@ -2,13 +2,13 @@
 import { join } from "node:path";
 import { analyzeShell, auditSkill } from "skillset";
 import { describe, expect, it } from "vitest";
-import { programOf, tokenizeShell } from "../../src/policy/audit-shell.ts";
+import { findCommands, programOf } from "../../src/shell/index.ts";
 import { tempDir, writeTree } from "../helpers/temp.ts";
 
 // Issue 18 and issue 22: a shell word is read the way the shell will run it before any rule matches, so spelling
 // `curl` differently hides nothing.
 
-describe("tokenizeShell (the audit's): words as the shell runs them", () => {
+describe("findCommands (the audit's view): words as the shell runs them", () => {
 	it.each<[string, string[]]>([
 		["$'\\x63url' -s x", ["curl", "-s", "x"]],
 		["$'\\143url'", ["curl"]],
@@ -37,12 +37,12 @@ describe("tokenizeShell (the audit's): words as the shell runs them", () => {
 		["'{a,b}'", ["{a,b}"]],
 		["$HOME/x", ["$HOME/x"]],
 	])("%s → %j", (line, words) => {
-		expect(tokenizeShell(line)[0]?.words).toEqual(words);
+		expect(findCommands(line)[0]?.words).toEqual(words);
 	});
 
 	it("finds curl in every spelling of the program word", () => {
 		const spellings = ["$'\\x63url'", "c''url", '"cu"rl', "c\\url", "\\curl", "$'\\143url'", "$'\\u0063url'"];
-		expect(spellings.map((s) => programOf(tokenizeShell(`${s} -s x`)[0]?.words ?? []))).toEqual(
+		expect(spellings.map((s) => programOf(findCommands(`${s} -s x`)[0]?.words ?? []))).toEqual(
 			spellings.map(() => "curl"),
 		);
 	});

@@ -1,10 +1,10 @@
 // Rules on one tokenized shell command: wide deletes and permissions, container mounts, persistence writes,
 // privileged changes, package installs (custom sources, look-alike names), reverse shells and safety switches.
 
-import type { Report } from "./audit-chars.ts";
-import { isTyposquat } from "./audit-packages.ts";
-import { commandProgram, commandProgramIndex, type ShellCommand } from "./audit-shell.ts";
-import type { Unit } from "./audit-text.ts";
+import { commandProgram, commandProgramIndex, type ShellCommand } from "../shell/index.ts";
+import type { Report } from "./chars.ts";
+import { isTyposquat } from "./packages.ts";
+import type { Unit } from "./text.ts";
 
 /** The span of a command in the unit (from its first word, at most 200 characters), for evidence. */
 export function spanOf(unit: Unit, command: ShellCommand): { start: number; end: number } {
