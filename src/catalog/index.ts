@@ -3,7 +3,7 @@
 
 export type { SearchDocument, SearchHit } from "./bm25.ts";
 export { Bm25Index, tokenize } from "./bm25.ts";
-export type { BudgetUnit, FitStep } from "./budget.ts";
+export type { BudgetUnit, FitStep } from "./fitter.ts";
 export type { Catalog, CatalogBudget, CatalogOptions, CatalogReport } from "./catalog.ts";
 export { buildCatalog, catalogEntries, DEFAULT_BUDGET_FRACTION, resolveBudget } from "./catalog.ts";
 export { cutAtWord, ELLIPSIS } from "./cut.ts";
@@ -16,4 +16,5 @@ export { foldField, foldPath, listText, neutralizeTags } from "./safe-text.ts";
 export type { SkillSearchResult } from "./search.ts";
 export { createSkillSearch, renderSearchResults } from "./search.ts";
 export type { Tokenizer } from "./tokenizer.ts";
-export { estimateTokenizer, loadDefaultTokenizer } from "./tokenizer.ts";
+export { loadDefaultTokenizer } from "./default-tokenizer.ts";
+export { estimateTokenizer } from "./tokenizer.ts";
