@@ -1,14 +1,14 @@
 import type { IndexedSkill, SkillIndex } from "../discovery/index.ts";
 import { codePointLength, SkillsetError } from "../skill/index.ts";
 import { fitCatalog } from "./budget.ts";
-import type { BudgetUnit, FitStep, Meter } from "./fitter.ts";
 import { capDescription, truncationsOf } from "./cut.ts";
+import { loadDefaultTokenizer } from "./default-tokenizer.ts";
+import type { BudgetUnit, FitStep, Meter } from "./fitter.ts";
 import { DEFAULT_FLOOR_WORDS } from "./floor.ts";
 import { validateCatalogOptions } from "./options.ts";
 import { keepOrder } from "./priority.ts";
 import { type CatalogEntry, formatParts, type RenderOptions, renderCatalog } from "./render.ts";
 import { foldField, foldPath } from "./safe-text.ts";
-import { loadDefaultTokenizer } from "./default-tokenizer.ts";
 import type { Tokenizer } from "./tokenizer.ts";
 
 /** A tier-1 budget: tokens, characters, or a fraction of a context window (in tokens). */

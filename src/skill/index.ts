@@ -15,6 +15,7 @@ export type { NameProblem } from "./names.ts";
 export { checkSkillName, isValidSkillName, MAX_NAME_CODE_POINTS, normalizeSkillName } from "./names.ts";
 export type { ParsedFrontmatterPrefix, ParsedSkill, ParseSkillOptions, SkillFrontmatter } from "./parse-skill.ts";
 export { DEFAULT_MAX_FILE_BYTES, parseSkillFrontmatter, parseSkillMd } from "./parse-skill.ts";
+export type { FrontmatterField, FrontmatterMap, FrontmatterValue, ParsedYaml } from "./parsed-yaml.ts";
 export type { PermissionManifest } from "./permissions.ts";
 export { emptyManifest, parsePermissions } from "./permissions.ts";
 export type { SkillProperties } from "./properties.ts";
@@ -35,6 +36,5 @@ export { MAX_DESCRIPTION_CODE_POINTS, validateFrontmatter } from "./validate.ts"
 export { MAX_COMPATIBILITY_CODE_POINTS } from "./validate-fields.ts";
 export type { SkillValidation, ValidateSkillOptions } from "./validate-skill.ts";
 export { sortByPosition, validateParsedSkill, validateSkillMd } from "./validate-skill.ts";
-export type { FrontmatterField, FrontmatterMap, FrontmatterValue, ParsedYaml } from "./parsed-yaml.ts";
 export type { ParseYamlOptions } from "./yaml.ts";
 export { MAX_YAML_DEPTH, MAX_YAML_KEYS, parseFrontmatterYaml } from "./yaml.ts";
