@@ -36,6 +36,8 @@ const TABLES: ReadonlySet<string> = new Set(["skill/codes.ts"]);
 // TEMPORARY (issue 19): `cli/config.ts` (401 lines) is the settings helper's; its `settings/` resolver replaces it in
 // the same step. The lead deletes this set when merging that branch.
 const PENDING: ReadonlySet<string> = new Set(["cli/config.ts"]);
+// TEMPORARY (issue 19): the policy helper breaks this circle in the same step; the lead deletes it when merging.
+const PENDING_CYCLES: readonly string[] = ["policy/authorize.ts policy/bounds.ts"];
 
 function sourceFiles(dir: string): string[] {
 	return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
@@ -60,36 +62,37 @@ function target(file: string, specifier: string): string {
 		.join("/");
 }
 
-/** The first import cycle among the `.ts` files under `root`, as the path around it, or undefined when none. */
-function findCycle(root: string): string[] | undefined {
-	const files = sourceFiles(root);
+/**
+ * The import cycles among the `.ts` files under `root`: each group of files that reach one another through their
+ * imports (a strongly connected component, found with Tarjan's algorithm), names sorted.
+ */
+function findCycles(root: string): string[][] {
 	const name = (file: string) => relative(root, file).split(sep).join("/");
 	const graph = new Map(
-		files.map((file) => [
+		sourceFiles(root).map((file) => [
 			name(file),
 			relativeImports(file).map((specifier) => name(resolve(dirname(file), specifier))),
 		]),
 	);
-	const done = new Set<string>();
-	const path: string[] = [];
-	const visit = (node: string): string[] | undefined => {
-		const at = path.indexOf(node);
-		if (at >= 0) return [...path.slice(at), node];
-		if (done.has(node) || !graph.has(node)) return undefined;
-		path.push(node);
+	const order = new Map<string, number>();
+	const low = new Map<string, number>();
+	const stack: string[] = [];
+	const cycles: string[][] = [];
+	const visit = (node: string): void => {
+		order.set(node, order.size);
+		low.set(node, order.get(node) ?? 0);
+		stack.push(node);
 		for (const next of graph.get(node) ?? []) {
-			const cycle = visit(next);
-			if (cycle) return cycle;
+			if (!graph.has(next)) continue;
+			if (!order.has(next)) visit(next);
+			if (stack.includes(next)) low.set(node, Math.min(low.get(node) ?? 0, low.get(next) ?? 0));
 		}
-		path.pop();
-		done.add(node);
-		return undefined;
+		if (low.get(node) !== order.get(node)) return;
+		const group = stack.splice(stack.indexOf(node));
+		if (group.length > 1 || graph.get(node)?.includes(node)) cycles.push(group.sort());
 	};
-	for (const node of graph.keys()) {
-		const cycle = visit(node);
-		if (cycle) return cycle;
-	}
-	return undefined;
+	for (const node of graph.keys()) if (!order.has(node)) visit(node);
+	return cycles.sort((x, y) => (x[0] ?? "").localeCompare(y[0] ?? ""));
 }
 
 describe("module layering", () => {
@@ -128,7 +131,8 @@ describe("module layering", () => {
 	);
 
 	it("has no import cycle (type imports included)", () => {
-		expect(findCycle(SRC)).toBeUndefined();
+		const pending = (cycle: string[]) => PENDING_CYCLES.includes(cycle.join(" "));
+		expect(findCycles(SRC).filter((cycle) => !pending(cycle))).toEqual([]);
 	});
 
 	it("finds a cycle that runs through a type-only import", async () => {
@@ -139,9 +143,11 @@ describe("module layering", () => {
 			"c/c.ts": 'import type { a } from "../a.ts";\nexport type C = typeof a | number;\n',
 			"d.ts": 'import { a } from "./a.ts";\nexport const d = a;\n',
 		});
-		expect(findCycle(dir)).toEqual(["a.ts", "b.ts", "c/c.ts", "a.ts"]);
-		await writeTree(dir, { "c/c.ts": "export type C = number;\n" });
-		expect(findCycle(dir)).toBeUndefined();
+		expect(findCycles(dir)).toEqual([["a.ts", "b.ts", "c/c.ts"]]);
+		await writeTree(dir, { "c/c.ts": "export type C = number;\n", "e.ts": 'export * from "./e.ts";\n' });
+		expect(findCycles(dir)).toEqual([["e.ts"]]);
+		await writeTree(dir, { "e.ts": "export const e = 1;\n" });
+		expect(findCycles(dir)).toEqual([]);
 	});
 
 	it.each(files.map((file) => [relative(SRC, file).split(sep).join("/"), file]))(
