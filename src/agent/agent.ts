@@ -1,44 +1,26 @@
-import { dirname } from "node:path";
 import type { Tokenizer } from "../catalog/index.ts";
 import type { Discovery } from "../discovery/index.ts";
-import { createPolicy, type Policy, type SandboxAvailability, type ToolSpec } from "../policy/index.ts";
+import type { SandboxAvailability } from "../policy/index.ts";
 import { type Activation, type ActivationRefusal, createSession, type SkillSession } from "../runtime/index.ts";
 import { SkillsetError } from "../skill/index.ts";
-import type { ToolResult } from "../tools/index.ts";
 import type { AgentOptions, SavedConversation, TokenUse, TurnOptions, TurnResult } from "./agent-options.ts";
-import type { AgentTool, ShellExecutor } from "./agent-tool.ts";
-import { errorResult } from "./agent-tool.ts";
-import {
-	clipResult,
-	countTokens,
-	DEFAULT_KEEP_TURNS,
-	DEFAULT_RESULT_LIMIT_CHARS,
-	type Entry,
-	renderTranscript,
-	viewMessages,
-} from "./context.ts";
-import { createSkillTool } from "./create-skill-tool.ts";
-import { createDeferredTools } from "./deferred-tools.ts";
-import { type CallOutcome, runToolCall } from "./dispatch.ts";
+import type { ShellExecutor } from "./agent-tool.ts";
+import { DEFAULT_RESULT_LIMIT_CHARS } from "./context.ts";
+import { Conversation } from "./conversation.ts";
 import type { EventLog } from "./event-log.ts";
 import type { AgentEvent, AgentLoopEvent } from "./events.ts";
-import { createFileTools } from "./file-tools.ts";
-import type { GateOptions } from "./gate.ts";
 import type { McpTools } from "./mcp-tools.ts";
-import type { ChatMessage, ModelClient, ModelTool, ModelToolCall } from "./model.ts";
-import { BASE_INSTRUCTIONS, readAgentsMd, renderSystemPrompt } from "./prompt.ts";
-import { createShellTool } from "./shell-tool.ts";
+import type { ChatMessage } from "./model.ts";
+import { ModelIO } from "./model-io.ts";
 import { buildSkillState, parseInvocation, resolveInvocation, type SkillState } from "./skill-state.ts";
+import { AgentTools } from "./tool-dispatch.ts";
 import { renderHint } from "./triggers.ts";
+import { runTurn } from "./turn-loop.ts";
 
-/** Tool calls run from one model answer; the rest get an error result. */
-const MAX_CALLS_PER_ANSWER = 32;
-
-const COMPACT_INSTRUCTIONS =
-	"You write the summary that replaces the earlier part of a conversation between a user and an assistant that uses tools. Keep what is needed to continue: the user's goals and preferences, decisions, facts found, files changed, commands that worked or failed, and open tasks. Skill instructions are re-delivered separately; do not restate them. Be concise; use bullet points.";
-
-const REMINDER =
-	"\n\n[skillset: this task has taken many tool calls. When it is done, if the procedure is likely to be needed again, you may save it as a skill with create_skill.]";
+// The agent's parts, each in its own file: the turn loop (`turn-loop.ts`), model I/O (`model-io.ts`), tool
+// dispatch with the permission policy (`tool-dispatch.ts`, over `dispatch.ts` and `gate.ts`), and the conversation
+// with its saved form (`conversation.ts`). The class holds them together with the session: skills moving in and out
+// of the conversation (invocation, hints, `/load`, re-delivery after compaction), rescans and events.
 
 /** What `createAgent` prepares for the agent. */
 export interface AgentParts {
@@ -70,24 +52,15 @@ export class Agent {
 	readonly #options: AgentOptions;
 	readonly #tokenizer: Tokenizer;
 	readonly #discovery: Discovery;
-	readonly #policy: Policy;
 	readonly #sinks: ((event: AgentEvent) => void)[] = [];
-	readonly #ownTools: AgentTool[];
-	readonly #deferred = new Map<string, AgentTool>();
-	readonly #grants: string[] = [];
+	readonly #tools: AgentTools;
 	readonly #shell: ShellChoice;
 	readonly #mcp: McpTools | undefined;
 	readonly #eventLog: EventLog | undefined;
+	readonly #conversation: Conversation;
+	readonly #io: ModelIO;
 	#state: SkillState | undefined;
-	#entries: Entry[] = [];
-	#turn = 0;
-	#summary: string | undefined;
-	#redeliver = false;
-	#reminded = false;
 	#busy = false;
-	#synthetic = 0;
-	#toolsCache: { state: SkillState; tools: ModelTool[]; tokens: number } | undefined;
-	#systemCache: { rest: string; tokens: number } | undefined;
 
 	/** Use `createAgent`, which scans, picks the shell executor and connects MCP servers first. */
 	constructor(options: AgentOptions, parts: AgentParts) {
@@ -108,18 +81,29 @@ export class Agent {
 				for (const sink of this.#sinks) sink(event);
 			},
 		});
-		this.#ownTools = this.#buildOwnTools();
-		const specs: Record<string, ToolSpec> = {};
-		for (const tool of [...this.#ownTools, ...this.#deferred.values()])
-			specs[tool.name] = tool.spec ?? { risk: "exec" };
-		this.#policy = createPolicy({
+		this.#conversation = new Conversation({
+			resultLimit: options.resultLimitChars ?? DEFAULT_RESULT_LIMIT_CHARS,
+			reminderAfter: options.reminderAfterToolCalls ?? 12,
+		});
+		this.#io = new ModelIO(options, parts.tokenizer, this.#conversation, {
 			workspace: this.workspace,
-			tools: specs,
+			state: () => this.#skillState(),
+			sandboxed: () => this.sandboxed,
+			tools: () => this.#tools.visible(),
+			totals: () => this.session.totals(),
+		});
+		this.#tools = new AgentTools({
+			options,
+			workspace: this.workspace,
+			saveRoot: this.saveRoot,
+			discovery: this.#discovery,
+			session: this.session,
+			shell: parts.shell.execute,
 			sandbox: parts.shell.sandbox,
-			skillRoots: parts.roots,
+			roots: parts.roots,
 			...(parts.eventLog ? { hostFiles: [parts.eventLog.path] } : {}),
-			...(options.runsLater ? { runsLater: options.runsLater } : {}),
-			...(options.ceiling ? { ceiling: options.ceiling } : {}),
+			skillTools: () => this.#skillState().tools,
+			emit: (event) => this.#emit(event),
 		});
 	}
 
@@ -149,12 +133,12 @@ export class Agent {
 
 	/** The number of user turns so far. */
 	get turn(): number {
-		return this.#turn;
+		return this.#conversation.turn;
 	}
 
 	/** The conversation as the model would see it now (old ordinary results as placeholders). */
 	get messages(): ChatMessage[] {
-		return viewMessages(this.#entries, this.#turn, this.#keepTurns);
+		return this.#io.messages();
 	}
 
 	/** The current catalog state (catalog, prompt section, skill tools). */
@@ -170,7 +154,7 @@ export class Agent {
 			this.session.useIndex(index);
 			this.#state = await buildSkillState(index, this.session, {
 				tokenizer: this.#tokenizer,
-				contextWindow: this.#contextWindow,
+				contextWindow: this.#io.contextWindow,
 			});
 			this.session.recordCatalog(this.#state.catalog);
 		}
@@ -203,13 +187,23 @@ export class Agent {
 			if (!result.ok) return { status: "refused", text: result.message, toolCalls: 0 };
 			invoked = result;
 		}
-		this.#turn++;
-		this.#emit({ type: "agent.turn.started", turn: this.#turn });
+		const turn = ++this.#conversation.turn;
+		this.#emit({ type: "agent.turn.started", turn });
 		const { content, loaded } = invoked ? { content: text, loaded: invoked } : await this.#withHints(text);
-		this.#entries.push({ message: { role: "user", content }, turn: this.#turn });
-		if (loaded) this.#pushActivation(loaded);
-		const result = await this.#loop(options);
-		this.#emit({ type: "agent.turn.ended", turn: this.#turn, status: result.status, toolCalls: result.toolCalls });
+		this.#conversation.pushUser(content);
+		if (loaded) this.#conversation.pushActivation(loaded);
+		const result = await runTurn(
+			{
+				conversation: this.#conversation,
+				io: this.#io,
+				maxModelCalls: this.#options.maxModelCalls ?? 50,
+				prepare: (signal) => this.#prepare(signal),
+				runCall: (call, signal, turnOptions) => this.#tools.run(call, signal, turnOptions),
+				emit: (event) => this.#emit(event),
+			},
+			options,
+		);
+		this.#emit({ type: "agent.turn.ended", turn, status: result.status, toolCalls: result.toolCalls });
 		return result;
 	}
 
@@ -223,107 +217,14 @@ export class Agent {
 		return loaded.ok ? { content: text, loaded } : { content: `${text}\n\n${renderHint(names)}` };
 	}
 
-	async #loop(options: TurnOptions): Promise<TurnResult> {
-		const signal = options.signal ?? new AbortController().signal;
-		let toolCalls = 0;
-		let refused = false;
-		const maxCalls = this.#options.maxModelCalls ?? 50;
-		for (let round = 0; round < maxCalls; round++) {
-			let response: Awaited<ReturnType<ModelClient["complete"]>>;
-			try {
-				await this.#compactIfNeeded(signal);
-				await this.#redeliverIfPending();
-				const request = this.#request();
-				this.#emit({
-					type: "agent.model.request",
-					turn: this.#turn,
-					messages: request.messages.length,
-					tools: request.tools.length,
-					tokens: this.tokens().total,
-				});
-				response = await this.#options.model.complete(request, {
-					signal,
-					...(options.onText ? { onText: options.onText } : {}),
-				});
-			} catch (error) {
-				if (signal.aborted) return { status: "cancelled", text: "", toolCalls };
-				const message = (error as Error).message ?? String(error);
-				this.#emit({ type: "agent.model.failed", turn: this.#turn, error: message });
-				return { status: "failed", text: "", toolCalls, error: message };
-			}
-			// The SDK ends a stream quietly when it is aborted: what came in is partial, so it is dropped.
-			if (signal.aborted) return { status: "cancelled", text: "", toolCalls };
-			this.#entries.push({
-				message: {
-					role: "assistant",
-					content: response.content,
-					...(response.toolCalls.length > 0 ? { toolCalls: response.toolCalls } : {}),
-				},
-				turn: this.#turn,
-			});
-			if (response.toolCalls.length === 0)
-				return { status: refused ? "refused" : "done", text: response.content, toolCalls };
-			for (const [index, call] of response.toolCalls.entries()) {
-				if (signal.aborted) {
-					this.#pushResult(call, errorResult("Cancelled by the user before it ran."), call.name);
-					continue;
-				}
-				if (index >= MAX_CALLS_PER_ANSWER) {
-					const content = `Not run: at most ${MAX_CALLS_PER_ANSWER} tool calls are run per answer.`;
-					this.#pushResult(call, errorResult(content), call.name);
-					continue;
-				}
-				toolCalls++;
-				const outcome = await this.#runCall(call, signal, options);
-				refused ||= outcome.refused;
-				this.#pushResult(call, outcome.result, outcome.tool, toolCalls);
-			}
-			if (signal.aborted) return { status: "cancelled", text: "", toolCalls };
-		}
-		const error = `stopped after ${maxCalls} model calls in one turn`;
-		return { status: "failed", text: "", toolCalls, error };
-	}
-
-	/** The request for the next model call: system prompt, the conversation as seen now, and the visible tools. */
-	#request(): { messages: ChatMessage[]; tools: ModelTool[] } {
-		return {
-			messages: [{ role: "system", content: this.systemPrompt() }, ...this.messages],
-			tools: this.#modelTools().tools,
-		};
-	}
-
 	/** The system prompt for the current turn: instructions, notes, the skills section, the summary, AGENTS.md. */
 	systemPrompt(): string {
-		const notes: string[] = [];
-		if (!this.sandboxed)
-			notes.push("Shell commands run without the OS sandbox here: each one needs the user's approval.");
-		if (this.#summary) notes.push(`## Summary of the earlier conversation\n\n${this.#summary}`);
-		return renderSystemPrompt({
-			instructions: this.#options.instructions ?? BASE_INSTRUCTIONS,
-			notes,
-			skills: this.#skillState().section,
-			agentsMd: readAgentsMd(this.workspace).text,
-		});
+		return this.#io.systemPrompt();
 	}
 
 	/** Tokens in use now: system prompt, conversation and tool definitions, against the window. */
 	tokens(): TokenUse {
-		const state = this.#skillState();
-		const prompt = this.systemPrompt();
-		const rest = prompt.replace(state.section, "");
-		if (this.#systemCache?.rest !== rest) this.#systemCache = { rest, tokens: this.#tokenizer.count(rest) };
-		const system = this.#systemCache.tokens + state.catalog.report.tokens;
-		const conversation = countTokens(this.#entries, this.#turn, this.#keepTurns, this.#tokenizer);
-		const tools = this.#modelTools().tokens;
-		return {
-			system,
-			conversation,
-			tools,
-			total: system + conversation + tools,
-			contextWindow: this.#contextWindow,
-			threshold: Math.floor(this.#contextWindow * (this.#options.compactAt ?? 0.8)),
-			tiers: this.session.totals(),
-		};
+		return this.#io.tokens();
 	}
 
 	/**
@@ -331,47 +232,30 @@ export class Agent {
 	 * (`markCompacted`), and re-delivers the active skills in full before the next model call.
 	 */
 	async compact(signal?: AbortSignal): Promise<{ before: number; after: number } | undefined> {
-		const start = this.#busy ? this.#entries.findIndex((entry) => entry.turn === this.#turn) : this.#entries.length;
-		const old = this.#entries.slice(0, Math.max(0, start));
+		const old = this.#conversation.earlier(this.#busy);
 		if (old.length === 0) return undefined;
 		const before = this.tokens().total;
-		const earlier = this.#summary ? `Summary of what came before:\n${this.#summary}\n\n` : "";
-		const transcript = clipResult(`${earlier}${renderTranscript(old)}`, this.#contextWindow * 2);
-		const response = await this.#options.model.complete(
-			{
-				messages: [
-					{ role: "system", content: COMPACT_INSTRUCTIONS },
-					{ role: "user", content: `${transcript}\n\nWrite the summary now.` },
-				],
-				tools: [],
-			},
-			signal ? { signal } : {},
-		);
-		this.#summary = response.content.trim() || this.#summary;
-		this.#entries = this.#entries.slice(old.length);
+		const summary = await this.#io.summarize(old, signal);
+		this.#conversation.compact(old.length, summary);
 		this.session.markCompacted();
-		this.#redeliver = true;
 		const after = this.tokens().total;
 		this.#emit({ type: "agent.compacted", before, after, entries: old.length });
 		return { before, after };
 	}
 
-	async #compactIfNeeded(signal: AbortSignal): Promise<void> {
+	/** Before every model call: compaction past the threshold, then each skill whose text it removed, again. */
+	async #prepare(signal: AbortSignal): Promise<void> {
 		const use = this.tokens();
 		if (use.total > use.threshold) await this.compact(signal);
-	}
-
-	/** After compaction: each active skill whose full text is no longer in the conversation is delivered again. */
-	async #redeliverIfPending(): Promise<void> {
-		if (!this.#redeliver) return;
-		this.#redeliver = false;
-		const present = new Set(this.#entries.flatMap((entry) => entry.tool?.skills ?? []));
+		if (!this.#conversation.redeliver) return;
+		this.#conversation.redeliver = false;
+		const present = this.#conversation.delivered();
 		const names: string[] = [];
 		for (const name of this.session.active) {
 			if (present.has(name)) continue;
 			const result = await this.session.activate(name, { invoker: "user", reason: "re-delivered after compaction" });
 			if (!result.ok || result.cached) continue;
-			this.#pushActivation(result);
+			this.#conversation.pushActivation(result);
 			for (const skill of [...result.dependencies, result]) present.add(skill.name);
 			names.push(name);
 		}
@@ -381,7 +265,7 @@ export class Agent {
 	/** Activates a skill for the user (`/load`); its content joins the conversation as a load_skill result. */
 	async load(name: string): Promise<Activation | ActivationRefusal> {
 		const result = await this.session.activate(name, { invoker: "user", reason: "loaded by the user" });
-		if (result.ok && !result.cached) this.#pushActivation(result);
+		if (result.ok && !result.cached) this.#conversation.pushActivation(result);
 		return result;
 	}
 
@@ -404,161 +288,22 @@ export class Agent {
 
 	/** The conversation, active skills and "always" grants, for `resume`. */
 	save(): SavedConversation {
-		return {
-			version: 1,
-			turn: this.#turn,
-			...(this.#summary ? { summary: this.#summary } : {}),
-			entries: this.#entries.map(({ message, turn, tool }) => ({ message, turn, ...(tool ? { tool } : {}) })),
-			active: this.session.active,
-			grants: [...this.#grants],
-		};
+		return this.#conversation.save(this.session.active, [...this.#tools.grants]);
 	}
 
 	/** Restores a saved conversation into this (fresh) agent. */
 	async restore(saved: SavedConversation): Promise<void> {
-		if (saved.version !== 1 || !Array.isArray(saved.entries))
-			throw new SkillsetError("invalid-argument", "not a saved skillset conversation (version 1)");
-		this.#entries = saved.entries.map((entry) => ({ ...entry }));
-		this.#turn = saved.turn;
-		this.#summary = saved.summary;
+		this.#conversation.restore(saved);
 		// Their text is in the restored messages already: activate without delivering anything again.
 		for (const name of saved.active) await this.session.activate(name, { invoker: "user", reason: "resumed" });
 		// A skill whose text the saved messages no longer hold (compacted away) is delivered again on the next turn.
-		const present = new Set(this.#entries.flatMap((entry) => entry.tool?.skills ?? []));
+		const present = this.#conversation.delivered();
 		if (this.session.active.some((name) => !present.has(name))) {
 			this.session.markCompacted();
-			this.#redeliver = true;
+			this.#conversation.redeliver = true;
 		}
 		// Saved grants are read back as exact calls: an edited file cannot turn one into a wildcard.
-		for (const pattern of saved.grants) {
-			if (typeof pattern !== "string") continue;
-			this.#policy.grant(this.session, pattern, "always", { exact: true });
-			this.#grants.push(pattern);
-		}
-	}
-
-	#runCall(call: ModelToolCall, signal: AbortSignal, options: TurnOptions): Promise<CallOutcome> {
-		return runToolCall(call, {
-			tools: this.#visibleTools(),
-			deferred: this.#deferred,
-			gate: this.#gateOptions(),
-			workspace: this.workspace,
-			signal,
-			resultLimit: this.#resultLimit,
-			emit: (event) => this.#emit(event),
-			...(options.onToolCall ? { onToolCall: options.onToolCall } : {}),
-		});
-	}
-
-	#pushResult(call: ModelToolCall, result: ToolResult, tool: string, count = 0): void {
-		let content = result.protected ? result.content : clipResult(result.content, this.#resultLimit);
-		const threshold = this.#options.reminderAfterToolCalls ?? 12;
-		if (count >= threshold && !this.#reminded) {
-			this.#reminded = true;
-			content += REMINDER;
-		}
-		const skills = tool === "load_skill" && result.protected ? deliveredSkills(result) : undefined;
-		this.#entries.push({
-			message: { role: "tool", toolCallId: call.id, content },
-			turn: this.#turn,
-			tool: { name: tool, args: call.arguments, protected: result.protected, ...(skills ? { skills } : {}) },
-		});
-	}
-
-	/** Puts an activation into the conversation as a load_skill call and its (protected) result. */
-	#pushActivation(result: Activation): void {
-		const id = `skillset_${++this.#synthetic}_${this.#turn}`;
-		const args = JSON.stringify({ name: result.name });
-		this.#entries.push({
-			message: { role: "assistant", content: "", toolCalls: [{ id, name: "load_skill", arguments: args }] },
-			turn: this.#turn,
-		});
-		const skills = [...result.dependencies, result].filter((s) => !s.cached).map((s) => s.name);
-		this.#entries.push({
-			message: { role: "tool", toolCallId: id, content: result.fullText },
-			turn: this.#turn,
-			tool: { name: "load_skill", args, protected: true, skills },
-		});
-	}
-
-	#gateOptions(): GateOptions {
-		return {
-			policy: this.#policy,
-			session: this.session,
-			workspace: this.workspace,
-			...(this.#options.confirm ? { confirm: this.#options.confirm } : {}),
-			...(this.#options.yes ? { yes: true } : {}),
-			...(this.#options.deny ? { deny: this.#options.deny } : {}),
-			emit: (event) => this.#emit(event),
-			remember: (pattern) => this.#grants.push(pattern),
-		};
-	}
-
-	#buildOwnTools(): AgentTool[] {
-		// Read-only paths and network come from the policy (ceiling and active manifests), per command.
-		const shell = createShellTool({
-			execute: this.#shell.execute,
-			sandboxOptions: () => this.#policy.sandboxOptions(this.session),
-		});
-		const create = createSkillTool({
-			root: this.saveRoot,
-			...(this.#options.saveSkills === undefined || this.#options.saveSkills === "workspace"
-				? { within: this.workspace }
-				: {}),
-			approve: async (name, findings) => {
-				const args = { name, findings: findings.map((f) => `${f.rule} (${f.file}${f.line ? `:${f.line}` : ""})`) };
-				const spec: ToolSpec = { risk: "write" };
-				const decision = { decision: "ask" as const, rule: "audit-P1", reason: "the audit flagged the new skill" };
-				return (await this.#askDirect("create_skill", args, spec, decision)).allowed;
-			},
-			onCreated: (name, dir) => this.#emit({ type: "agent.skill.created", name, dir }),
-			existing: async (name) => {
-				const { index } = await this.#discovery.scan();
-				const same = index.skills.find((skill) => skill.id === name || skill.name === name);
-				return same && dirname(same.realFile);
-			},
-		});
-		const host = this.#options.tools ?? [];
-		for (const tool of host) {
-			if (tool.deferred) this.#deferred.set(tool.name, tool);
-		}
-		const direct = host.filter((tool) => !tool.deferred);
-		return [...createFileTools(), shell, create, ...direct, ...createDeferredTools([...this.#deferred.values()])];
-	}
-
-	/** Asks the user directly (for audit findings, which are not a policy decision). */
-	async #askDirect(
-		tool: string,
-		args: Record<string, unknown>,
-		_spec: ToolSpec,
-		decision: { decision: "ask"; rule: string; reason: string },
-	): Promise<{ allowed: boolean }> {
-		const answer = (value: "once" | "deny", by: "user" | "yes-flag" | "no-terminal") => {
-			this.#emit({ type: "permission.answered", tool, rule: decision.rule, answer: value, by });
-			return { allowed: value === "once" };
-		};
-		if (this.#options.yes) return answer("once", "yes-flag");
-		if (!this.#options.confirm) return answer("deny", "no-terminal");
-		const request = { tool, args, rule: decision.rule, reason: decision.reason, pattern: tool, grantable: false };
-		const reply = await this.#options.confirm(request);
-		return answer(reply === "deny" ? "deny" : "once", "user");
-	}
-
-	#visibleTools(): AgentTool[] {
-		return [...this.#skillState().tools, ...this.#ownTools];
-	}
-
-	#modelTools(): { tools: ModelTool[]; tokens: number } {
-		const state = this.#skillState();
-		if (this.#toolsCache?.state !== state) {
-			const tools = this.#visibleTools().map((tool) => ({
-				name: tool.name,
-				description: tool.description,
-				parameters: tool.inputSchema,
-			}));
-			this.#toolsCache = { state, tools, tokens: this.#tokenizer.count(JSON.stringify(tools)) };
-		}
-		return this.#toolsCache;
+		for (const pattern of saved.grants) if (typeof pattern === "string") this.#tools.restoreGrant(pattern);
 	}
 
 	#skillState(): SkillState {
@@ -566,32 +311,8 @@ export class Agent {
 		return this.#state;
 	}
 
-	get #contextWindow(): number {
-		return this.#options.contextWindow ?? 128_000;
-	}
-
-	get #keepTurns(): number {
-		return this.#options.keepTurns ?? DEFAULT_KEEP_TURNS;
-	}
-
-	get #resultLimit(): number {
-		return this.#options.resultLimitChars ?? DEFAULT_RESULT_LIMIT_CHARS;
-	}
-
 	#emit(event: AgentLoopEvent): void {
 		const stamped = { ...event, time: new Date().toISOString(), session: this.session.id } as AgentEvent;
 		for (const sink of this.#sinks) sink(stamped);
 	}
-}
-
-/** The skills whose full text a load_skill result carries (not the cached ones). */
-function deliveredSkills(result: ToolResult): string[] {
-	const details = result.details as {
-		name?: string;
-		cached?: boolean;
-		dependencies?: { name: string; cached: boolean }[];
-	};
-	const names = (details.dependencies ?? []).filter((d) => !d.cached).map((d) => d.name);
-	if (details.name && !details.cached) names.push(details.name);
-	return names;
 }

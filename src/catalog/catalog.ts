@@ -1,13 +1,15 @@
 import type { IndexedSkill, SkillIndex } from "../discovery/index.ts";
 import { codePointLength, SkillsetError } from "../skill/index.ts";
-import { type BudgetUnit, type FitStep, fitCatalog, type Meter } from "./budget.ts";
+import { fitCatalog } from "./budget.ts";
 import { capDescription, truncationsOf } from "./cut.ts";
+import { loadDefaultTokenizer } from "./default-tokenizer.ts";
+import type { BudgetUnit, FitStep, Meter } from "./fitter.ts";
 import { DEFAULT_FLOOR_WORDS } from "./floor.ts";
 import { validateCatalogOptions } from "./options.ts";
 import { keepOrder } from "./priority.ts";
 import { type CatalogEntry, formatParts, type RenderOptions, renderCatalog } from "./render.ts";
 import { foldField, foldPath } from "./safe-text.ts";
-import { loadDefaultTokenizer, type Tokenizer } from "./tokenizer.ts";
+import type { Tokenizer } from "./tokenizer.ts";
 
 /** A tier-1 budget: tokens, characters, or a fraction of a context window (in tokens). */
 export interface CatalogBudget {

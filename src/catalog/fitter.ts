@@ -1,7 +1,50 @@
-import type { FitOptions, FitResult, FitStep } from "./budget.ts";
 import { ELLIPSIS, truncationsOf } from "./cut.ts";
-import type { CatalogEntry } from "./render.ts";
+import type { CatalogEntry, FormatParts } from "./render.ts";
 import { createSlot, describeSlot, type Slot } from "./slot.ts";
+
+/** What a budget counts. */
+export type BudgetUnit = "tokens" | "chars";
+
+/** Measures text in the budget's unit. */
+export interface Meter {
+	unit: BudgetUnit;
+	measure(text: string): number;
+}
+
+/**
+ * How far the fitter had to go (DESIGN.md §4): everything as is, descriptions capped, descriptions shared above
+ * their floors, some skills listed by name only, or some skills left out (not even their names fit).
+ */
+export type FitStep = "fits" | "capped" | "shared" | "named" | "dropped";
+
+/** Options for `fitCatalog` (`budget.ts`), which decides the steps this fitter measures. */
+export interface FitOptions {
+	parts: FormatParts;
+	meter: Meter;
+	limit: number;
+	/** Step 2's cap on every description, in code points. */
+	maxDescriptionCodePoints: number;
+	/** The floor in words (see `planWords`); 0: none. */
+	floorWords: number;
+	/** Entry indices, the skill to describe (and to name) first at the front. Default: entry order. */
+	priority?: readonly number[];
+	/**
+	 * Makes an entry ready to show (folds and cleans its fields). Called only for entries the fitter measures, so
+	 * skills the budget drops unseen cost nothing; omitted entries are returned as given.
+	 */
+	prepare?: (entry: CatalogEntry) => CatalogEntry;
+}
+
+/** The fitted catalog: entries described (descriptions possibly cut), listed by name only, left out, and the text. */
+export interface FitResult {
+	step: FitStep;
+	kept: CatalogEntry[];
+	named: CatalogEntry[];
+	omitted: CatalogEntry[];
+	truncated: { name: string; droppedChars: number }[];
+	text: string;
+	cost: number;
+}
 
 /** What a catalog lists: skills with a description (slots) and skills by name only (entry indices). */
 interface Layout {

@@ -1,8 +1,8 @@
 import type { SkillIndex } from "../discovery/index.ts";
 import { codePointLength, SkillsetError } from "../skill/index.ts";
 import { buildCatalog, type Catalog, type CatalogOptions, resolveBudget } from "./catalog.ts";
+import { loadDefaultTokenizer } from "./default-tokenizer.ts";
 import { type CatalogEntry, type CatalogFormat, formatParts } from "./render.ts";
-import { loadDefaultTokenizer } from "./tokenizer.ts";
 
 /** How the model activates a skill: through a load tool, or by reading SKILL.md with its file tool. */
 export type ActivationMode = "tool" | "file-read";

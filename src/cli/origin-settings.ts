@@ -184,7 +184,7 @@ export async function createOriginProviders(
 	const servers = Object.entries(config.mcpServers ?? {});
 	if (servers.length > 0) {
 		// The origin alone: it needs only the client SDK, where the stage's entry also loads the server's.
-		const { createMcpOrigin } = await import("../mcp/origin.ts");
+		const { createMcpOrigin } = await import("../sources/mcp-origin.ts");
 		for (const [label, { skillUris, ...server }] of servers) {
 			const options = { cacheDir, ...(timeoutMs ? { timeoutMs } : {}), ...(skillUris ? { skillUris } : {}) };
 			providers.push(createMcpOrigin(label, withToken(label, server, env), options));

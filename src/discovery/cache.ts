@@ -1,11 +1,11 @@
 import { type Stats, statSync } from "node:fs";
 import type { FileSignature } from "../skill/index.ts";
 import type { DiscoveryDiagnostic } from "./codes.ts";
+import { type Candidate, type DirEntry, listDir } from "./folder.ts";
 import type { LoadedSkill, LoadOptions } from "./load.ts";
 import type { DiscoveryRoot } from "./roots.ts";
-import type { Candidate, DirEntry, RootWalk, WalkRecord } from "./walk.ts";
-import { listDir } from "./walk.ts";
-import { reuseSnapshot, snapshotOf, type WalkSnapshot } from "./walk-snapshot.ts";
+import type { RootWalk, WalkRecord } from "./walk.ts";
+import { type ListedDir, reuseSnapshot, snapshotOf, type WalkSnapshot } from "./walk-snapshot.ts";
 
 /**
  * How long before a scan started a file or folder must have last changed for its signature to stand for its
@@ -16,11 +16,8 @@ import { reuseSnapshot, snapshotOf, type WalkSnapshot } from "./walk-snapshot.ts
 export const RACY_MARGIN_MS = 2000;
 
 /** A folder listing and the folder's signature when it was listed. */
-export interface CachedDir {
-	signature: FileSignature;
+export interface CachedDir extends ListedDir {
 	entries: DirEntry[];
-	/** Changed too close to the scan that listed it: listed again next time, never saved. */
-	racy: boolean;
 }
 
 /** What reading a SKILL.md gave, apart from the candidate: everything that depends only on the file. */

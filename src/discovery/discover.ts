@@ -3,17 +3,17 @@ import { homedir } from "node:os";
 import { resolve } from "node:path";
 import { type RootCache, ScanCache } from "./cache.ts";
 import { type DiscoveryDiagnostic, discoveryDiagnostic } from "./codes.ts";
+import type { Candidate } from "./folder.ts";
 import type { LoadedSkill, LoadOptions } from "./load.ts";
-import { validateDiscoverOptions } from "./options.ts";
-import { type OriginProvider, walkOrigins } from "./origins.ts";
+import { type DiscoverOptions, validateDiscoverOptions } from "./options.ts";
+import { walkOrigins } from "./origins.ts";
 import type { PersistentIndex } from "./persist.ts";
 import { mapInBatches } from "./pool.ts";
 import { buildReport, type DiscoveryReport } from "./report.ts";
-import { type CollisionPolicy, resolveSkills } from "./resolve.ts";
-import { type DiscoveryRoot, type RootOptions, resolveRoots } from "./roots.ts";
+import { resolveSkills } from "./resolve.ts";
+import { type DiscoveryRoot, resolveRoots } from "./roots.ts";
 import { SkillIndex } from "./skill-index.ts";
 import {
-	type Candidate,
 	DEFAULT_EXPLICIT_WALK_LIMITS,
 	DEFAULT_WALK_LIMITS,
 	type RootWalk,
@@ -21,33 +21,6 @@ import {
 	type WalkRecord,
 	walkRoot,
 } from "./walk.ts";
-
-/** Everything discovery can be told. All of it is optional. */
-export interface DiscoverOptions extends RootOptions, LoadOptions {
-	/** What to do with one name in several roots. Default `precedence`. */
-	policy?: CollisionPolicy;
-	/**
-	 * Walk bounds for every root. Unset bounds default to {@link DEFAULT_EXPLICIT_WALK_LIMITS} for the roots the
-	 * caller named and {@link DEFAULT_WALK_LIMITS} for conventional and preset folders.
-	 */
-	limits?: Partial<WalkLimits>;
-	/** Follow links to folders (default true). */
-	followSymlinks?: boolean;
-	/** Accept a SKILL.md that is itself a link (default false). */
-	allowSymlinkedSkillFile?: boolean;
-	/** Scan hidden folders below each root (collections such as `skills/.curated`). Default false. */
-	includeHidden?: boolean;
-	/** Skills to switch off, by name or qualified name. */
-	disabled?: readonly string[];
-	/** Remote origins (MCP servers, well-known indexes); their skills never shadow local ones. */
-	origins?: readonly OriginProvider[];
-	/**
-	 * The user's cache folder (see {@link defaultCacheDir}). When set, the folder listings and frontmatter results
-	 * of each root are kept in its `discovery/` folder between processes, so a run over unchanged files costs one
-	 * stat per folder and SKILL.md. Unset (the default for the library): nothing is written.
-	 */
-	cacheDir?: string;
-}
 
 /** An index and the report that explains it. */
 export interface DiscoveryResult {

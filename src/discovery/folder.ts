@@ -1,11 +1,37 @@
 import type { Dirent } from "node:fs";
 import { readdirSync } from "node:fs";
 import { sep } from "node:path";
+import type { DiscoveryDiagnostic } from "./codes.ts";
+import type { FilePin } from "./origin-provider.ts";
 import type { DiscoveryRoot } from "./roots.ts";
-import type { Candidate, DirEntry } from "./walk.ts";
 
 // Folder listings and the paths and candidates built from them: shared by the walk and by a walk reused from the
 // persistent index, so both give the same strings.
+
+/** A SKILL.md found by the walk, not yet read. */
+export interface Candidate {
+	root: DiscoveryRoot;
+	/** The skill folder as reached from the root (may pass through links). */
+	dir: string;
+	/** The SKILL.md path as reached. */
+	file: string;
+	/** The SKILL.md path with every link resolved: the skill's identity on disk. */
+	realFile: string;
+	/** The skill folder relative to the root, with `/` separators. */
+	relDir: string;
+	diagnostics: DiscoveryDiagnostic[];
+	/** For a remote skill: its files' recorded digests (see `OriginSkill.pins`). */
+	pins?: Readonly<Record<string, FilePin>>;
+}
+
+/** A folder listing as the walk needs it. */
+export interface DirEntry {
+	name: string;
+	kind: "file" | "dir" | "link" | "other";
+}
+
+/** Lists folders; the incremental scanner passes one that reuses listings of unchanged folders. */
+export type ListDir = (dir: string) => DirEntry[];
 
 /** Lists a folder with entry kinds from `readdir`, without a stat per entry. */
 export function listDir(dir: string): DirEntry[] {

@@ -1,6 +1,7 @@
 import type { FileSignature } from "../skill/index.ts";
 import { RootCache } from "./cache.ts";
 import { type DiscoveryDiagnostic, type DiscoveryOnlyCode, discoveryDiagnostic } from "./codes.ts";
+import { compareNames, type DirEntry } from "./folder.ts";
 import {
 	count,
 	decodeDiagnostic,
@@ -17,7 +18,6 @@ import {
 	text,
 	tuple,
 } from "./index-values.ts";
-import { compareNames, type DirEntry } from "./walk.ts";
 import { SNAPSHOT_CODES, type WalkSnapshot } from "./walk-snapshot.ts";
 
 // The layout of an index file's payload: one root's listings, reads and last walk, paths relative to the root.

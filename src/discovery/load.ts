@@ -7,7 +7,7 @@ import {
 	validateParsedSkill,
 } from "../skill/index.ts";
 import type { DiscoveryDiagnostic } from "./codes.ts";
-import type { Candidate } from "./walk.ts";
+import type { Candidate } from "./folder.ts";
 
 /** A candidate after its frontmatter was read and checked with the lenient profile. */
 export interface LoadedSkill {

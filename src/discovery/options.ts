@@ -1,8 +1,37 @@
 // The error class alone: importing the skill stage here would load it before any skill is found.
 import { SkillsetError } from "../skill/errors.ts";
-import type { DiscoverOptions } from "./discover.ts";
-import { COLLISION_POLICIES } from "./resolve.ts";
-import { DEFAULT_SCOPE_ORDER, PRESET_NAMES } from "./roots.ts";
+import type { LoadOptions } from "./load.ts";
+import type { OriginProvider } from "./origin-provider.ts";
+import { COLLISION_POLICIES, type CollisionPolicy } from "./resolve.ts";
+import { DEFAULT_SCOPE_ORDER, PRESET_NAMES, type RootOptions } from "./roots.ts";
+import type { WalkLimits } from "./walk.ts";
+
+/** Everything discovery can be told. All of it is optional. */
+export interface DiscoverOptions extends RootOptions, LoadOptions {
+	/** What to do with one name in several roots. Default `precedence`. */
+	policy?: CollisionPolicy;
+	/**
+	 * Walk bounds for every root. Unset bounds default to {@link DEFAULT_EXPLICIT_WALK_LIMITS} for the roots the
+	 * caller named and {@link DEFAULT_WALK_LIMITS} for conventional and preset folders.
+	 */
+	limits?: Partial<WalkLimits>;
+	/** Follow links to folders (default true). */
+	followSymlinks?: boolean;
+	/** Accept a SKILL.md that is itself a link (default false). */
+	allowSymlinkedSkillFile?: boolean;
+	/** Scan hidden folders below each root (collections such as `skills/.curated`). Default false. */
+	includeHidden?: boolean;
+	/** Skills to switch off, by name or qualified name. */
+	disabled?: readonly string[];
+	/** Remote origins (MCP servers, well-known indexes); their skills never shadow local ones. */
+	origins?: readonly OriginProvider[];
+	/**
+	 * The user's cache folder (see {@link defaultCacheDir}). When set, the folder listings and frontmatter results
+	 * of each root are kept in its `discovery/` folder between processes, so a run over unchanged files costs one
+	 * stat per folder and SKILL.md. Unset (the default for the library): nothing is written.
+	 */
+	cacheDir?: string;
+}
 
 type Check = (value: unknown, name: string) => void;
 

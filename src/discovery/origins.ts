@@ -1,43 +1,9 @@
 import { join } from "node:path";
-import { type DiscoveryDiagnostic, discoveryDiagnostic } from "./codes.ts";
+import { discoveryDiagnostic } from "./codes.ts";
+import type { Candidate } from "./folder.ts";
+import type { OriginLoad, OriginProvider } from "./origin-provider.ts";
 import type { DiscoveryRoot } from "./roots.ts";
-import type { Candidate, RootWalk } from "./walk.ts";
-
-/** One remote skill, already fetched and verified into a local folder (`folder/<dir>/SKILL.md`). */
-export interface OriginSkill {
-	/** The skill's folder under the origin's `folder`, POSIX. */
-	dir: string;
-	/** Diagnostics about this skill from the origin (refusals go in `OriginLoad.diagnostics`). */
-	diagnostics?: DiscoveryDiagnostic[];
-	/**
-	 * Every file of the verified copy (POSIX path under `dir` → sha256 hex and size), as verified when fetched. The
-	 * runtime checks every read of the copy against these; a remote skill without pins serves nothing.
-	 */
-	pins?: Readonly<Record<string, FilePin>>;
-}
-
-/** One file's recorded digest: sha256 hex of its bytes and its size. */
-export interface FilePin {
-	sha256: string;
-	size: number;
-}
-
-/** What an origin provider hands discovery: the folder of its verified copies, the skills in it, and problems. */
-export interface OriginLoad {
-	folder: string;
-	skills: OriginSkill[];
-	diagnostics: DiscoveryDiagnostic[];
-}
-
-/**
- * A source of remote skills (an MCP server, a well-known index). Discovery knows only this interface; providers
- * live in the `sources/` and `mcp/` stages. `load` must not throw for the origin's faults: it reports them.
- */
-export interface OriginProvider {
-	/** `mcp:<label>` or `index:<label>`: the host's label, never the server's own name. */
-	readonly origin: string;
-	load(): Promise<OriginLoad>;
-}
+import type { RootWalk } from "./walk.ts";
 
 /** Loads every origin at once; each becomes a root of scope `remote`, ranked after every folder root. */
 export async function walkOrigins(providers: readonly OriginProvider[], firstRank: number): Promise<RootWalk[]> {

@@ -1,10 +1,10 @@
 import { basename } from "node:path";
 import type { SkillProperties } from "../skill/index.ts";
 import { type DiscoveryDiagnostic, discoveryDiagnostic } from "./codes.ts";
+import { compareNames } from "./folder.ts";
 import type { LoadedSkill } from "./load.ts";
-import type { FilePin } from "./origins.ts";
+import type { FilePin } from "./origin-provider.ts";
 import type { Scope } from "./roots.ts";
-import { compareNames } from "./walk.ts";
 
 /** What happens when several roots hold a skill of the same name. */
 export type CollisionPolicy = "precedence" | "reject" | "keep-all" | "qualify";

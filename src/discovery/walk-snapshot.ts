@@ -1,10 +1,10 @@
 import { realpathSync, type Stats, statSync } from "node:fs";
 import { basename, sep } from "node:path";
 import type { FileSignature } from "../skill/index.ts";
-import type { CachedDir } from "./cache.ts";
 import type { DiscoveryDiagnostic } from "./codes.ts";
+import { below, skillCandidate } from "./folder.ts";
 import type { DiscoveryRoot } from "./roots.ts";
-import { below, type RootWalk, skillCandidate, type WalkRecord } from "./walk.ts";
+import type { RootWalk, WalkRecord } from "./walk.ts";
 
 /**
  * A walk's result kept for reuse. It follows from the listings of the folders the walk listed and the folders it
@@ -24,6 +24,13 @@ export interface WalkSnapshot {
 	probes: Map<string, FileSignature>;
 }
 
+/** A folder the walk listed, as the cache keeps it: its signature when listed, and whether that was too recent. */
+export interface ListedDir {
+	signature: FileSignature;
+	/** Changed too close to the scan that listed it: listed again next time, never saved. */
+	racy: boolean;
+}
+
 /** The walk diagnostics a snapshot may carry: each follows from listings and probes alone. */
 export const SNAPSHOT_CODES: ReadonlySet<string> = new Set([
 	"walk.hidden-skipped",
@@ -40,7 +47,7 @@ export const SNAPSHOT_CODES: ReadonlySet<string> = new Set([
 export function snapshotOf(
 	walk: RootWalk,
 	record: WalkRecord,
-	dirs: ReadonlyMap<string, CachedDir>,
+	dirs: ReadonlyMap<string, ListedDir>,
 	isRacy: (signature: FileSignature) => boolean,
 ): WalkSnapshot | undefined {
 	if (!walk.exists || record.links || record.real === undefined || walk.rejected.length > 0) return undefined;
@@ -70,7 +77,7 @@ export function snapshotOf(
 export function reuseSnapshot(
 	snapshot: WalkSnapshot,
 	root: DiscoveryRoot,
-	dirs: ReadonlyMap<string, CachedDir>,
+	dirs: ReadonlyMap<string, ListedDir>,
 ): RootWalk | undefined {
 	for (const [path, dir] of dirs) if (dir.racy || !sameAsNow(path, dir.signature)) return undefined;
 	for (const [path, signature] of snapshot.probes) if (!sameAsNow(path, signature)) return undefined;

@@ -2,8 +2,17 @@ import { realpathSync, type Stats, statSync } from "node:fs";
 import { basename, join, relative, sep } from "node:path";
 import type * as SkillStage from "../skill/index.ts";
 import { type DiscoveryDiagnostic, discoveryDiagnostic } from "./codes.ts";
-import { below, childRel, compareNames, isSkillFileEntry, listDir, skillCandidate } from "./folder.ts";
-import type { FilePin } from "./origins.ts";
+import {
+	below,
+	type Candidate,
+	childRel,
+	compareNames,
+	type DirEntry,
+	isSkillFileEntry,
+	type ListDir,
+	listDir,
+	skillCandidate,
+} from "./folder.ts";
 import { mapInBatches } from "./pool.ts";
 import type { DiscoveryRoot } from "./roots.ts";
 
@@ -27,22 +36,6 @@ export const DEFAULT_EXPLICIT_WALK_LIMITS: Readonly<WalkLimits> = {
 	maxEntries: 1_000_000,
 };
 
-/** A SKILL.md found by the walk, not yet read. */
-export interface Candidate {
-	root: DiscoveryRoot;
-	/** The skill folder as reached from the root (may pass through links). */
-	dir: string;
-	/** The SKILL.md path as reached. */
-	file: string;
-	/** The SKILL.md path with every link resolved: the skill's identity on disk. */
-	realFile: string;
-	/** The skill folder relative to the root, with `/` separators. */
-	relDir: string;
-	diagnostics: DiscoveryDiagnostic[];
-	/** For a remote skill: its files' recorded digests (see `OriginSkill.pins`). */
-	pins?: Readonly<Record<string, FilePin>>;
-}
-
 /** What the walk of one root found, and what it skipped. */
 export interface RootWalk {
 	root: DiscoveryRoot;
@@ -54,15 +47,6 @@ export interface RootWalk {
 	counts: { dirs: number; entries: number };
 	bounds: { depth: boolean; dirs: boolean; entries: boolean };
 }
-
-/** A folder listing as the walk needs it. */
-export interface DirEntry {
-	name: string;
-	kind: "file" | "dir" | "link" | "other";
-}
-
-/** Lists folders; the incremental scanner passes one that reuses listings of unchanged folders. */
-export type ListDir = (dir: string) => DirEntry[];
 
 /** Options for {@link walkRoot}. */
 export interface WalkOptions {
@@ -87,8 +71,6 @@ export interface WalkRecord {
 	/** True when a link was met (followed, or a linked SKILL.md): no listing covers where it leads. */
 	links: boolean;
 }
-
-export { below, compareNames, listDir, skillCandidate } from "./folder.ts";
 
 const SKIPPED_DIRS: ReadonlySet<string> = new Set(["node_modules", ".git"]);
 const RESOURCE_DIRS: ReadonlySet<string> = new Set(["scripts", "references", "assets"]);

@@ -1,13 +1,15 @@
 // The MCP stage: a SEP-2640 skills server on the official MCP SDK. It is reached only through the
 // `skillset/mcp` subpath, so `import { discover } from "skillset"` never loads the SDK.
+
+export type { McpOriginOptions, McpServerConfig } from "../sources/mcp-origin.ts";
+export { createMcpOrigin } from "../sources/mcp-origin.ts";
 export type { McpCode, McpCodeInfo } from "./codes.ts";
 export { MCP_CODES } from "./codes.ts";
 export type { HttpServeOptions, HttpServing } from "./http.ts";
 export { isLoopback, serveHttp } from "./http.ts";
-export type { McpOriginOptions, McpServerConfig } from "./origin.ts";
-export { createMcpOrigin } from "./origin.ts";
+export type { McpLogLevel, SkillServerOptions } from "./options.ts";
 export type { JsonValue, LeftOutSkill } from "./plan.ts";
-export type { McpLogLevel, ServeChange, SkillServer, SkillServerOptions } from "./server.ts";
+export type { ServeChange, SkillServer } from "./server.ts";
 export { createSkillServer } from "./server.ts";
 export type { StdioEnd, StdioServeOptions } from "./stdio.ts";
 export { STDIO_MAX_MESSAGE_BYTES, serveSkillsStdio } from "./stdio.ts";

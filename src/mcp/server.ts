@@ -1,53 +1,18 @@
 import { dirname } from "node:path";
 import { McpServer, type Transport } from "@modelcontextprotocol/server";
 import { SkillsExtension } from "@modelcontextprotocol/server/ext/skills";
-import type { Tokenizer } from "../catalog/index.ts";
-import { type DiscoverOptions, type DiscoveryReport, SkillIndex } from "../discovery/index.ts";
-import { DEFAULT_MAX_RESOURCE_BYTES, type IntegrityOptions, type SessionOptions } from "../runtime/index.ts";
+import { type DiscoveryReport, SkillIndex } from "../discovery/index.ts";
+import { DEFAULT_MAX_RESOURCE_BYTES } from "../runtime/index.ts";
 import { attachConnection, type Connection, type ServeSnapshot, snapshotKeys } from "./connection.ts";
 import { DigestCache, type ServeRules } from "./entries.ts";
 import { buildInstructions } from "./instructions.ts";
 import { LargeReads } from "./large-reads.ts";
+import type { McpLogLevel, SkillServerOptions } from "./options.ts";
 import { type LeftOutSkill, planServe } from "./plan.ts";
 import { SnapshotTools } from "./snapshot-tools.ts";
 import { startSnapshots } from "./snapshots.ts";
 import { createSkillSource } from "./source.ts";
 import { ListingCache } from "./walk.ts";
-
-/** Severity of a server log line (a subset of MCP's logging levels). */
-export type McpLogLevel = "info" | "warning" | "error";
-
-/** Options for {@link createSkillServer}: discovery settings plus how skills are served. */
-export interface SkillServerOptions extends DiscoverOptions {
-	/** Serve this index instead of discovering (no watching). */
-	index?: SkillIndex;
-	/** Rescan on file changes and notify clients. Default false. */
-	watch?: boolean;
-	/** Quiet time after the last file event before a rescan. Default 200 ms. */
-	debounceMs?: number;
-	/** Longest wait from a file event to its rescan, however often events come. Default 2,000 ms. */
-	maxWaitMs?: number;
-	/** Offer `load_skill`, `read_skill_resource`, `search_skills` and `list_skills`. Default true. */
-	tools?: boolean;
-	/** Tokens for the catalog in the server instructions. Default 2,000. */
-	budgetTokens?: number;
-	/** Entries per `skills/list` and directory page. Default 100. */
-	pageSize?: number;
-	/** Largest file served, in bytes. Default 8 MiB. */
-	maxResourceBytes?: number;
-	/** Serve files with several hard links (for package managers that hard-link, such as pnpm). Default false. */
-	allowHardLinks?: boolean;
-	/** Verify mode: serve only files that match this lock. */
-	integrity?: IntegrityOptions;
-	/** Limits of each connection's session (active skills, tokens). */
-	session?: Pick<SessionOptions, "maxActive" | "maxTokens">;
-	/** Counts tokens for the instructions and sessions. Default o200k. */
-	tokenizer?: Tokenizer;
-	/** Receives every log line (also sent to clients as MCP log notifications). */
-	onLog?: (level: McpLogLevel, message: string) => void;
-	/** The server's name and version in `initialize`. */
-	info?: { name: string; version: string };
-}
 
 /**
  * A skills server: one catalog of skills, served to any number of MCP connections. Each connection gets its own

@@ -8,7 +8,7 @@ import {
 } from "../discovery/index.ts";
 import { SkillsetError } from "../skill/index.ts";
 import type { ServeSnapshot } from "./connection.ts";
-import type { SkillServerOptions } from "./server.ts";
+import type { SkillServerOptions } from "./options.ts";
 
 /** The snapshot served now, swapped whole after each rescan that changed the index. */
 export interface Snapshots {

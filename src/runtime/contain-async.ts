@@ -1,6 +1,5 @@
 import { createHash, type Hash } from "node:crypto";
 import {
-	type ContainError,
 	type ContainedFile,
 	type ContainOperations,
 	type ContainOptions,
@@ -11,7 +10,7 @@ import {
 	openVerified,
 	type VerifiedFile,
 } from "./contain.ts";
-import { errorCode, refusal } from "./contain-errors.ts";
+import { type ContainError, errorCode, refusal } from "./contain-errors.ts";
 
 /** Options for {@link readContainedAsync}. */
 export interface AsyncContainOptions extends ContainOptions {

@@ -1,6 +1,24 @@
-import type { ContainCode, ContainError } from "./contain.ts";
-
 // Refusals of the contained reader: errno values mapped to codes and to messages a model can act on.
+
+/** Why a contained read was refused. */
+export type ContainCode =
+	| "resource.invalid-path"
+	| "resource.outside"
+	| "resource.symlink"
+	| "resource.hardlink"
+	| "resource.not-found"
+	| "resource.not-file"
+	| "resource.too-large"
+	| "resource.changed"
+	| "resource.unreadable"
+	| "resource.unverifiable";
+
+/** A refusal: the code, and a message a model can act on. */
+export interface ContainError {
+	ok: false;
+	code: ContainCode;
+	message: string;
+}
 
 /** The refusal when the system cannot show where an opened descriptor is (no `/proc/self/fd`). */
 export function unverifiable(): ContainError {

@@ -1,6 +1,5 @@
 import type { Dirent } from "node:fs";
 import {
-	type ContainError,
 	type ContainOperations,
 	checkRelativePath,
 	DIR_FLAGS,
@@ -13,6 +12,7 @@ import {
 	readLink,
 	rootInPlace,
 } from "./contain.ts";
+import type { ContainError } from "./contain-errors.ts";
 import { describeError, openCode, refusal, unverifiable } from "./contain-errors.ts";
 
 /** An entry of a contained folder listing. */

@@ -12,27 +12,7 @@ import {
 	type Stats,
 } from "node:fs";
 import { isAbsolute, join, posix, relative, resolve, sep, win32 } from "node:path";
-import { describeError, errorCode, openCode, refusal, unverifiable } from "./contain-errors.ts";
-
-/** Why a contained read was refused. */
-export type ContainCode =
-	| "resource.invalid-path"
-	| "resource.outside"
-	| "resource.symlink"
-	| "resource.hardlink"
-	| "resource.not-found"
-	| "resource.not-file"
-	| "resource.too-large"
-	| "resource.changed"
-	| "resource.unreadable"
-	| "resource.unverifiable";
-
-/** A refusal: the code, and a message a model can act on. */
-export interface ContainError {
-	ok: false;
-	code: ContainCode;
-	message: string;
-}
+import { type ContainError, describeError, errorCode, openCode, refusal, unverifiable } from "./contain-errors.ts";
 
 /** The bytes of a file inside the root, read once from the descriptor that was verified. */
 export interface ContainedFile {

@@ -2,7 +2,7 @@
 // graph and events. Later stages import only from this file.
 
 export { writeFileAtomic } from "./atomic-write.ts";
-export type { ContainCode, ContainError, ContainedFile, ContainOperations, ContainOptions } from "./contain.ts";
+export type { ContainedFile, ContainOperations, ContainOptions } from "./contain.ts";
 export {
 	checkRelativePath,
 	DEFAULT_MAX_RESOURCE_BYTES,
@@ -12,6 +12,7 @@ export {
 } from "./contain.ts";
 export type { AsyncContainOptions, ContainedRead } from "./contain-async.ts";
 export { readContainedAsync } from "./contain-async.ts";
+export type { ContainCode, ContainError } from "./contain-errors.ts";
 export type { ContainedEntry } from "./contain-list.ts";
 export { listContained } from "./contain-list.ts";
 export type { Cost, EventSink, SkillEvent, StampedEvent } from "./events.ts";

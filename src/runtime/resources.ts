@@ -1,4 +1,5 @@
-import type { ContainCode, ContainOperations } from "./contain.ts";
+import type { ContainOperations } from "./contain.ts";
+import type { ContainCode } from "./contain-errors.ts";
 import { listContained } from "./contain-list.ts";
 
 /** A skill's bundled files by kind, as relative POSIX paths (sorted). */

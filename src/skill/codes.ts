@@ -1,9 +1,8 @@
-import { SkillsetError } from "./errors.ts";
-
 /**
  * Every diagnostic code of the `skill/` stage, with its severity under each validation profile, a one-line
  * description and a default hint. The README table is generated from this table (`npm run docs`), and a test
- * keeps the two in step.
+ * keeps the two in step. This file holds only the table and its types, so it may pass 400 lines (the layering test
+ * names it); what reads the table (`severityOf`, placing findings) lives in `diagnostics.ts`.
  */
 
 /** How serious a diagnostic is. Only `error` makes a skill invalid. */
@@ -444,10 +443,3 @@ export const SKILL_CODES: Readonly<Record<SkillCode, CodeInfo>> = {
 
 /** Every code, in table order. */
 export const ALL_SKILL_CODES: readonly SkillCode[] = Object.keys(SKILL_CODES) as SkillCode[];
-
-/** The severity of `code` under `profile`; reporting a code its profile never uses is a programming error. */
-export function severityOf(code: SkillCode, profile: Profile): Severity {
-	const severity = SKILL_CODES[code][profile];
-	if (severity === null) throw new SkillsetError("internal", `${code} is not reported by the ${profile} profile`);
-	return severity;
-}

@@ -1,4 +1,5 @@
-import { type Profile, type Severity, SKILL_CODES, type SkillCode, severityOf } from "./codes.ts";
+import { type Profile, type Severity, SKILL_CODES, type SkillCode } from "./codes.ts";
+import { SkillsetError } from "./errors.ts";
 
 /**
  * A problem found in a skill, as plain JSON-serialisable data. `line` and `column` are 1-based, counted from the
@@ -73,6 +74,13 @@ export interface PlaceOptions {
 	file: string;
 	profile: Profile;
 	index?: LineIndex;
+}
+
+/** The severity of `code` under `profile`; reporting a code its profile never uses is a programming error. */
+export function severityOf(code: SkillCode, profile: Profile): Severity {
+	const severity = SKILL_CODES[code][profile];
+	if (severity === null) throw new SkillsetError("internal", `${code} is not reported by the ${profile} profile`);
+	return severity;
 }
 
 /** Turns findings into diagnostics: severity from the profile, position from the index, hint from the table. */

@@ -1,3 +1,7 @@
+// A second public entry of the `skill/` stage, beside `index.ts`: the one error class. Checking an option (discovery's
+// `validateDiscoverOptions`, on every command) must be able to throw it without loading the whole skill stage, whose
+// entry brings the parser, the validators and the code table: an empty scan never needs them (the start-up bar).
+
 /** Codes of {@link SkillsetError}: programming errors and misuse, never problems in a skill. */
 export type SkillsetErrorCode = "internal" | "invalid-argument" | "invalid-option" | "sandbox.unavailable";
 

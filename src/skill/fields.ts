@@ -1,4 +1,4 @@
-import type { FrontmatterValue } from "./yaml.ts";
+import type { FrontmatterValue } from "./parsed-yaml.ts";
 
 /** The six fields of the Agent Skills spec. */
 export const SPEC_FIELDS: readonly string[] = [

@@ -3,7 +3,8 @@ import { decodeRange, findNul } from "./decode.ts";
 import { type Diagnostic, type Finding, LineIndex, placeFindings } from "./diagnostics.ts";
 import { SkillsetError } from "./errors.ts";
 import { type FenceLocation, locateFrontmatter } from "./fences.ts";
-import { type FrontmatterField, type FrontmatterMap, parseFrontmatterYaml } from "./yaml.ts";
+import type { FrontmatterField, FrontmatterMap } from "./parsed-yaml.ts";
+import { parseFrontmatterYaml } from "./yaml.ts";
 
 /** The SKILL.md cap: 256 KiB. */
 export const DEFAULT_MAX_FILE_BYTES: number = 256 * 1024;

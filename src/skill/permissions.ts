@@ -1,5 +1,5 @@
 import type { Finding } from "./diagnostics.ts";
-import type { FrontmatterField } from "./yaml.ts";
+import type { FrontmatterField } from "./parsed-yaml.ts";
 
 /**
  * What a skill declares it needs. A manifest only ever narrows what the host allows (its ceiling); it never grants.

@@ -1,5 +1,5 @@
+import type { FrontmatterMap } from "./parsed-yaml.ts";
 import type { PermissionManifest } from "./permissions.ts";
-import type { FrontmatterMap } from "./yaml.ts";
 
 /** What a skill declares, read from its frontmatter. Strings are trimmed; optional fields appear when set. */
 export interface SkillProperties {

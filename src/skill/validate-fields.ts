@@ -1,9 +1,9 @@
 import type { Profile } from "./codes.ts";
 import { codePointLength, type Finding } from "./diagnostics.ts";
 import { coerceField, type FieldType, SPEC_FIELDS, splitToolList } from "./fields.ts";
+import type { FrontmatterField } from "./parsed-yaml.ts";
 import { parsePermissions } from "./permissions.ts";
 import type { SkillProperties } from "./properties.ts";
-import type { FrontmatterField } from "./yaml.ts";
 
 /** Spec §compatibility: at most 500 characters. */
 export const MAX_COMPATIBILITY_CODE_POINTS = 500;

@@ -10,9 +10,9 @@ import {
 } from "./fields.ts";
 import { describeInvisibleChars, hasInvisibleChars } from "./invisible.ts";
 import { checkSkillName, isNonAsciiName, normalizeSkillName } from "./names.ts";
+import type { FrontmatterField } from "./parsed-yaml.ts";
 import type { SkillProperties } from "./properties.ts";
 import { readExtensionFields, readOptionalSpecFields } from "./validate-fields.ts";
-import type { FrontmatterField } from "./yaml.ts";
 
 /** Spec §description: 1-1024 characters. */
 export const MAX_DESCRIPTION_CODE_POINTS = 1024;

@@ -1,4 +1,4 @@
-import type { ParsedYaml } from "./yaml.ts";
+import type { ParsedYaml } from "./parsed-yaml.ts";
 import { parseFrontmatterFast } from "./yaml-fast.ts";
 import { repairColonValues, repairFindings } from "./yaml-repair.ts";
 

@@ -1,4 +1,4 @@
-import type { FrontmatterField, FrontmatterMap, FrontmatterValue, ParsedYaml } from "./yaml.ts";
+import type { FrontmatterField, FrontmatterMap, FrontmatterValue, ParsedYaml } from "./parsed-yaml.ts";
 
 // The fast path for frontmatter: a one-pass reader for the shape nearly every SKILL.md has (top-level `key: value`
 // lines, single-line quoted scalars, plain scalars that may fold over indented lines, `|`/`>` block scalars, a

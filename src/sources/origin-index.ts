@@ -3,7 +3,8 @@ import { sha256 } from "../runtime/index.ts";
 import { type CachedSkill, OriginCache } from "./cache.ts";
 import { describeFailure, SourceError } from "./errors.ts";
 import { DEFAULT_FETCH_LIMITS, type FetchLimits, fetchBelow, withDeadline } from "./fetch.ts";
-import { archiveKindOf, DEFAULT_UNPACK_LIMITS, readArchive } from "./unpack.ts";
+import { archiveKindOf, readArchive } from "./unpack.ts";
+import { DEFAULT_UNPACK_LIMITS } from "./unpack-limits.ts";
 import { checkEntryName, fetchSkillIndex, type IndexEntry } from "./well-known.ts";
 
 /** Options for {@link createIndexOrigin}. */

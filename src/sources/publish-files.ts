@@ -1,7 +1,7 @@
 import { lstatSync } from "node:fs";
 import { listContained, readContained } from "../runtime/index.ts";
 import type { SourceErrorCode } from "./errors.ts";
-import { DEFAULT_UNPACK_LIMITS } from "./unpack.ts";
+import { DEFAULT_UNPACK_LIMITS } from "./unpack-limits.ts";
 
 /** Why a file was left out of a published skill by default: a dot-file (or folder), or an editor or OS leftover. */
 export type OmitReason = "hidden" | "backup";

@@ -8,7 +8,8 @@ import { checkoutRepository } from "./git.ts";
 import { withoutPassword } from "./git-values.ts";
 import { realPathInside } from "./inside.ts";
 import type { SourceSpec } from "./source.ts";
-import { archiveKindOf, DEFAULT_UNPACK_LIMITS, readArchive, writeArchiveFiles } from "./unpack.ts";
+import { archiveKindOf, readArchive, writeArchiveFiles } from "./unpack.ts";
+import { DEFAULT_UNPACK_LIMITS } from "./unpack-limits.ts";
 import { checkEntryName, fetchSkillIndex, type IndexEntry } from "./well-known.ts";
 
 /** Where installed skills came from, as the lock records it. */

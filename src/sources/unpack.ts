@@ -3,6 +3,7 @@ import { dirname, join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { SourceError } from "./errors.ts";
 import { readTar, type TarEntry } from "./tar.ts";
+import { DEFAULT_UNPACK_LIMITS, type UnpackLimits } from "./unpack-limits.ts";
 import { readZip } from "./zip.ts";
 
 /** One entry of an archive of either format. */
@@ -14,23 +15,6 @@ export interface ArchiveFile {
 	data: Uint8Array;
 	executable: boolean;
 }
-
-/** Caps that make a hostile archive fail fast. */
-export interface UnpackLimits {
-	maxEntries: number;
-	maxFileBytes: number;
-	maxTotalBytes: number;
-	/** Unpacked bytes per packed byte, beyond which an archive is a bomb. */
-	maxRatio: number;
-}
-
-/** 2,000 entries, 8 MiB a file, 64 MiB in all, 100:1. */
-export const DEFAULT_UNPACK_LIMITS: UnpackLimits = {
-	maxEntries: 2000,
-	maxFileBytes: 8 << 20,
-	maxTotalBytes: 64 << 20,
-	maxRatio: 100,
-};
 
 /** The archive formats skills come in. */
 export type ArchiveKind = "tar.gz" | "zip";

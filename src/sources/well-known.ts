@@ -4,7 +4,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { isValidSkillName, parseSkillFrontmatter } from "../skill/index.ts";
 import { SourceError } from "./errors.ts";
 import { type FetchedResource, type FetchLimits, fetchBelow, fetchResource, withDeadline } from "./fetch.ts";
-import { DEFAULT_UNPACK_LIMITS } from "./unpack.ts";
+import { DEFAULT_UNPACK_LIMITS } from "./unpack-limits.ts";
 
 /** The Agent Skills Discovery index versions read here (the `$schema` of v0.2.0; v0.1.0 has none). */
 export const INDEX_SCHEMA_V2 = "https://schemas.agentskills.io/discovery/0.2.0/schema.json";

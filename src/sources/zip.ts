@@ -1,7 +1,8 @@
 import type { Readable } from "node:stream";
 import yauzl from "yauzl";
 import { SourceError } from "./errors.ts";
-import type { ArchiveEntry, UnpackLimits } from "./unpack.ts";
+import type { TarEntry } from "./tar.ts";
+import type { UnpackLimits } from "./unpack-limits.ts";
 
 const S_IFMT = 0o170000;
 const S_IFREG = 0o100000;
@@ -11,9 +12,9 @@ const S_IFLNK = 0o120000;
 /**
  * Reads a zip archive from memory with yauzl (which checks every entry's real size against its header). Names are
  * taken as raw bytes and must be UTF-8; declared sizes are checked against the limits before any entry is inflated,
- * so a zip bomb fails on its headers.
+ * so a zip bomb fails on its headers. Entries come in the tar reader's shape, so one check serves both formats.
  */
-export async function readZip(bytes: Uint8Array, limits: UnpackLimits): Promise<ArchiveEntry[]> {
+export async function readZip(bytes: Uint8Array, limits: UnpackLimits): Promise<TarEntry[]> {
 	const zip = await new Promise<yauzl.ZipFile>((resolve, reject) =>
 		yauzl.fromBuffer(
 			Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength),
@@ -25,7 +26,7 @@ export async function readZip(bytes: Uint8Array, limits: UnpackLimits): Promise<
 		zip.close();
 		throw new SourceError("archive.too-many", `the archive has ${zip.entryCount} entries (limit ${limits.maxEntries})`);
 	}
-	const entries: ArchiveEntry[] = [];
+	const entries: TarEntry[] = [];
 	let declared = 0;
 	try {
 		for (let entry = await next(zip); entry; entry = await next(zip)) {
@@ -101,7 +102,7 @@ function entryName(raw: Buffer): string {
 	}
 }
 
-function entryType(path: string, mode: number): ArchiveEntry["type"] {
+function entryType(path: string, mode: number): TarEntry["type"] {
 	const kind = mode & S_IFMT;
 	if (kind === S_IFLNK) return "symlink";
 	if (path.endsWith("/") || kind === S_IFDIR) return "directory";

@@ -1,5 +1,5 @@
 import type { JsonSchema } from "./schema.ts";
-import type { SkillTool, ToolResult } from "./skill-tools.ts";
+import type { SkillTool, ToolResult } from "./tool.ts";
 
 /** A tool for OpenAI Chat Completions (`tools` in `chat.completions.create`). */
 export interface OpenAIChatTool {

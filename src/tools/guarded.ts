@@ -1,5 +1,5 @@
 import { type JsonSchema, validateInput } from "./schema.ts";
-import type { ToolResult } from "./skill-tools.ts";
+import type { ToolResult } from "./tool.ts";
 
 /** Validates input against the schema first; invalid input is an error result that says what to fix. */
 export function guarded(

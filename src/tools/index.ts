@@ -22,5 +22,5 @@ export {
 } from "./adapters.ts";
 export type { JsonSchema } from "./schema.ts";
 export { validateInput } from "./schema.ts";
-export type { SkillTool, SkillToolName, SkillToolsOptions, ToolResult } from "./skill-tools.ts";
 export { createSkillTools } from "./skill-tools.ts";
+export type { SkillTool, SkillToolName, SkillToolsOptions, ToolResult } from "./tool.ts";

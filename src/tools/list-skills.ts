@@ -3,7 +3,7 @@ import type { SkillSession } from "../runtime/index.ts";
 import { codePointLength } from "../skill/index.ts";
 import { guarded } from "./guarded.ts";
 import type { JsonSchema } from "./schema.ts";
-import type { SkillTool, SkillToolsOptions } from "./skill-tools.ts";
+import type { SkillTool, SkillToolsOptions } from "./tool.ts";
 
 /** Skills per page when the host does not say. */
 const DEFAULT_PAGE = 50;

@@ -1,9 +1,14 @@
+// A second public entry of the `sources/` stage, beside `index.ts`: the MCP origin provider. It is its own entry
+// because it imports the MCP client SDK, which must load only when an MCP origin is configured: `sources/index.ts`
+// serves every install, update and index-origin command, and none of them may pay for the SDK at start-up. Import
+// it lazily (`await import(".../sources/mcp-origin.ts")`), and only from a later stage; `skillset/mcp` re-exports it.
+
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { type Skill, SkillsClient } from "@modelcontextprotocol/client/ext/skills";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import type { DiscoveryDiagnostic, OriginLoad, OriginProvider } from "../discovery/index.ts";
 import { isValidSkillName } from "../skill/index.ts";
-import { type CachedSkill, OriginCache } from "../sources/index.ts";
+import { type CachedSkill, OriginCache } from "./cache.ts";
 
 /** How to reach an MCP server: a command to spawn (stdio) or a Streamable HTTP URL. */
 export type McpServerConfig =
