@@ -201,6 +201,20 @@ export {
 	SkillSession,
 } from "./runtime/index.ts";
 export type {
+	CatalogSettings,
+	McpServerSetting,
+	OriginSettings,
+	ResolvedSettings,
+	ResolveSettingsOptions,
+	SettingLayer,
+	SettingSource,
+	SettingsEnv,
+	SettingsErrorCode,
+	SettingsFlags,
+	SkillsetConfig,
+} from "./settings/index.ts";
+export { resolveSettings, SETTINGS_ERROR_CODES, SettingsError } from "./settings/index.ts";
+export type {
 	CodeInfo,
 	Diagnostic,
 	ExtensionSet,

@@ -9,6 +9,7 @@ const STAGES = [
 	"catalog",
 	"runtime",
 	"policy",
+	"settings",
 	"authoring",
 	"tools",
 	"sources",

@@ -12,12 +12,11 @@ import {
 	type SavedConversation,
 } from "../../agent/index.ts";
 import { defaultTrustFile } from "../../policy/index.ts";
+import { type McpServerSetting, ORIGIN_LABEL, splitCommandLine } from "../../settings/index.ts";
 import { SkillsetError } from "../../skill/index.ts";
 import { ChatRepl } from "../chat-repl.ts";
-import { type McpServerSetting, ORIGIN_LABEL } from "../config.ts";
 import { type DiscoveryFlagValues, discoveryFlags, discoveryUsage, settingsFor } from "../discovery-flags.ts";
 import { type CliIo, type CommandResult, createStyle, type Style, UsageError } from "../io.ts";
-import { splitCommandLine } from "../origin-settings.ts";
 import { loadIntegrity, lockPath, sessionFlags, sessionUsage } from "../session-flags.ts";
 import { terminalSafe } from "../terminal-text.ts";
 
@@ -178,7 +177,11 @@ async function agentFor(
 	// The same servers are origins too (one flag, one meaning across commands); a NAME that is no origin label
 	// (upper case, '_') keeps the server's tools only.
 	const { mcp: _mcp, ...discoveryValues } = values;
-	const settings = await settingsFor(discoveryValues, dir, io, { mcpServers: originServers(servers) });
+	const settings = await settingsFor(discoveryValues, dir, io, {
+		mcpServers: originServers(servers),
+		...(values.allow ? { allow: values.allow } : {}),
+		...(values.deny ? { deny: values.deny } : {}),
+	});
 	for (const diagnostic of settings.diagnostics)
 		io.stderr(`skillset: ${diagnostic.code}: ${terminalSafe(diagnostic.message)}\n`);
 	const workspace = resolve(io.cwd, dir ?? ".");
@@ -197,9 +200,7 @@ async function agentFor(
 		...(timeoutMs ? { timeoutMs } : {}),
 		stream: values["no-stream"] !== true,
 	});
-	const permissions = settings.config.permissions ?? {};
-	const allow = [...(permissions.allow ?? []), ...(values.allow ?? [])];
-	const deny = [...(permissions.deny ?? []), ...(values.deny ?? [])];
+	const { allow, deny } = settings.permissions;
 	const integrity = values.verify ? await loadIntegrity(lockPath(values, io.cwd, workspace)) : undefined;
 	// The files that decide what loads next time, wherever the user keeps them: never a skill's to pre-approve.
 	const explicitConfig = values.config ?? io.env.SKILLSET_CONFIG;
