@@ -1,4 +1,4 @@
-import { readFile } from "node:fs/promises";
+import { stat } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import { checkOneBudget } from "./catalog.ts";
 import { filePlace, type Place, SettingsError } from "./errors.ts";
@@ -6,6 +6,9 @@ import { checkConfig, type McpServerSetting, type SkillsetConfig } from "./shape
 
 /** The config file looked for in the workspace. */
 export const CONFIG_FILE_NAME = "skillset.config.json";
+
+/** Largest config file read: far above any real one, and a bound on what a cloned workspace can make us read. */
+export const MAX_CONFIG_BYTES: number = 1024 * 1024;
 
 /** A config file as read: its settings (paths made absolute), and where it is. */
 export interface LoadedConfig {
@@ -24,7 +27,11 @@ export async function loadConfigFile(path: string | undefined, workspace: string
 	const place = filePlace(file);
 	let text: string;
 	try {
-		text = await readFile(file, "utf8");
+		// Looked at first, so that a workspace without a config never loads the runtime stage (start-up time).
+		await stat(file);
+		const { readRegularFile } = await import("../runtime/index.ts");
+		// Bounded, and a regular file only: a cloned workspace's config may be a FIFO or a link to /dev/zero.
+		text = await readRegularFile(file, MAX_CONFIG_BYTES);
 	} catch (error) {
 		if (path === undefined && (error as NodeJS.ErrnoException).code === "ENOENT") {
 			return { config: {}, file: undefined, place };
