@@ -4,6 +4,7 @@ import { SkillsExtension } from "@modelcontextprotocol/server/ext/skills";
 import type { Tokenizer } from "../catalog/index.ts";
 import { type DiscoverOptions, type DiscoveryReport, SkillIndex } from "../discovery/index.ts";
 import { DEFAULT_MAX_RESOURCE_BYTES, type IntegrityOptions, type SessionOptions } from "../runtime/index.ts";
+import { discoverOptionsFor, type ResolvedSettings } from "../settings/index.ts";
 import { attachConnection, type Connection, type ServeSnapshot, snapshotKeys } from "./connection.ts";
 import { DigestCache, type ServeRules } from "./entries.ts";
 import { buildInstructions } from "./instructions.ts";
@@ -19,6 +20,11 @@ export type McpLogLevel = "info" | "warning" | "error";
 
 /** Options for {@link createSkillServer}: discovery settings plus how skills are served. */
 export interface SkillServerOptions extends DiscoverOptions {
+	/**
+	 * Settings made by `resolveSettings`: its discovery options are the defaults, under the ones given here. Its
+	 * remote origins need their providers in `origins`.
+	 */
+	settings?: ResolvedSettings;
 	/** Serve this index instead of discovering (no watching). */
 	index?: SkillIndex;
 	/** Rescan on file changes and notify clients. Default false. */
@@ -84,7 +90,8 @@ export interface ServeChange {
  * `skill://<skill-path>/<file>`, `skills/list`, `skills/get`, directory reads, the skill tools, one prompt per
  * user-invocable skill, and the budgeted catalog as instructions. With `watch`, clients hear of every change.
  */
-export async function createSkillServer(options: SkillServerOptions = {}): Promise<SkillServer> {
+export async function createSkillServer(given: SkillServerOptions = {}): Promise<SkillServer> {
+	const options = given.settings ? { ...given, ...discoverOptionsFor(given.settings, given) } : given;
 	const rules: ServeRules = {
 		maxBytes: options.maxResourceBytes ?? DEFAULT_MAX_RESOURCE_BYTES,
 		allowHardLinks: options.allowHardLinks === true,

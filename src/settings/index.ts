@@ -10,6 +10,7 @@ export type { SettingsEnv } from "./from-env.ts";
 export { homeFrom } from "./from-env.ts";
 export type { SettingsFlags } from "./from-flags.ts";
 export { splitCommandLine } from "./from-flags.ts";
+export { discoverOptionsFor } from "./host.ts";
 export type { OriginSettings, ResolvedSettings, ResolveSettingsOptions } from "./resolve-settings.ts";
 export { resolveSettings } from "./resolve-settings.ts";
 export type { McpServerSetting, SkillsetConfig } from "./shape.ts";
