@@ -203,6 +203,7 @@ export {
 export type {
 	CatalogSettings,
 	McpServerSetting,
+	ModelSettings,
 	OriginSettings,
 	ResolvedSettings,
 	ResolveSettingsOptions,

@@ -51,6 +51,10 @@ export interface SettingsFlags {
 	allow?: readonly string[];
 	/** Tool patterns always denied, after the config file's (chat's `--deny`). */
 	deny?: readonly string[];
+	/** The model an agent talks to (chat's `--model`; else `SKILLSET_MODEL`). */
+	model?: string;
+	/** The model's OpenAI-compatible endpoint (chat's `--base-url`; else `OPENAI_BASE_URL`). */
+	baseURL?: string;
 }
 
 /** The flag behind each setting, so a mistake is reported as the user typed it. */

@@ -3,7 +3,6 @@
 // the discovery stage (already loaded by any scan) and nothing of the catalog stage but its types.
 
 export type { CatalogConfig, CatalogSettings } from "./catalog.ts";
-export { CONFIG_FILE_NAME } from "./config-file.ts";
 export type { SettingLayer, SettingSource, SettingsErrorCode } from "./errors.ts";
 export { SETTINGS_ERROR_CODES, SettingsError } from "./errors.ts";
 export type { SettingsEnv } from "./from-env.ts";
@@ -11,8 +10,12 @@ export { homeFrom } from "./from-env.ts";
 export type { SettingsFlags } from "./from-flags.ts";
 export { splitCommandLine } from "./from-flags.ts";
 export { discoverOptionsFor } from "./host.ts";
-export type { OriginSettings, ResolvedSettings, ResolveSettingsOptions } from "./resolve-settings.ts";
-export { resolveSettings } from "./resolve-settings.ts";
+export type {
+	ModelSettings,
+	OriginSettings,
+	ResolvedSettings,
+	ResolveSettingsOptions,
+} from "./resolve-settings.ts";
+export { DEFAULT_MODEL, resolveSettings } from "./resolve-settings.ts";
 export type { McpServerSetting, SkillsetConfig } from "./shape.ts";
 export { ORIGIN_LABEL } from "./shape.ts";
-export { TRUST_SENSITIVE_KEYS } from "./trust-guard.ts";

@@ -53,6 +53,15 @@ export interface OriginSettings {
 	allowUnverified: boolean;
 }
 
+/** The model settings: `SKILLSET_MODEL` < flags, `OPENAI_BASE_URL` < flags. */
+export interface ModelSettings {
+	name: string;
+	baseURL?: string;
+}
+
+/** The model used when neither a flag nor `SKILLSET_MODEL` names one. */
+export const DEFAULT_MODEL = "gpt-4o-mini";
+
 /** The settings, layered: defaults < config file < `SKILLSET_*` < flags, with the workspace's config trust-guarded. */
 export interface ResolvedSettings {
 	/** The workspace (absolute). */
@@ -66,6 +75,8 @@ export interface ResolvedSettings {
 	origins: OriginSettings;
 	/** The permission ceiling of an agent: tool patterns allowed at all, patterns always denied. */
 	permissions: { allow: string[]; deny: string[] };
+	/** The model an agent talks to, and its endpoint (none: the client's default, OpenAI). */
+	model: ModelSettings;
 	/** The cache folder of origins and of the discovery index (used for the index unless `cache` is off). */
 	cacheDir: string;
 	/** Where each setting came from, by its config-file key (`policy`, `catalog.tokens`, `mcpServers.acme`). */
@@ -111,6 +122,7 @@ export async function resolveSettings(options: ResolveSettingsOptions = {}): Pro
 		catalog,
 		origins: originsOf(config, flags),
 		permissions: { allow: config.permissions?.allow ?? [], deny: config.permissions?.deny ?? [] },
+		model: modelOf(env, flags, sources),
 		cacheDir: cache.dir,
 		sources,
 		diagnostics: guarded?.diagnostics ?? [],
@@ -184,6 +196,20 @@ function cacheOf(
 function discoverOptionsFrom(config: SkillsetConfig, workspace: string, home: string): DiscoverOptions {
 	const { catalog: _c, permissions: _p, mcpServers: _m, indexes: _i, originTimeoutMs: _t, ...rest } = config;
 	return { ...rest, cwd: workspace, home };
+}
+
+function modelOf(env: SettingsEnv, flags: SettingsFlags, sources: Record<string, SettingSource>): ModelSettings {
+	const name = flags.model ?? env.SKILLSET_MODEL ?? DEFAULT_MODEL;
+	const baseURL = flags.baseURL ?? env.OPENAI_BASE_URL;
+	const from = (flag: string | undefined, name: string, variable: string): SettingSource =>
+		flag !== undefined
+			? { from: "flag", flag: name }
+			: env[variable] !== undefined
+				? { from: "env", variable }
+				: { from: "default" };
+	sources["model.name"] = from(flags.model, "--model", "SKILLSET_MODEL");
+	sources["model.baseURL"] = from(flags.baseURL, "--base-url", "OPENAI_BASE_URL");
+	return { name, ...(baseURL ? { baseURL } : {}) };
 }
 
 function originsOf(config: SkillsetConfig, flags: SettingsFlags): OriginSettings {

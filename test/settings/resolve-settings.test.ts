@@ -118,6 +118,18 @@ describe("resolveSettings: layering", () => {
 		expect(settings.discover).not.toHaveProperty("permissions");
 	});
 
+	it("names the model from SKILLSET_MODEL, else a default, under the flags", async () => {
+		const cwd = await workspace();
+		const env = { ...HOME, SKILLSET_MODEL: "qwen3:8b", OPENAI_BASE_URL: "http://127.0.0.1:11434/v1" };
+		expect((await resolveSettings({ cwd, env: HOME })).model).toEqual({ name: "gpt-4o-mini" });
+		const fromEnv = await resolveSettings({ cwd, env });
+		expect(fromEnv.model).toEqual({ name: "qwen3:8b", baseURL: "http://127.0.0.1:11434/v1" });
+		expect(fromEnv.sources["model.name"]).toEqual({ from: "env", variable: "SKILLSET_MODEL" });
+		const flagged = await resolveSettings({ cwd, env, flags: { model: "llama3" } });
+		expect(flagged.model.name).toBe("llama3");
+		expect(flagged.sources["model.name"]).toEqual({ from: "flag", flag: "--model" });
+	});
+
 	it("uses the discovery index in the cache folder unless SKILLSET_NO_CACHE or cache: false turns it off", async () => {
 		const cwd = await workspace();
 		const env = { ...HOME, SKILLSET_CACHE_DIR: "cache" };

@@ -181,10 +181,12 @@ async function agentFor(
 		mcpServers: originServers(servers),
 		...(values.allow ? { allow: values.allow } : {}),
 		...(values.deny ? { deny: values.deny } : {}),
+		...(values.model !== undefined ? { model: values.model } : {}),
+		...(values["base-url"] !== undefined ? { baseURL: values["base-url"] } : {}),
 	});
 	for (const diagnostic of settings.diagnostics)
 		io.stderr(`skillset: ${diagnostic.code}: ${terminalSafe(diagnostic.message)}\n`);
-	const workspace = resolve(io.cwd, dir ?? ".");
+	const { workspace } = settings;
 	const contextWindow = positiveInteger(values["context-window"], "--context-window");
 	const timeoutMs = positiveInteger(values.timeout, "--timeout");
 	const save = values["save-skills"];
@@ -192,9 +194,9 @@ async function agentFor(
 		throw new UsageError(`--save-skills must be workspace or user, not '${save}'`);
 	const keyName = values["api-key-env"] ?? "OPENAI_API_KEY";
 	const apiKey = io.env[keyName];
-	const baseURL = values["base-url"] ?? io.env.OPENAI_BASE_URL;
+	const { name, baseURL } = settings.model;
 	const model = createOpenAIClient({
-		model: values.model ?? io.env.SKILLSET_MODEL ?? "gpt-4o-mini",
+		model: name,
 		apiKey: apiKey ?? "not-needed",
 		...(baseURL ? { baseURL } : {}),
 		...(timeoutMs ? { timeoutMs } : {}),
