@@ -195,6 +195,21 @@ export {
 } from "./runtime/index.ts";
 export type { SandboxOptions, SandboxResult } from "./sandbox/index.ts";
 export { detectSandbox, runSandboxed } from "./sandbox/index.ts";
+export type {
+	CatalogSettings,
+	McpServerSetting,
+	ModelSettings,
+	OriginSettings,
+	ResolvedSettings,
+	ResolveSettingsOptions,
+	SettingLayer,
+	SettingSource,
+	SettingsEnv,
+	SettingsErrorCode,
+	SettingsFlags,
+	SkillsetConfig,
+} from "./settings/index.ts";
+export { resolveSettings, SETTINGS_ERROR_CODES, SettingsError } from "./settings/index.ts";
 export type { ShellAnalysis } from "./shell/index.ts";
 export { analyzeShell, shellWriteTargets } from "./shell/index.ts";
 export type {

@@ -2,6 +2,7 @@ import type { Tokenizer } from "../catalog/index.ts";
 import type { DiscoverOptions } from "../discovery/index.ts";
 import type { PermissionCeiling } from "../policy/index.ts";
 import type { SessionOptions, TierTotals } from "../runtime/index.ts";
+import type { ResolvedSettings } from "../settings/index.ts";
 import type { AgentTool, ShellExecutor } from "./agent-tool.ts";
 import type { Entry } from "./context.ts";
 import type { AgentEvent, TurnStatus } from "./events.ts";
@@ -16,6 +17,12 @@ export interface AgentOptions {
 	workspace?: string;
 	/** How to find skills (the workspace is the default cwd). Rescanned, incrementally, before every turn. */
 	discover?: DiscoverOptions;
+	/**
+	 * Settings made by `resolveSettings`: its workspace, discovery options and permissions (`allow` becomes the
+	 * ceiling's tools, `deny` is added to `deny`) are the defaults; `workspace`, `discover` and `ceiling` given here
+	 * win key by key. Its remote origins need their providers in `discover.origins`.
+	 */
+	settings?: ResolvedSettings;
 	/** Session limits and verify mode. */
 	session?: Omit<SessionOptions, "onEvent" | "eventLog" | "tokenizer" | "id">;
 	/** Counts tokens for the catalog budget, context use and compaction. Default: o200k_base. */

@@ -4,6 +4,7 @@ import { loadDefaultTokenizer } from "../catalog/index.ts";
 import { createDiscovery, type DiscoverOptions } from "../discovery/index.ts";
 import { realOrResolved, type SandboxAvailability } from "../policy/index.ts";
 import { detectSandbox, runSandboxed } from "../sandbox/index.ts";
+import { discoverOptionsFor } from "../settings/index.ts";
 import { Agent, type ShellChoice } from "./agent.ts";
 import type { AgentOptions } from "./agent-options.ts";
 import { type EventLog, openEventLog } from "./event-log.ts";
@@ -15,7 +16,8 @@ import { runUnsandboxed } from "./shell-tool.ts";
  * rebuilds the system prompt (instructions, the budgeted catalog, AGENTS.md), matches triggers, and runs the model
  * with the built-in, skill and host tools behind the permission gate, under the context policy.
  */
-export async function createAgent(options: AgentOptions): Promise<Agent> {
+export async function createAgent(given: AgentOptions): Promise<Agent> {
+	const options = withSettings(given);
 	const workspace = realOrResolved(options.workspace ?? process.cwd());
 	// Opened first and once, so that a bad path fails before anything starts and nothing can redirect it later.
 	const eventLog = options.eventLog !== undefined ? openEventLog(options.eventLog) : undefined;
@@ -49,6 +51,21 @@ async function assemble(options: AgentOptions, workspace: string, eventLog: Even
 		throw error;
 	}
 	return agent;
+}
+
+/** The options over the defaults of their resolved `settings` (the options win). */
+function withSettings(options: AgentOptions): AgentOptions {
+	const { settings } = options;
+	if (!settings) return options;
+	const { allow, deny } = settings.permissions;
+	const ceiling = { ...(allow.length > 0 ? { tools: allow } : {}), ...options.ceiling };
+	return {
+		...options,
+		workspace: options.workspace ?? settings.workspace,
+		discover: discoverOptionsFor(settings, options.discover),
+		...(Object.keys(ceiling).length > 0 ? { ceiling } : {}),
+		...(deny.length > 0 || options.deny ? { deny: [...deny, ...(options.deny ?? [])] } : {}),
+	};
 }
 
 /** The given executor, else the OS sandbox when there is one, else plain `sh -c` with the reason why. */

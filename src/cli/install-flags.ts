@@ -4,8 +4,8 @@ import { createInterface } from "node:readline/promises";
 import type { ParseArgsConfig } from "node:util";
 import { PRESET_NAMES, PRESETS, type PresetName } from "../discovery/index.ts";
 import { LOCK_FILE_NAME } from "../runtime/index.ts";
+import { homeFrom } from "../settings/index.ts";
 import { SourceError } from "../sources/index.ts";
-import { homeFrom } from "./config.ts";
 import { type CliIo, UsageError } from "./io.ts";
 
 /** Where installs go: `--scope`, `--client`, `--dir`, and the lock file. */

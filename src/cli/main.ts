@@ -127,7 +127,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
 		if (stderr) io.stderr(stderr);
 		return result.exitCode;
 	} catch (error) {
-		if (error instanceof UsageError || isParseArgsError(error)) {
+		if (error instanceof UsageError || isParseArgsError(error) || isSettingsError(error)) {
 			return usageError(io, (error as Error).message, name);
 		}
 		// A discovering command given an MCP origin loads the optional SDK only then.
@@ -190,6 +190,14 @@ async function help(io: CliIo, rest: readonly string[]): Promise<number> {
 function isParseArgsError(error: unknown): boolean {
 	const code = (error as { code?: unknown } | null)?.code;
 	return typeof code === "string" && code.startsWith("ERR_PARSE_ARGS");
+}
+
+/**
+ * A setting the resolver refused (it names the setting and where it came from): a usage mistake. Known by its name,
+ * so that a command that reads no settings never loads the settings stage.
+ */
+function isSettingsError(error: unknown): boolean {
+	return error instanceof Error && error.name === "SettingsError";
 }
 
 /** The optional peer packages some commands load (`mcp`, `chat`, `--mcp` origins), with the versions we test. */

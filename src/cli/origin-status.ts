@@ -1,7 +1,7 @@
 import { lstat, readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { DiscoveryDiagnostic, DiscoveryReport } from "../discovery/index.ts";
-import type { OriginSummary } from "./origin-settings.ts";
+import type { OriginSummary } from "./origin-providers.ts";
 
 /** How an origin's load went: refreshed from the origin now, served from the cache, or nothing to serve. */
 export type OriginHealth = "reachable" | "cached" | "failed";

@@ -1,6 +1,7 @@
 import type { Tokenizer } from "../catalog/index.ts";
 import type { DiscoverOptions, SkillIndex } from "../discovery/index.ts";
 import type { IntegrityOptions, SessionOptions } from "../runtime/index.ts";
+import type { ResolvedSettings } from "../settings/index.ts";
 
 // What a skills server can be told: read by the server itself and by the snapshots it serves (discover or watch).
 
@@ -9,6 +10,11 @@ export type McpLogLevel = "info" | "warning" | "error";
 
 /** Options for `createSkillServer` (`server.ts`): discovery settings plus how skills are served. */
 export interface SkillServerOptions extends DiscoverOptions {
+	/**
+	 * Settings made by `resolveSettings`: its discovery options are the defaults, under the ones given here. Its
+	 * remote origins need their providers in `origins`.
+	 */
+	settings?: ResolvedSettings;
 	/** Serve this index instead of discovering (no watching). */
 	index?: SkillIndex;
 	/** Rescan on file changes and notify clients. Default false. */

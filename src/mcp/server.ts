@@ -3,6 +3,7 @@ import { McpServer, type Transport } from "@modelcontextprotocol/server";
 import { SkillsExtension } from "@modelcontextprotocol/server/ext/skills";
 import { type DiscoveryReport, SkillIndex } from "../discovery/index.ts";
 import { DEFAULT_MAX_RESOURCE_BYTES } from "../runtime/index.ts";
+import { discoverOptionsFor } from "../settings/index.ts";
 import { attachConnection, type Connection, type ServeSnapshot, snapshotKeys } from "./connection.ts";
 import { DigestCache, type ServeRules } from "./entries.ts";
 import { buildInstructions } from "./instructions.ts";
@@ -49,7 +50,8 @@ export interface ServeChange {
  * `skill://<skill-path>/<file>`, `skills/list`, `skills/get`, directory reads, the skill tools, one prompt per
  * user-invocable skill, and the budgeted catalog as instructions. With `watch`, clients hear of every change.
  */
-export async function createSkillServer(options: SkillServerOptions = {}): Promise<SkillServer> {
+export async function createSkillServer(given: SkillServerOptions = {}): Promise<SkillServer> {
+	const options = given.settings ? { ...given, ...discoverOptionsFor(given.settings, given) } : given;
 	const rules: ServeRules = {
 		maxBytes: options.maxResourceBytes ?? DEFAULT_MAX_RESOURCE_BYTES,
 		allowHardLinks: options.allowHardLinks === true,

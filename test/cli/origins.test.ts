@@ -478,15 +478,16 @@ describe("skillset sources and cache prune", () => {
 });
 
 describe("the origin cache folder", () => {
-	it("is the same folder for the CLI (which avoids loading the sources stage) as for the library", async () => {
-		const { cacheDirFor } = await import("../../src/cli/origin-settings.ts");
+	it("is the same folder for the settings (which avoid loading the sources stage) as for the library", async () => {
+		const { resolveSettings } = await import("skillset");
 		const { defaultCacheDir } = await import("skillset/sources");
+		const cwd = await tempDir();
 		for (const env of [
 			{ HOME: "/home/u" },
 			{ HOME: "/home/u", XDG_CACHE_HOME: "/var/cache/u" },
 			{ HOME: "/home/u", SKILLSET_CACHE_DIR: "/tmp/skills-cache" },
 		]) {
-			expect(cacheDirFor(env, "/work")).toBe(defaultCacheDir(env));
+			expect((await resolveSettings({ cwd, env })).cacheDir).toBe(defaultCacheDir(env));
 		}
 	});
 });

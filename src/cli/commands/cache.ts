@@ -73,7 +73,7 @@ export async function run(
 		data.error = `${folders} is ${info.isSymbolicLink() ? "a link" : "not a folder"}: nothing was pruned`;
 		return { exitCode: 1, data };
 	}
-	const kept = new Set(settings.origins.map((origin) => origin.cacheFolder));
+	const kept = new Set(settings.originList.map((origin) => origin.cacheFolder));
 	for (const name of await readdir(folders)) {
 		const folder = join(folders, name);
 		// An origin's folder that is a link is not the origin's: it is removed as a link, never listed through.
@@ -90,7 +90,7 @@ export async function run(
 	}
 	if (!dryRun) {
 		for (const entry of data.removed) await removeBelow(cacheDir, entry.path);
-		await dropEmptyDigestFolders(settings.origins.map((origin) => join(origin.cacheFolder, "skills")));
+		await dropEmptyDigestFolders(settings.originList.map((origin) => join(origin.cacheFolder, "skills")));
 	}
 	data.bytes = data.removed.reduce((sum, entry) => sum + entry.bytes, 0);
 	return { exitCode: 0, data };

@@ -4,13 +4,11 @@ import {
 	buildCatalog,
 	buildSkillsSection,
 	type Catalog,
-	type CatalogBudget,
-	type CatalogFormat,
 	type CatalogOptions,
 } from "../../catalog/index.ts";
 import type { SkillIndex } from "../../discovery/index.ts";
+import type { SettingsFlags } from "../../settings/index.ts";
 import { SkillsetError } from "../../skill/index.ts";
-import { checkOneBudget, checkSetting, labelFrom, layerCatalog, type SkillsetConfig } from "../config.ts";
 import { type DiscoveryFlagValues, discoverFor, discoveryFlags, discoveryUsage } from "../discovery-flags.ts";
 import { type CliIo, type CommandResult, type Style, UsageError } from "../io.ts";
 import { renderCatalogReport } from "../render-catalog.ts";
@@ -82,11 +80,12 @@ export async function run(
 ): Promise<CommandResult<{ text: string; report: Catalog["report"] }>> {
 	if (positionals.length > 1) throw new UsageError("catalog takes at most one DIR");
 	const activation = parseActivation(values.prompt);
-	const { index, config, report: found } = await discoverFor(values, positionals[0], io);
+	const flags = { catalog: catalogSettingsFlags(values) };
+	const { index, catalog: settings, report: found } = await discoverFor(values, positionals[0], io, { flags });
 	const deeper = await noteDeeperSkills("catalog", positionals[0], found, io);
 	const recent = values.recent?.flatMap((names) => names.split(",")).map((name) => name.trim());
 	const options: CatalogOptions = {
-		...catalogOptions(values, config),
+		...settings,
 		...(values.query !== undefined ? { query: values.query } : {}),
 		...(recent ? { recent: recent.filter(Boolean) } : {}),
 	};
@@ -118,58 +117,16 @@ export function render(data: { text: string }, _style: Style): string {
 	return data.text === "" ? "" : `${data.text.trimEnd()}\n`;
 }
 
-/** The flag behind each catalog setting, so mistakes name what the user typed. */
-const CATALOG_FLAG_NAMES: Readonly<Record<string, string>> = {
-	"catalog.format": "--format",
-	"catalog.tokens": "--budget-tokens",
-	"catalog.chars": "--budget-chars",
-	"catalog.contextWindow": "--context-window",
-	"catalog.fraction": "--fraction",
-};
-
-/** Catalog options: flags over SKILLSET_* over the config file over defaults, one budget from the highest source. */
-export function catalogOptions(values: CatalogFlagValues, config: SkillsetConfig): Parameters<typeof buildCatalog>[1] {
-	const label = labelFrom(CATALOG_FLAG_NAMES);
-	const flags: NonNullable<SkillsetConfig["catalog"]> = {};
-	if (values.format !== undefined) flags.format = values.format as CatalogFormat;
-	const numbers = [
-		["tokens", values["budget-tokens"]],
-		["chars", values["budget-chars"]],
-		["contextWindow", values["context-window"]],
-		["fraction", values.fraction],
-	] as const;
-	for (const [key, text] of numbers) if (text !== undefined) flags[key] = flagNumber(text);
-	if (values.location !== undefined) flags.location = values.location;
-	checkSetting(flags, "catalog", label);
-	for (const key of ["tokens", "chars"] as const) {
-		if ((flags[key] ?? 1) < 1) throw new UsageError(`${label(`catalog.${key}`)} must be at least 1`);
-	}
-	checkOneBudget(flags, "catalog", label);
-	const merged = layerCatalog(config.catalog, flags);
-	const budget: CatalogBudget = {};
-	if (merged.tokens !== undefined) budget.tokens = merged.tokens;
-	else if (merged.chars !== undefined) budget.chars = merged.chars;
-	else if (merged.contextWindow !== undefined) budget.contextWindow = merged.contextWindow;
-	if (merged.fraction !== undefined) {
-		// Named as the user set it: the flag, or the config file's key.
-		const name = flags.fraction !== undefined ? "--fraction" : `"catalog.fraction" in the config file`;
-		if (budget.contextWindow === undefined) {
-			throw new UsageError(`${name} needs a context window (--context-window or "catalog.contextWindow")`);
-		}
-		if (merged.fraction > 1) throw new UsageError(`${name} must be at most 1`);
-		budget.fraction = merged.fraction;
-	}
+/** The catalog flags as the settings resolver takes them (numbers as typed: it names the flag of a bad one). */
+export function catalogSettingsFlags(values: CatalogFlagValues): NonNullable<SettingsFlags["catalog"]> {
 	return {
-		...(merged.format ? { format: merged.format } : {}),
-		...(merged.location !== undefined ? { location: merged.location } : {}),
-		...(Object.keys(budget).length > 0 ? { budget } : {}),
+		...(values.format !== undefined ? { format: values.format } : {}),
+		...(values.location !== undefined ? { location: values.location } : {}),
+		...(values["budget-tokens"] !== undefined ? { tokens: values["budget-tokens"] } : {}),
+		...(values["budget-chars"] !== undefined ? { chars: values["budget-chars"] } : {}),
+		...(values["context-window"] !== undefined ? { contextWindow: values["context-window"] } : {}),
+		...(values.fraction !== undefined ? { fraction: values.fraction } : {}),
 	};
-}
-
-/** A flag's number; text that is not one is kept, so the check names the flag and the value. */
-function flagNumber(text: string): number {
-	const parsed = Number(text);
-	return (text.trim() === "" || Number.isNaN(parsed) ? text : parsed) as number;
 }
 
 function parseActivation(value: string | undefined): ActivationMode | undefined {

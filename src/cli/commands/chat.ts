@@ -12,12 +12,11 @@ import {
 	type SavedConversation,
 } from "../../agent/index.ts";
 import { defaultTrustFile } from "../../policy/index.ts";
+import { type McpServerSetting, ORIGIN_LABEL, splitCommandLine } from "../../settings/index.ts";
 import { SkillsetError } from "../../skill/index.ts";
 import { ChatRepl } from "../chat-repl.ts";
-import { type McpServerSetting, ORIGIN_LABEL } from "../config.ts";
 import { type DiscoveryFlagValues, discoveryFlags, discoveryUsage, settingsFor } from "../discovery-flags.ts";
 import { type CliIo, type CommandResult, createStyle, type Style, UsageError } from "../io.ts";
-import { splitCommandLine } from "../origin-settings.ts";
 import { loadIntegrity, lockPath, sessionFlags, sessionUsage } from "../session-flags.ts";
 import { terminalSafe } from "../terminal-text.ts";
 
@@ -178,10 +177,16 @@ async function agentFor(
 	// The same servers are origins too (one flag, one meaning across commands); a NAME that is no origin label
 	// (upper case, '_') keeps the server's tools only.
 	const { mcp: _mcp, ...discoveryValues } = values;
-	const settings = await settingsFor(discoveryValues, dir, io, { mcpServers: originServers(servers) });
+	const settings = await settingsFor(discoveryValues, dir, io, {
+		mcpServers: originServers(servers),
+		...(values.allow ? { allow: values.allow } : {}),
+		...(values.deny ? { deny: values.deny } : {}),
+		...(values.model !== undefined ? { model: values.model } : {}),
+		...(values["base-url"] !== undefined ? { baseURL: values["base-url"] } : {}),
+	});
 	for (const diagnostic of settings.diagnostics)
 		io.stderr(`skillset: ${diagnostic.code}: ${terminalSafe(diagnostic.message)}\n`);
-	const workspace = resolve(io.cwd, dir ?? ".");
+	const { workspace } = settings;
 	const contextWindow = positiveInteger(values["context-window"], "--context-window");
 	const timeoutMs = positiveInteger(values.timeout, "--timeout");
 	const save = values["save-skills"];
@@ -189,17 +194,15 @@ async function agentFor(
 		throw new UsageError(`--save-skills must be workspace or user, not '${save}'`);
 	const keyName = values["api-key-env"] ?? "OPENAI_API_KEY";
 	const apiKey = io.env[keyName];
-	const baseURL = values["base-url"] ?? io.env.OPENAI_BASE_URL;
+	const { name, baseURL } = settings.model;
 	const model = createOpenAIClient({
-		model: values.model ?? io.env.SKILLSET_MODEL ?? "gpt-4o-mini",
+		model: name,
 		apiKey: apiKey ?? "not-needed",
 		...(baseURL ? { baseURL } : {}),
 		...(timeoutMs ? { timeoutMs } : {}),
 		stream: values["no-stream"] !== true,
 	});
-	const permissions = settings.config.permissions ?? {};
-	const allow = [...(permissions.allow ?? []), ...(values.allow ?? [])];
-	const deny = [...(permissions.deny ?? []), ...(values.deny ?? [])];
+	const { allow, deny } = settings.permissions;
 	const integrity = values.verify ? await loadIntegrity(lockPath(values, io.cwd, workspace)) : undefined;
 	// The files that decide what loads next time, wherever the user keeps them: never a skill's to pre-approve.
 	const explicitConfig = values.config ?? io.env.SKILLSET_CONFIG;

@@ -5,7 +5,7 @@ import type { DiscoveryDiagnostic, IndexedSkill, RejectedSkill } from "../../dis
 import { type DiscoveryFlagValues, discoverFor, discoveryFlags, discoveryUsage } from "../discovery-flags.ts";
 import { type CliIo, type CommandResult, type Style, UsageError } from "../io.ts";
 import { renderDiagnostic } from "../render-diagnostics.ts";
-import { type CatalogFlagValues, catalogFlags, catalogOptions, catalogUsage } from "./catalog.ts";
+import { type CatalogFlagValues, catalogFlags, catalogSettingsFlags, catalogUsage } from "./catalog.ts";
 
 /** The command's options, for `node:util` parseArgs. */
 export const options: NonNullable<ParseArgsConfig["options"]> = {
@@ -65,8 +65,9 @@ export async function run(
 	if (name === undefined) throw new UsageError("doctor needs the NAME of a skill");
 	if (name.trim() === "") throw new UsageError("the skill NAME is empty");
 	if (extra.length > 0) throw new UsageError("doctor takes NAME and at most one DIR");
-	const { index, report, config } = await discoverFor(values, dir, io);
-	const catalog = await buildCatalog(index, catalogOptions(values, config));
+	const flags = { catalog: catalogSettingsFlags(values) };
+	const { index, report, catalog: settings } = await discoverFor(values, dir, io, { flags });
+	const catalog = await buildCatalog(index, settings);
 	// Names resolve as show and read resolve them: by id or qualified name. A folder or declared name that is not
 	// the id gets the index's "did you mean", like everywhere else. A rejected skill has no id: its folder names it.
 	const found = index.skills.filter((s) => s.name === name || s.qualifiedName === name);

@@ -2,7 +2,7 @@ import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import type { ParseArgsConfig } from "node:util";
 import { type CreateSkillResult, createSkill } from "../../authoring/index.ts";
-import { homeFrom } from "../config.ts";
+import { homeFrom } from "../../settings/index.ts";
 import { type CliIo, type CommandResult, type Rendered, type Style, UsageError } from "../io.ts";
 
 /** The command's options, for `node:util` parseArgs. */

@@ -53,7 +53,7 @@ export async function run(
 	checkDetail(values);
 	const startedAt = Date.now();
 	// The report opens with any bound hit itself (on stdout), so discovery need not announce it on stderr too.
-	const { report, origins } = await discoverFor(values, positionals[0], io, { announceBounds: false });
+	const { report, originList: origins } = await discoverFor(values, positionals[0], io, { announceBounds: false });
 	// Loaded only when needed: a plain scan stays close to a bare Node start.
 	const deeper =
 		positionals[0] !== undefined &&

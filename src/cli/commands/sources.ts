@@ -32,7 +32,7 @@ export async function run(
 ): Promise<CommandResult<OriginStatus[]>> {
 	if (positionals.length > 1) throw new UsageError("sources takes at most one DIR");
 	const startedAt = Date.now();
-	const { report, origins } = await discoverFor(values, positionals[0], io);
+	const { report, originList: origins } = await discoverFor(values, positionals[0], io);
 	const data = await originStatuses(origins, report, startedAt, { sizes: true });
 	return { exitCode: data.some((o) => o.status === "failed") ? 1 : 0, data };
 }

@@ -3,7 +3,7 @@ import { homedir } from "node:os";
 import { isAbsolute, parse, relative, resolve } from "node:path";
 import type { ParseArgsConfig } from "node:util";
 import { defaultTrustFile, loadTrustStore } from "../../policy/index.ts";
-import { homeFrom } from "../config.ts";
+import { homeFrom } from "../../settings/index.ts";
 import { type CliIo, type CommandResult, type Rendered, type Style, UsageError } from "../io.ts";
 import { renderSkillTrust, type SkillTrustChange, trustSkill } from "../trust-skill.ts";
 

@@ -1,6 +1,7 @@
 import { resolve } from "node:path";
 import { DISCOVERY_CODES, type DiscoveryDiagnostic } from "../discovery/index.ts";
-import type { SkillsetConfig } from "./config.ts";
+import { CONFIG_FILE_NAME } from "./config-file.ts";
+import type { SkillsetConfig } from "./shape.ts";
 
 /**
  * Keys of a workspace's own `skillset.config.json` that choose roots, scopes or locks: honoured only in a trusted
@@ -34,7 +35,7 @@ export function guardWorkspaceConfig(
 	const ignored = TRUST_SENSITIVE_KEYS.filter((key) => Object.hasOwn(config, key));
 	if (ignored.length === 0) return { config, diagnostics: [] };
 	const kept = Object.fromEntries(Object.entries(config).filter(([key]) => !ignored.includes(key)));
-	const file = resolve(cwd, "skillset.config.json");
+	const file = resolve(cwd, CONFIG_FILE_NAME);
 	const message = `the workspace is not trusted, so its config's ${ignored.join(", ")} ${ignored.length === 1 ? "is" : "are"} ignored`;
 	const { severity, hint } = DISCOVERY_CODES["trust.config-ignored"];
 	const diagnostic: DiscoveryDiagnostic = { code: "trust.config-ignored", severity, message, file, hint };
@@ -55,7 +56,7 @@ export function guardWorkspaceCommands(
 	const commands = servers.filter(([, server]) => "command" in server).map(([label]) => label);
 	if (explicitlyTrusted || commands.length === 0) return { config, diagnostics: [] };
 	const kept = Object.fromEntries(servers.filter(([label]) => !commands.includes(label)));
-	const file = resolve(cwd, "skillset.config.json");
+	const file = resolve(cwd, CONFIG_FILE_NAME);
 	const message = `the workspace's config would run MCP server commands (${commands.join(", ")}): they are ignored unless the workspace is trusted explicitly ('skillset trust' with --trust-store, or SKILLSET_TRUST_WORKSPACE=1)`;
 	const { severity, hint } = DISCOVERY_CODES["trust.config-ignored"];
 	const diagnostic: DiscoveryDiagnostic = { code: "trust.config-ignored", severity, message, file, hint };
