@@ -148,6 +148,28 @@ describe("module layering", () => {
 		expect(findCycles(dir)).toEqual([]);
 	});
 
+	it("matches the README's module map: every stage in order, and no stage using one the map leaves out", () => {
+		const readme = readFileSync(join(SRC, "..", "README.md"), "utf8");
+		const map = readme.slice(readme.indexOf("## Module map"));
+		const rows = [...map.matchAll(/^\| `(\w+)\/` \| [^|]+ \| ([^|]+) \|$/gm)].map((m) => ({
+			name: m[1] ?? "",
+			listed: (m[2] ?? "").trim(),
+		}));
+		expect(rows.map((row) => row.name)).toEqual(NAMES);
+		for (const { name, listed } of rows) {
+			if (listed === "any stage above") continue;
+			const declared = listed === "—" ? [] : listed.split(", ");
+			const used = new Set(
+				files
+					.filter((file) => relative(SRC, file).split(sep)[0] === name)
+					.flatMap((file) => relativeImports(file).map((specifier) => target(file, specifier).split("/")))
+					.filter((parts) => parts.length > 1 && parts[0] !== name)
+					.map((parts) => parts[0] ?? ""),
+			);
+			expect([...used].sort(), `the README's "depends on" for ${name}/`).toEqual([...declared].sort());
+		}
+	});
+
 	it.each(files.map((file) => [relative(SRC, file).split(sep).join("/"), file]))(
 		"%s is at most 400 lines",
 		(name, file) => {
