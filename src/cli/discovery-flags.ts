@@ -147,11 +147,19 @@ async function checkFolder(what: string, path: string): Promise<void> {
 	if (!info.isDirectory()) throw new UsageError(`${what} is not a folder`);
 }
 
+/**
+ * The trust store every command uses (`trust`, `--trust-store`, and the file `chat` keeps the model from writing):
+ * SKILLSET_TRUST_FILE, else the default file under the skillset home (SKILLSET_HOME, else HOME).
+ */
+export function trustFileFor(env: CliIo["env"], defaultTrustFile: (env: CliIo["env"], home: string) => string): string {
+	return env.SKILLSET_TRUST_FILE ?? defaultTrustFile(env, homeFrom(env, homedir()));
+}
+
 /** Whether the trust store (SKILLSET_TRUST_FILE, else the default file) trusts the workspace. */
 async function trustedByStore(workspace: string, io: CliIo): Promise<boolean> {
 	// Loaded here, not at the top: only --trust-store needs the policy stage, and start-up pays for every module.
 	const { defaultTrustFile, loadTrustStore } = await import("../policy/index.ts");
-	const file = io.env.SKILLSET_TRUST_FILE ?? defaultTrustFile(io.env, homeFrom(io.env, homedir()));
+	const file = trustFileFor(io.env, defaultTrustFile);
 	try {
 		return (await loadTrustStore(file)).isTrusted(workspace);
 	} catch (error) {

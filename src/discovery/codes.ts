@@ -171,7 +171,7 @@ export const DISCOVERY_CODES: Readonly<Record<DiscoveryOnlyCode, DiscoveryCodeIn
 	"trust.config-ignored": {
 		severity: "warning",
 		description:
-			"An untrusted workspace's own skillset.config.json sets roots, scopes, locks or origins (or MCP server commands, unless trusted explicitly); those keys are ignored.",
+			"An untrusted workspace's own skillset.config.json sets roots, scopes, locks or origins (or MCP server commands or `permissions.allow`, unless trusted explicitly); those keys are ignored.",
 		hint: "Trust the workspace to use them, or pass the settings with --config, flags or SKILLSET_* variables.",
 	},
 	"index.ignored": {

@@ -9,7 +9,7 @@ import { configFromEnv, ENV_PLACE, homeFrom, parseBoolean, type SettingsEnv } fr
 import { configFromFlags, FLAG_PLACE, type SettingsFlags } from "./from-flags.ts";
 import { type Layer, mergeLayers, sourcesOf } from "./layers.ts";
 import type { McpServerSetting, SkillsetConfig } from "./shape.ts";
-import { guardWorkspaceCommands, guardWorkspaceConfig } from "./trust-guard.ts";
+import { guardWorkspaceCommands, guardWorkspaceConfig, guardWorkspacePermissions } from "./trust-guard.ts";
 
 /** What {@link resolveSettings} reads. Every field is optional. */
 export interface ResolveSettingsOptions {
@@ -156,9 +156,11 @@ function guard(
 	noOrigins: boolean,
 ): { config: SkillsetConfig; diagnostics: DiscoveryDiagnostic[] } {
 	const scopes = guardWorkspaceConfig(config, workspace, trust.trusted);
-	if (noOrigins) return scopes;
-	const commands = guardWorkspaceCommands(scopes.config, workspace, trust.explicitly);
-	return { config: commands.config, diagnostics: [...scopes.diagnostics, ...commands.diagnostics] };
+	const ceiling = guardWorkspacePermissions(scopes.config, workspace, trust.explicitly);
+	const guarded = { config: ceiling.config, diagnostics: [...scopes.diagnostics, ...ceiling.diagnostics] };
+	if (noOrigins) return guarded;
+	const commands = guardWorkspaceCommands(guarded.config, workspace, trust.explicitly);
+	return { config: commands.config, diagnostics: [...guarded.diagnostics, ...commands.diagnostics] };
 }
 
 function setTrust(config: SkillsetConfig, sources: Record<string, SettingSource>, value: boolean, flag: string): void {

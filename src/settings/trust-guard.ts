@@ -56,9 +56,31 @@ export function guardWorkspaceCommands(
 	const commands = servers.filter(([, server]) => "command" in server).map(([label]) => label);
 	if (explicitlyTrusted || commands.length === 0) return { config, diagnostics: [] };
 	const kept = Object.fromEntries(servers.filter(([label]) => !commands.includes(label)));
-	const file = resolve(cwd, CONFIG_FILE_NAME);
-	const message = `the workspace's config would run MCP server commands (${commands.join(", ")}): they are ignored unless the workspace is trusted explicitly ('skillset trust' with --trust-store, or SKILLSET_TRUST_WORKSPACE=1)`;
+	const message = `the workspace's config would run MCP server commands (${commands.join(", ")}): they are ignored unless ${EXPLICIT_TRUST}`;
+	return { config: { ...config, mcpServers: kept }, diagnostics: [ignoredDiagnostic(cwd, message)] };
+}
+
+/**
+ * A workspace's own `permissions.allow` joins the host's ceiling, so it could widen what the user allowed (`--allow
+ * read_file` plus the repository's `run_shell(*)`): it counts only in a workspace trusted explicitly. Its `deny` only
+ * narrows, so it always counts.
+ */
+export function guardWorkspacePermissions(
+	config: SkillsetConfig,
+	cwd: string,
+	explicitlyTrusted: boolean,
+): { config: SkillsetConfig; diagnostics: DiscoveryDiagnostic[] } {
+	const allow = config.permissions?.allow;
+	if (explicitlyTrusted || allow === undefined) return { config, diagnostics: [] };
+	const { allow: _dropped, ...permissions } = config.permissions ?? {};
+	const message = `the workspace's config would widen the tool ceiling (permissions.allow: ${allow.join(", ")}): it is ignored unless ${EXPLICIT_TRUST}`;
+	return { config: { ...config, permissions }, diagnostics: [ignoredDiagnostic(cwd, message)] };
+}
+
+const EXPLICIT_TRUST =
+	"the workspace is trusted explicitly ('skillset trust' with --trust-store, or SKILLSET_TRUST_WORKSPACE=1)";
+
+function ignoredDiagnostic(cwd: string, message: string): DiscoveryDiagnostic {
 	const { severity, hint } = DISCOVERY_CODES["trust.config-ignored"];
-	const diagnostic: DiscoveryDiagnostic = { code: "trust.config-ignored", severity, message, file, hint };
-	return { config: { ...config, mcpServers: kept }, diagnostics: [diagnostic] };
+	return { code: "trust.config-ignored", severity, message, file: resolve(cwd, CONFIG_FILE_NAME), hint };
 }

@@ -259,4 +259,24 @@ describe("chat --config (issue 18: the config in use decides what loads next tim
 		expect(await readFile(join(fixture.workspace, "team.json"), "utf8")).toBe("{}\n");
 		expect(run.exitCode).toBe(1);
 	});
+
+	it("protects the trust file the trust command uses: under SKILLSET_HOME, not HOME", async () => {
+		llm.requests.length = 0;
+		const fixture = await workspaceFixture({
+			"writer/SKILL.md": "---\nname: writer\ndescription: Writes files.\nallowed-tools: write_file\n---\nWrite.\n",
+		});
+		const trustFile = ".skillset-home/.config/skillset/trust.json";
+		llm.script([
+			{ toolCalls: [{ name: "load_skill", arguments: { name: "writer" } }] },
+			{ toolCalls: [{ name: "write_file", arguments: { path: trustFile, content: '{"version":1}' } }] },
+			{ content: "done" },
+		]);
+		await cli(["chat", "-p", "x", "--base-url", llm.url, "--model", "scripted"], {
+			cwd: fixture.workspace,
+			env: { HOME: fixture.home, SKILLSET_HOME: join(fixture.workspace, ".skillset-home") },
+		});
+		const results = (llm.requests[2]?.body.messages ?? []).filter((m) => m.role === "tool").map((m) => m.content);
+		expect(results[1]).toMatch(/^Refused by the permission policy \(rule runs-later\)/);
+		expect(existsSync(join(fixture.workspace, trustFile))).toBe(false);
+	});
 });

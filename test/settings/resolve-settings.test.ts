@@ -112,7 +112,8 @@ describe("resolveSettings: layering", () => {
 
 	it("joins the file's permissions with the host's, and keeps them out of the discovery options", async () => {
 		const cwd = await workspace({ permissions: { allow: ["read_file"], deny: ["run_shell(git push:*)"] } });
-		const settings = await resolveSettings({ cwd, env: HOME, flags: { allow: ["write_file"] } });
+		const env = { ...HOME, SKILLSET_TRUST_WORKSPACE: "1" };
+		const settings = await resolveSettings({ cwd, env, flags: { allow: ["write_file"] } });
 		expect(settings.permissions).toEqual({ allow: ["read_file", "write_file"], deny: ["run_shell(git push:*)"] });
 		expect(settings.sources["permissions.allow"]).toEqual({ from: "flag", flag: "--allow" });
 		expect(settings.discover).not.toHaveProperty("permissions");
@@ -186,6 +187,21 @@ describe("resolveSettings: a workspace's own config is trust-guarded", () => {
 			expect(Object.keys(trusted.origins.mcpServers)).toEqual(["evil"]);
 			expect(trusted.diagnostics).toEqual([]);
 		}
+	});
+
+	it("a cloned repository cannot widen the host's ceiling: its permissions.allow needs explicit trust, its deny always counts", async () => {
+		const cwd = await workspace({
+			permissions: { allow: ["run_shell(*)", "write_file"], deny: ["read_file(/etc/*)"] },
+		});
+		for (const options of [{}, { flags: { untrusted: true } }]) {
+			const settings = await resolveSettings({ cwd, env: HOME, ...options, flags: { allow: ["read_file"] } });
+			expect(settings.permissions).toEqual({ allow: ["read_file"], deny: ["read_file(/etc/*)"] });
+			const ignored = settings.diagnostics.find((d) => d.code === "trust.config-ignored");
+			expect(ignored?.message).toContain("permissions.allow");
+		}
+		const trusted = await resolveSettings({ cwd, env: { ...HOME, SKILLSET_TRUST_WORKSPACE: "1" } });
+		expect(trusted.permissions.allow).toEqual(["run_shell(*)", "write_file"]);
+		expect(trusted.diagnostics).toEqual([]);
 	});
 
 	it("does not guard a config file the user names: it is theirs", async () => {

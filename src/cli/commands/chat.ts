@@ -1,6 +1,5 @@
 import { constants } from "node:fs";
 import { open } from "node:fs/promises";
-import { homedir } from "node:os";
 import { resolve } from "node:path";
 import type { ParseArgsConfig } from "node:util";
 import {
@@ -15,7 +14,13 @@ import { defaultTrustFile } from "../../policy/index.ts";
 import { type McpServerSetting, ORIGIN_LABEL, splitCommandLine } from "../../settings/index.ts";
 import { SkillsetError } from "../../skill/index.ts";
 import { ChatRepl } from "../chat-repl.ts";
-import { type DiscoveryFlagValues, discoveryFlags, discoveryUsage, settingsFor } from "../discovery-flags.ts";
+import {
+	type DiscoveryFlagValues,
+	discoveryFlags,
+	discoveryUsage,
+	settingsFor,
+	trustFileFor,
+} from "../discovery-flags.ts";
 import { type CliIo, type CommandResult, createStyle, type Style, UsageError } from "../io.ts";
 import { loadIntegrity, lockPath, sessionFlags, sessionUsage } from "../session-flags.ts";
 import { terminalSafe } from "../terminal-text.ts";
@@ -209,7 +214,7 @@ async function agentFor(
 	const runsLater = [
 		...(explicitConfig !== undefined ? [resolve(io.cwd, explicitConfig)] : []),
 		lockPath(values, io.cwd, workspace),
-		io.env.SKILLSET_TRUST_FILE ?? defaultTrustFile(io.env, io.env.HOME ?? homedir()),
+		trustFileFor(io.env, defaultTrustFile),
 	];
 	const ceiling = {
 		...(allow.length > 0 ? { tools: allow } : {}),

@@ -4,6 +4,7 @@ import { isAbsolute, parse, relative, resolve } from "node:path";
 import type { ParseArgsConfig } from "node:util";
 import { defaultTrustFile, loadTrustStore } from "../../policy/index.ts";
 import { homeFrom } from "../../settings/index.ts";
+import { trustFileFor } from "../discovery-flags.ts";
 import { type CliIo, type CommandResult, type Rendered, type Style, UsageError } from "../io.ts";
 import { renderSkillTrust, type SkillTrustChange, trustSkill } from "../trust-skill.ts";
 
@@ -56,9 +57,7 @@ export async function run(
 ): Promise<CommandResult<TrustResult>> {
 	if (positionals.length > 1) throw new UsageError("trust takes at most one DIR");
 	const home = homeFrom(io.env, homedir());
-	const file = values.store
-		? resolve(io.cwd, values.store)
-		: (io.env.SKILLSET_TRUST_FILE ?? defaultTrustFile(io.env, home));
+	const file = values.store ? resolve(io.cwd, values.store) : trustFileFor(io.env, defaultTrustFile);
 	const store = await loadTrustStore(file).catch((error: Error) => {
 		throw new UsageError(error.message);
 	});
