@@ -62,7 +62,10 @@ export class Agent {
 	#state: SkillState | undefined;
 	#busy = false;
 
-	/** Use `createAgent`, which scans, picks the shell executor and connects MCP servers first. */
+	/**
+	 * Use `createAgent`, which scans, picks the shell executor and connects MCP servers first.
+	 * @internal
+	 */
 	constructor(options: AgentOptions, parts: AgentParts) {
 		this.#options = options;
 		this.workspace = parts.workspace;

@@ -18,6 +18,7 @@ export interface McpServerSpec {
 export interface McpTools {
 	tools: AgentTool[];
 	problems: { server: string; message: string }[];
+	/** Closes every connected server (and ends the processes of stdio servers). */
 	close(): Promise<void>;
 }
 

@@ -46,5 +46,6 @@ export interface ModelCallOptions {
  * provider by implementing this one method. It throws on failure (after its own retries) and on cancellation.
  */
 export interface ModelClient {
+	/** One model call: the messages and tools in, the answer or tool calls out. Throws on failure or cancellation. */
 	complete(request: ModelRequest, options?: ModelCallOptions): Promise<ModelResponse>;
 }

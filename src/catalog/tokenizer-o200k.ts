@@ -3,6 +3,9 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type BpeRanks, createBpeCounter } from "./bpe.ts";
+
+export type { BpeRanks } from "./bpe.ts";
+
 import type { Tokenizer } from "./tokenizer.ts";
 
 /** The vocabulary file shipped beside the built module (`npm run build` copies it from the dev dependency). */

@@ -2,6 +2,7 @@
 export interface Tokenizer {
 	/** A name for reports, e.g. `o200k_base`. */
 	readonly name: string;
+	/** The number of tokens `text` takes for this model family. */
 	count(text: string): number;
 }
 

@@ -2,7 +2,9 @@ import { readFileSync } from "node:fs";
 
 /** What a command may touch: output streams, the working directory and the environment. Tests pass their own. */
 export interface CliIo {
+	/** Writes command output. */
 	stdout: (text: string) => void;
+	/** Writes refusals, warnings and errors. */
 	stderr: (text: string) => void;
 	cwd: string;
 	env: Readonly<Record<string, string | undefined>>;
@@ -43,10 +45,15 @@ export function processIo(): CliIo {
 
 /** ANSI styling that turns itself off without a terminal, with NO_COLOR, or with TERM=dumb. */
 export interface Style {
+	/** Errors and refusals. */
 	red: (text: string) => string;
+	/** Warnings. */
 	yellow: (text: string) => string;
+	/** Names and paths. */
 	blue: (text: string) => string;
+	/** Secondary detail. */
 	dim: (text: string) => string;
+	/** Headings. */
 	bold: (text: string) => string;
 }
 

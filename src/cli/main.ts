@@ -14,6 +14,7 @@ import { terminalJson } from "./terminal-text.ts";
 export interface CommandModule {
 	options: NonNullable<ParseArgsConfig["options"]>;
 	usage: string;
+	/** Runs the command on parsed flags and operands; a usage mistake throws `UsageError`. */
 	run(values: Record<string, unknown>, positionals: readonly string[], io: CliIo): Promise<CommandResult>;
 	/** The human output: a string for stdout, or results for stdout and refusals or errors for stderr. */
 	render(data: never, style: Style, values: Record<string, unknown>): string | Rendered;

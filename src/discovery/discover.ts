@@ -39,6 +39,7 @@ export async function discover(options: DiscoverOptions = {}): Promise<Discovery
  * SKILL.md files whose signature changed. `current` is the last result.
  */
 export interface Discovery {
+	/** Scans again (only what changed after the first), and returns the new result; it never throws for a bad skill. */
 	scan(): Promise<DiscoveryResult>;
 	readonly current: DiscoveryResult | undefined;
 	readonly options: Readonly<DiscoverOptions>;

@@ -11,8 +11,8 @@ export interface DiscoverOptions extends RootOptions, LoadOptions {
 	/** What to do with one name in several roots. Default `precedence`. */
 	policy?: CollisionPolicy;
 	/**
-	 * Walk bounds for every root. Unset bounds default to {@link DEFAULT_EXPLICIT_WALK_LIMITS} for the roots the
-	 * caller named and {@link DEFAULT_WALK_LIMITS} for conventional and preset folders.
+	 * Walk bounds for every root. Unset bounds default to `DEFAULT_EXPLICIT_WALK_LIMITS` for the roots the
+	 * caller named and `DEFAULT_WALK_LIMITS` for conventional and preset folders.
 	 */
 	limits?: Partial<WalkLimits>;
 	/** Follow links to folders (default true). */
@@ -26,7 +26,7 @@ export interface DiscoverOptions extends RootOptions, LoadOptions {
 	/** Remote origins (MCP servers, well-known indexes); their skills never shadow local ones. */
 	origins?: readonly OriginProvider[];
 	/**
-	 * The user's cache folder (see {@link defaultCacheDir}). When set, the folder listings and frontmatter results
+	 * The user's cache folder (`~/.cache/skillset` by default). When set, the folder listings and frontmatter results
 	 * of each root are kept in its `discovery/` folder between processes, so a run over unchanged files costs one
 	 * stat per folder and SKILL.md. Unset (the default for the library): nothing is written.
 	 */

@@ -35,5 +35,6 @@ export interface OriginLoad {
 export interface OriginProvider {
 	/** `mcp:<label>` or `index:<label>`: the host's label, never the server's own name. */
 	readonly origin: string;
+	/** Fetches the origin's skills, or reports why it could not (never throws for the origin's own faults). */
 	load(): Promise<OriginLoad>;
 }

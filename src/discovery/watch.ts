@@ -36,6 +36,7 @@ export interface SkillWatcher {
 	readonly index: SkillIndex | undefined;
 	/** Resolves when the first scan has finished. */
 	readonly ready: Promise<DiscoveryResult>;
+	/** Stops watching and releases every file watcher; the last index stays readable. */
 	close(): void;
 }
 

@@ -42,6 +42,7 @@ export interface HttpServing {
 	/** The endpoint, `http://host:port/mcp`. */
 	url: string;
 	port: number;
+	/** Stops listening and closes every open session and stream. */
 	close(): Promise<void>;
 }
 

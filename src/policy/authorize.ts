@@ -74,6 +74,7 @@ export type GrantScope = "once" | "always";
 
 /** A host's permission policy over sessions: decisions, and the user's grants per session. */
 export interface Policy {
+	/** Decides one tool call: allow, ask or deny, with the rule that decided and why. It never runs the call. */
 	authorize(call: ToolCall, context: { session: SkillSession }): Decision;
 	/**
 	 * The user allowed calls matching `pattern` (e.g. `Bash(npm test:*)`) once or for the session. With `exact`, the

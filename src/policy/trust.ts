@@ -30,6 +30,7 @@ export type ApprovalSubject = Pick<IndexedSkill, "qualifiedName" | "origin" | "p
 
 /** Where approvals are looked up: {@link TrustStore} is one; a host may pass its own. */
 export interface SkillApprovals {
+	/** The recorded approval of a remote skill by its qualified name, or `undefined` when it has none. */
 	skillApproval(qualifiedName: string): SkillApproval | undefined;
 }
 
@@ -41,8 +42,11 @@ export interface TrustStore extends SkillApprovals {
 	readonly file: string;
 	/** True when `dir` or an ancestor is trusted and no nearer entry untrusts it. Only `trusted: true` trusts. */
 	isTrusted(dir: string): boolean;
+	/** Trusts `dir` and every folder below it (written under the store's lock). */
 	trust(dir: string): Promise<void>;
+	/** Untrusts `dir` and every folder below it, overriding a trusted ancestor. */
 	untrust(dir: string): Promise<void>;
+	/** Every entry: the folder, whether it is trusted, and when that was recorded (ISO 8601). */
 	list(): { path: string; trusted: boolean; at: string }[];
 	/**
 	 * Approves a remote skill as it is now (every file and digest, its allowed-tools and manifest). Throws for a

@@ -27,15 +27,21 @@ export interface ContainedFile {
 
 /** The file-system calls a contained read makes; tests wrap them to race the checks. */
 export interface ContainOperations {
+	/** `lstat` of a path (links are not followed). */
 	lstat(path: string): Stats;
+	/** Opens a file with `flags` (the reader passes `O_NOFOLLOW`); returns the descriptor. */
 	open(path: string, flags: number): number;
+	/** `fstat` of an open descriptor: what was really opened. */
 	fstat(fd: number): Stats;
 	/** Reads a link; used on `/proc/self/fd/N` to learn where an open descriptor really is. */
 	readlink(path: string): string;
+	/** A folder's entries with their types. */
 	readdir(path: string): Dirent[];
+	/** Reads up to `length` bytes at `position` into `buffer`; returns how many were read. */
 	read(fd: number, buffer: Uint8Array, offset: number, length: number, position: number): number;
 	/** Reads without blocking the event loop (the thread pool); without it, async reads use `read` per chunk. */
 	readAsync?(fd: number, buffer: Uint8Array, offset: number, length: number, position: number): Promise<number>;
+	/** Closes a descriptor the reader opened. */
 	close(fd: number): void;
 }
 

@@ -10,7 +10,7 @@ export interface FetchLimits {
 	maxBytes: number;
 	/** How long the whole operation may take, from its first request to the last byte of its last answer. */
 	timeoutMs: number;
-	/** The operation's deadline once started ({@link withDeadline}): every request of the operation shares it. */
+	/** The operation's deadline once started (`withDeadline`): every request of the operation shares it. */
 	deadline?: AbortSignal;
 }
 

@@ -56,7 +56,7 @@ interface Artifact {
  * `SKILL.md` artifact for a skill that is only its SKILL.md, and a deterministic `.tar.gz` for the others (sorted
  * entries, fixed modes and times, no owners: the same files always give the same bytes and digest). Dot-files and
  * editor backups are left out, and a skill with links or credential-like files is refused (see `PublishOptions`);
- * every write under `out` goes through {@link PublishOut}, which never follows a link.
+ * every write under `out` goes through one writer (`PublishOut`), which never follows a link.
  */
 export async function publishSkills(
 	skills: readonly PublishSkill[],

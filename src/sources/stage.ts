@@ -36,6 +36,7 @@ export interface StagedSource {
 	/** Per skill (index sources): why its artifact was refused; the others still stage. */
 	failures: Map<string, { code: SourceErrorCode; message: string }>;
 	warnings: string[];
+	/** Removes the staging folder and everything fetched into it. */
 	cleanup(): Promise<void>;
 }
 

@@ -58,6 +58,7 @@ export type JsonSchemaFactory<Schema> = (schema: Record<string, unknown>) => Sch
 export interface VercelAITool<Schema> {
 	description: string;
 	inputSchema: Schema;
+	/** Runs the skill tool and returns its text for the model (refusals included, as text). */
 	execute: (input: unknown) => Promise<string>;
 }
 

@@ -18,6 +18,7 @@ export interface SkillTool {
 	name: string;
 	description: string;
 	inputSchema: JsonSchema;
+	/** Runs the tool on the model's arguments; a bad argument or a refusal is a result with `isError`, not a throw. */
 	execute(input: unknown): Promise<ToolResult>;
 }
 
