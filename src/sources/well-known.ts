@@ -1,7 +1,7 @@
 import { realpath } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { isValidSkillName, parseSkillFrontmatter } from "../skill/index.ts";
+import { codePointLength, isValidSkillName, parseSkillFrontmatter } from "../skill/index.ts";
 import { SourceError } from "./errors.ts";
 import { type FetchedResource, type FetchLimits, fetchBelow, fetchResource, withDeadline } from "./fetch.ts";
 import { DEFAULT_UNPACK_LIMITS } from "./unpack-limits.ts";
@@ -165,7 +165,8 @@ function readEntry(raw: unknown, base: URL, warnings: string[]): IndexEntry | un
 		return undefined;
 	}
 	if (typeof name !== "string" || !isValidSkillName(name)) return invalid(warnings, name, "a spec-valid name");
-	if (typeof description !== "string" || description.length > 1024) return invalid(warnings, name, "a description");
+	if (typeof description !== "string" || codePointLength(description) > 1024)
+		return invalid(warnings, name, "a description of at most 1,024 characters");
 	if (typeof url !== "string") return invalid(warnings, name, "a url");
 	if (typeof digest !== "string" || !DIGEST.test(digest)) return invalid(warnings, name, "a sha256: digest");
 	const resolved = resolveAgainst(base, url);
