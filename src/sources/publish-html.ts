@@ -66,7 +66,7 @@ const SCRIPT = `
 `;
 
 /** The page's Content-Security-Policy: nothing but the page's own style and script, by their hashes. */
-export const PAGE_CSP = [
+export const PAGE_CSP: string = [
 	"default-src 'none'",
 	`style-src '${cspHash(STYLE)}'`,
 	`script-src '${cspHash(SCRIPT)}'`,
