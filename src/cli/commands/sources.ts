@@ -50,7 +50,7 @@ export function render(data: readonly OriginStatus[], style: Style): string {
 	for (const origin of data) {
 		const refreshed = origin.refreshedAt ? `refreshed ${origin.refreshedAt}` : "never refreshed";
 		const facts = [origin.status, plural(origin.skills, "skill"), refreshed, formatBytes(origin.cacheBytes ?? 0)];
-		if (origin.indexShape) facts.splice(1, 0, `index ${describeIndexShape(origin.indexShape as IndexShape)}`);
+		if (origin.indexShape) facts.push(`index ${describeIndexShape(origin.indexShape as IndexShape)}`);
 		lines.push(`${origin.origin.padEnd(width)}  ${facts.join(", ")}  ${style.dim(origin.where)}`);
 		for (const d of origin.diagnostics) {
 			if (d.severity !== "info") lines.push(`  ${renderDiagnostic(d, style, false)}`);
