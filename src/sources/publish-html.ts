@@ -53,7 +53,9 @@ const SCRIPT = `
 		count.textContent = shown + " of " + items.length + " skills";
 	}
 	function reveal() {
-		var target = location.hash && document.getElementById(decodeURIComponent(location.hash.slice(1)));
+		var id = location.hash.slice(1);
+		try { id = decodeURIComponent(id); } catch (e) { /* a malformed escape: look the id up as written */ }
+		var target = id && document.getElementById(id);
 		if (target && target.hidden) { input.value = ""; filter(); }
 		if (target) target.scrollIntoView();
 	}
