@@ -13,6 +13,8 @@ export interface OriginStatus extends OriginSummary {
 	skills: number;
 	/** When the origin was last read successfully (from the cache's state), or null if never. */
 	refreshedAt: string | null;
+	/** For an index: the shape it was last read in (`0.2.0-schema`, `0.2.0-version` or `0.1.0`), when known. */
+	indexShape?: string;
 	/** Bytes in its cache folder (only when asked for). */
 	cacheBytes?: number;
 	diagnostics: DiscoveryDiagnostic[];
@@ -30,7 +32,7 @@ export async function originStatuses(
 ): Promise<OriginStatus[]> {
 	return Promise.all(
 		origins.map(async (origin) => {
-			const refreshedAt = await readRefreshedAt(origin.cacheFolder);
+			const { refreshedAt, shape } = await readState(origin.cacheFolder);
 			const skills = report.roots.find((root) => root.origin === origin.origin)?.counts.candidates ?? 0;
 			const fresh = refreshedAt !== null && Date.parse(refreshedAt) >= startedAt;
 			const status: OriginHealth = fresh ? "reachable" : skills > 0 ? "cached" : "failed";
@@ -38,19 +40,29 @@ export async function originStatuses(
 				(d) => d.file === origin.origin || d.file.startsWith(`${origin.origin} `),
 			);
 			const out: OriginStatus = { ...origin, status, skills, refreshedAt, diagnostics };
+			if (origin.kind === "index" && shape) out.indexShape = shape;
 			if (options.sizes) out.cacheBytes = await treeBytes(origin.cacheFolder);
 			return out;
 		}),
 	);
 }
 
-async function readRefreshedAt(folder: string): Promise<string | null> {
+// The cache's state file is data read back: only a known shape is shown.
+const SHAPES = new Set(["0.2.0-schema", "0.2.0-version", "0.1.0"]);
+
+async function readState(folder: string): Promise<{ refreshedAt: string | null; shape?: string }> {
 	try {
-		const state = JSON.parse(await readFile(join(folder, "state.json"), "utf8")) as { refreshedAt?: unknown };
-		return typeof state.refreshedAt === "string" ? state.refreshedAt : null;
+		const state = JSON.parse(await readFile(join(folder, "state.json"), "utf8")) as {
+			refreshedAt?: unknown;
+			shape?: unknown;
+		};
+		const refreshedAt = typeof state.refreshedAt === "string" ? state.refreshedAt : null;
+		return typeof state.shape === "string" && SHAPES.has(state.shape)
+			? { refreshedAt, shape: state.shape }
+			: { refreshedAt };
 	} catch {
 		// Never refreshed (no state file yet) or a broken one: no known refresh.
-		return null;
+		return { refreshedAt: null };
 	}
 }
 

@@ -35,6 +35,8 @@ export interface OriginState {
 	origin: string;
 	url: string;
 	refreshedAt?: string;
+	/** For an index: the shape it was last read in (`IndexShape`), which `skillset sources` shows. */
+	shape?: string;
 	skills: Record<string, CachedSkill>;
 }
 

@@ -39,6 +39,7 @@ export type SourceErrorCode =
 	| "publish.link"
 	| "publish.credential"
 	| "publish.invalid"
+	| "publish.description"
 	| "publish.unsafe-out";
 
 /** A problem with one source or skill: carried as data by every result, thrown only inside the stage. */

@@ -8,6 +8,8 @@ export type { SourceErrorCode } from "./errors.ts";
 export { SourceError } from "./errors.ts";
 export type { FetchLimits } from "./fetch.ts";
 export { DEFAULT_FETCH_LIMITS, fetchBytes } from "./fetch.ts";
+export type { ManifestEntry } from "./index-rfc.ts";
+export { skillDigest } from "./index-rfc.ts";
 export type { AddOptions, AddResult, InstallOutcome } from "./install.ts";
 export { addSkills } from "./install.ts";
 export type { IndexOriginOptions } from "./origin-index.ts";
@@ -31,5 +33,12 @@ export type { UnpackLimits } from "./unpack-limits.ts";
 export { DEFAULT_UNPACK_LIMITS } from "./unpack-limits.ts";
 export type { OutdatedLine, UpdateOptions, UpdateOutcome, UpdateQuestion } from "./update.ts";
 export { checkOutdated, updateSkills } from "./update.ts";
-export type { IndexEntry, IndexFetchOptions, SkillIndexDocument } from "./well-known.ts";
-export { fetchSkillIndex, INDEX_PATH, INDEX_SCHEMA_V2, indexUrlOf, parseSkillIndex } from "./well-known.ts";
+export type { IndexEntry, IndexFetchOptions, IndexShape, SkillIndexDocument } from "./well-known.ts";
+export {
+	describeIndexShape,
+	fetchSkillIndex,
+	INDEX_PATH,
+	INDEX_SCHEMA_V2,
+	indexUrlOf,
+	parseSkillIndex,
+} from "./well-known.ts";

@@ -3,9 +3,10 @@ import { sha256 } from "../runtime/index.ts";
 import { type CachedSkill, OriginCache } from "./cache.ts";
 import { describeFailure, SourceError } from "./errors.ts";
 import { DEFAULT_FETCH_LIMITS, type FetchLimits, fetchBelow, withDeadline } from "./fetch.ts";
+import { fetchManifestFiles } from "./index-files.ts";
 import { archiveKindOf, readArchive } from "./unpack.ts";
 import { DEFAULT_UNPACK_LIMITS } from "./unpack-limits.ts";
-import { checkEntryName, fetchSkillIndex, type IndexEntry } from "./well-known.ts";
+import { checkEntryName, fetchSkillIndex, type IndexEntry, type IndexShape } from "./well-known.ts";
 
 /** Options for {@link createIndexOrigin}. */
 export interface IndexOriginOptions {
@@ -44,9 +45,11 @@ export function createIndexOrigin(label: string, url: string, options: IndexOrig
 				diagnostics.push({ code, severity, message, file: `${origin} ${url}` });
 			let entries: IndexEntry[];
 			let root: string | undefined;
+			let shape: IndexShape;
 			try {
 				const index = await fetchSkillIndex(new URL(url), operation, { allowUnverified });
 				root = index.root;
+				shape = index.shape;
 				for (const warning of index.warnings) report("origin.failed", warning, "warning");
 				if (index.version === "0.1.0")
 					report("origin.failed", "a v0.1.0 index has no digests: its files are trusted as first fetched", "warning");
@@ -78,7 +81,7 @@ export function createIndexOrigin(label: string, url: string, options: IndexOrig
 				const message = `the load's deadline (${limits.timeoutMs} ms) passed before ${names} could be fetched [source.timeout]`;
 				report("origin.refused", message, "error");
 			}
-			await cache.save({ origin, url, refreshedAt: new Date().toISOString(), skills: current });
+			await cache.save({ origin, url, refreshedAt: new Date().toISOString(), shape, skills: current });
 			return cache.serve(current, diagnostics, false);
 		},
 	};
@@ -94,6 +97,10 @@ async function refresh(
 ): Promise<CachedSkill> {
 	if (entry.type === "files") return cache.store(entry.name, await fetchFiles(entry, limits, root), UNVERIFIED);
 	if (previous && previous.published === entry.digest && cache.verify(previous)) return previous;
+	if (entry.type === "manifest") {
+		const files = await fetchManifestFiles(entry, limits, root);
+		return cache.store(entry.name, new Map(files.map((file) => [file.path, file.data])), entry.digest);
+	}
 	const bytes = await fetchBelow(root, entry.url, limits);
 	const digest = `sha256:${sha256(bytes)}`;
 	if (digest !== entry.digest) {

@@ -1,8 +1,9 @@
 import { gzipSync } from "node:zlib";
 import { sha256, sortedPaths } from "../runtime/index.ts";
-import { isValidSkillName } from "../skill/index.ts";
+import { codePointLength, isValidSkillName } from "../skill/index.ts";
 import { describeFailure, type SourceErrorCode } from "./errors.ts";
 import { type OmitReason, selectPublishFiles } from "./publish-files.ts";
+import { renderIndexPage } from "./publish-html.ts";
 import { PublishOut } from "./publish-out.ts";
 import { writeTar } from "./tar.ts";
 import { readArchive } from "./unpack.ts";
@@ -31,7 +32,14 @@ export interface PublishOptions {
 	 * dot-file, an editor backup, or a folder of them; and each file that looks like a credential, named one by one.
 	 */
 	include?: readonly string[];
+	/** Write nothing: only report what would be published, left out and refused (`publish --check`). */
+	check?: boolean;
+	/** Also write `OUT/index.html`, a browsable page of the index (see {@link renderIndexPage}). */
+	html?: boolean | { siteUrl?: string };
 }
+
+/** The longest description the discovery RFC and the Agent Skills spec allow, in code points. */
+export const MAX_DESCRIPTION = 1024;
 
 /** What `publishSkills` did: the entries written, the files left out, the skills refused, and a failure to write. */
 export interface PublishResult {
@@ -40,15 +48,24 @@ export interface PublishResult {
 	omitted: { skill: string; path: string; reason: OmitReason }[];
 	/** Skills not published: holding a link, a special file, a credential-like file, or more than `add` unpacks. */
 	refused: { skill: string; code: SourceErrorCode; message: string }[];
+	/**
+	 * Skills left out with a warning, the others still published: a description over 1,024 characters, which the
+	 * discovery RFC forbids and clients skip (as `skillset mcp` leaves such a skill out).
+	 */
+	leftOut: { skill: string; code: SourceErrorCode; message: string }[];
 	/** Set when OUT could not be written: a link planted in it (found before the first write), or an I/O error. */
 	failure?: { code: SourceErrorCode; message: string };
 }
 
 const BASE = INDEX_PATH.slice(0, INDEX_PATH.lastIndexOf("/"));
 
+/** The browsable page `--html` writes beside the index, never among the files `add` verifies. */
+const PAGE_PATH = "index.html";
+
 interface Artifact {
 	entry: PublishedEntry;
 	bytes: Uint8Array;
+	files: { path: string; size: number }[];
 }
 
 /**
@@ -63,13 +80,19 @@ export async function publishSkills(
 	out: string,
 	options: PublishOptions = {},
 ): Promise<PublishResult> {
-	const result: PublishResult = { entries: [], omitted: [], refused: [] };
+	const result: PublishResult = { entries: [], omitted: [], refused: [], leftOut: [] };
 	const artifacts: Artifact[] = [];
 	for (const skill of [...skills].sort((a, b) => (a.name < b.name ? -1 : 1))) {
 		if (!isValidSkillName(skill.name)) {
 			// The name is a path segment under OUT, and clients skip an entry whose name is not spec-valid.
 			const message = `${JSON.stringify(skill.name)} is not a spec-valid skill name, so it is not published`;
 			result.refused.push({ skill: skill.name, code: "publish.invalid", message });
+			continue;
+		}
+		const length = codePointLength(skill.description);
+		if (length > MAX_DESCRIPTION) {
+			const message = `${skill.name}: its description has ${length} characters, over the ${MAX_DESCRIPTION} the discovery RFC allows (clients skip such an entry), so it is left out; shorten it to publish it`;
+			result.leftOut.push({ skill: skill.name, code: "publish.description", message });
 			continue;
 		}
 		const selection = selectPublishFiles(skill.dir, skill.name, options.include ?? []);
@@ -85,8 +108,13 @@ export async function publishSkills(
 			result.refused.push({ skill: skill.name, code: "publish.invalid", message: `${skill.name}: ${failure.message}` });
 		}
 	}
+	if (options.check) {
+		result.entries = artifacts.map((artifact) => artifact.entry);
+		return result;
+	}
 	try {
-		writeSite(out, artifacts);
+		const html = options.html ? pageOf(artifacts, options.html === true ? undefined : options.html.siteUrl) : undefined;
+		writeSite(out, artifacts, html);
 		result.entries = artifacts.map((artifact) => artifact.entry);
 	} catch (error) {
 		result.failure = describeFailure(error, "publish.invalid");
@@ -114,11 +142,16 @@ async function artifactOf(
 		url,
 		digest: `sha256:${sha256(bytes)}`,
 	} as const;
-	return { entry, bytes };
+	return { entry, bytes, files: sorted.map((file) => ({ path: file.path, size: file.data.length })) };
 }
 
-/** Every path is checked for links before the first write; the index is written last. */
-function writeSite(out: string, artifacts: readonly Artifact[]): void {
+function pageOf(artifacts: readonly Artifact[], siteUrl: string | undefined): string {
+	const skills = artifacts.map(({ entry, bytes, files }) => ({ ...entry, size: bytes.length, files }));
+	return renderIndexPage(skills, siteUrl);
+}
+
+/** Every path is checked for links before the first write; the index is written last, then the page (if any). */
+function writeSite(out: string, artifacts: readonly Artifact[], html: string | undefined): void {
 	const site = PublishOut.open(out);
 	try {
 		const paths: { path: string; kind: "file" | "folder" }[] = [{ path: BASE, kind: "folder" }];
@@ -127,6 +160,7 @@ function writeSite(out: string, artifacts: readonly Artifact[]): void {
 			paths.push({ path: `${BASE}/${entry.name}.tar.gz`, kind: "file" });
 		}
 		paths.push({ path: INDEX_PATH, kind: "file" });
+		if (html !== undefined) paths.push({ path: PAGE_PATH, kind: "file" });
 		site.check(paths);
 		for (const { entry, bytes } of artifacts) {
 			// The other form of an earlier publish goes, so the site holds one artifact per skill.
@@ -139,6 +173,7 @@ function writeSite(out: string, artifacts: readonly Artifact[]): void {
 		}
 		const index = { $schema: INDEX_SCHEMA_V2, skills: artifacts.map((artifact) => artifact.entry) };
 		site.write(INDEX_PATH, `${JSON.stringify(index, null, 2)}\n`);
+		if (html !== undefined) site.write(PAGE_PATH, html);
 	} finally {
 		site.close();
 	}

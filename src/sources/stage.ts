@@ -6,6 +6,7 @@ import { describeFailure, SourceError, type SourceErrorCode } from "./errors.ts"
 import { DEFAULT_FETCH_LIMITS, type FetchLimits, fetchBelow, fetchBytes, withDeadline } from "./fetch.ts";
 import { checkoutRepository } from "./git.ts";
 import { withoutPassword } from "./git-values.ts";
+import { fetchManifestFiles } from "./index-files.ts";
 import { realPathInside } from "./inside.ts";
 import type { SourceSpec } from "./source.ts";
 import { archiveKindOf, readArchive, writeArchiveFiles } from "./unpack.ts";
@@ -150,6 +151,12 @@ async function stageEntry(
 		}
 		if (!entry.files.includes("SKILL.md")) checkEntryName(entry.name, undefined);
 		return undefined;
+	}
+	if (entry.type === "manifest") {
+		const files = await fetchManifestFiles(entry, limits, root);
+		await mkdir(dir);
+		await writeArchiveFiles(dir, files);
+		return entry.digest;
 	}
 	const bytes = await fetchBelow(root, entry.url, limits);
 	const digest = `sha256:${sha256(bytes)}`;

@@ -1,9 +1,10 @@
 import { realpath } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { isValidSkillName, parseSkillFrontmatter } from "../skill/index.ts";
+import { codePointLength, isValidSkillName, parseSkillFrontmatter } from "../skill/index.ts";
 import { SourceError } from "./errors.ts";
 import { type FetchedResource, type FetchLimits, fetchBelow, fetchResource, withDeadline } from "./fetch.ts";
+import { DIGEST, type ManifestEntry, readManifestEntry } from "./index-rfc.ts";
 import { DEFAULT_UNPACK_LIMITS } from "./unpack-limits.ts";
 
 /** The Agent Skills Discovery index versions read here (the `$schema` of v0.2.0; v0.1.0 has none). */
@@ -14,14 +15,33 @@ const INDEX_PATH_V1 = ".well-known/skills/index.json";
 /** The largest index read, whatever the download cap. */
 const MAX_INDEX_BYTES = 8 << 20;
 
-/** One skill an index offers: a SKILL.md alone, an archive, or (v0.1.0) a list of files without digests. */
+/**
+ * One skill an index offers: a SKILL.md alone or an archive (0.2.0 with `$schema`), files with a digest each (the
+ * Cloudflare RFC's 0.2.0 with `version`), or (v0.1.0) a list of files without digests.
+ */
 export type IndexEntry =
 	| { name: string; description: string; type: "skill-md" | "archive"; url: URL; digest: string }
+	| ManifestEntry
 	| { name: string; description: string; type: "files"; base: URL; files: string[] };
 
-/** An index, read: its version, its entries and what was skipped. */
+/**
+ * The shape of an index. Two shapes are both called 0.2.0: `schema` (a `$schema`, one artifact and digest per skill:
+ * agentskills.io's, which `publish` writes) and `version` (a `version` field, a digest per file: the Cloudflare RFC's
+ * README). `v0.1.0` lists files without digests.
+ */
+export type IndexShape = "0.2.0-schema" | "0.2.0-version" | "0.1.0";
+
+/** A short description of an index shape, for people. */
+export function describeIndexShape(shape: IndexShape): string {
+	if (shape === "0.2.0-schema") return "v0.2.0 ($schema, an artifact digest per skill)";
+	if (shape === "0.2.0-version") return "v0.2.0 (version, a digest per file)";
+	return "v0.1.0 (no digests)";
+}
+
+/** An index, read: its version and shape, its entries and what was skipped. */
 export interface SkillIndexDocument {
 	version: "0.2.0" | "0.1.0";
+	shape: IndexShape;
 	url: URL;
 	entries: IndexEntry[];
 	warnings: string[];
@@ -38,8 +58,6 @@ export interface IndexFetchOptions {
 	 */
 	allowUnverified?: boolean;
 }
-
-const DIGEST = /^sha256:[0-9a-f]{64}$/;
 
 /** The index URL for an origin: the URL itself when it names a `.json` file, else its well-known path. */
 export function indexUrlOf(origin: URL): URL {
@@ -125,8 +143,9 @@ async function readIndexAt(url: URL, limits: FetchLimits, root: string | undefin
 }
 
 /**
- * Reads index JSON: an unknown `$schema` is refused (`index.schema`), an absent one means v0.1.0, unknown entry
- * types and malformed entries are skipped with a warning, and URLs resolve against the index URL.
+ * Reads index JSON of either 0.2.0 shape or v0.1.0 (see {@link IndexShape}): an unknown `$schema` or `version` is
+ * refused (`index.schema`), unknown entry types and malformed entries are skipped with a warning, and URLs resolve
+ * against the index URL.
  */
 export function parseSkillIndex(text: string, url: URL): SkillIndexDocument {
 	let data: unknown;
@@ -138,22 +157,46 @@ export function parseSkillIndex(text: string, url: URL): SkillIndexDocument {
 		}
 		throw new SourceError("index.invalid", `${url} is not JSON: ${(error as Error).message}`);
 	}
-	const doc = data as { $schema?: unknown; skills?: unknown } | null;
+	const doc = data as { $schema?: unknown; version?: unknown; skills?: unknown } | null;
 	if (typeof doc !== "object" || doc === null || !Array.isArray(doc.skills)) {
 		throw new SourceError("index.invalid", `${url} has no "skills" list`);
 	}
-	if (doc.$schema !== undefined && doc.$schema !== INDEX_SCHEMA_V2) {
-		throw new SourceError("index.schema", `${url} declares an unknown $schema ${JSON.stringify(doc.$schema)}`);
-	}
-	const version = doc.$schema === undefined ? "0.1.0" : "0.2.0";
+	const shape = shapeOf(doc, url);
+	const version = shape === "0.1.0" ? "0.1.0" : "0.2.0";
 	const warnings: string[] = [];
 	const entries: IndexEntry[] = [];
 	for (const [i, raw] of (doc.skills as unknown[]).entries()) {
-		const entry = version === "0.2.0" ? readEntry(raw, url, warnings) : readEntryV1(raw, url, warnings);
+		const entry =
+			shape === "0.2.0-schema"
+				? readEntry(raw, url, warnings)
+				: shape === "0.2.0-version"
+					? readManifestEntry(raw, url, warnings, resolveAgainst)
+					: readEntryV1(raw, url, warnings);
 		if (entry) entries.push(entry);
 		else warnings.push(`skills[${i}] skipped`);
 	}
-	return { version, url, entries, warnings };
+	return { version, shape, url, entries, warnings };
+}
+
+/**
+ * The index's shape: a `$schema` must be the 0.2.0 one; a `version` (the RFC's `M.m.p`) may be 0.1.x or 0.2.x, any
+ * other is refused (`index.schema`: a pre-1.0 minor may break the format); neither means v0.1.0.
+ */
+function shapeOf(doc: { $schema?: unknown; version?: unknown }, url: URL): IndexShape {
+	if (doc.$schema !== undefined) {
+		if (doc.$schema !== INDEX_SCHEMA_V2) {
+			throw new SourceError("index.schema", `${url} declares an unknown $schema ${JSON.stringify(doc.$schema)}`);
+		}
+		return "0.2.0-schema";
+	}
+	if (doc.version === undefined) return "0.1.0";
+	const parts = typeof doc.version === "string" ? /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)$/.exec(doc.version) : null;
+	if (parts?.[1] === "0" && parts[2] === "2") return "0.2.0-version";
+	if (parts?.[1] === "0" && parts[2] === "1") return "0.1.0";
+	throw new SourceError(
+		"index.schema",
+		`${url} declares version ${JSON.stringify(doc.version)}; skillset reads index versions 0.1.x and 0.2.x`,
+	);
 }
 
 function readEntry(raw: unknown, base: URL, warnings: string[]): IndexEntry | undefined {
@@ -165,7 +208,8 @@ function readEntry(raw: unknown, base: URL, warnings: string[]): IndexEntry | un
 		return undefined;
 	}
 	if (typeof name !== "string" || !isValidSkillName(name)) return invalid(warnings, name, "a spec-valid name");
-	if (typeof description !== "string" || description.length > 1024) return invalid(warnings, name, "a description");
+	if (typeof description !== "string" || codePointLength(description) > 1024)
+		return invalid(warnings, name, "a description of at most 1,024 characters");
 	if (typeof url !== "string") return invalid(warnings, name, "a url");
 	if (typeof digest !== "string" || !DIGEST.test(digest)) return invalid(warnings, name, "a sha256: digest");
 	const resolved = resolveAgainst(base, url);

@@ -9,6 +9,9 @@ export const options: NonNullable<ParseArgsConfig["options"]> = {
 	...discoveryFlags,
 	out: { type: "string" },
 	include: { type: "string", multiple: true },
+	check: { type: "boolean", default: false },
+	html: { type: "boolean", default: false },
+	"site-url": { type: "string" },
 	json: { type: "boolean", default: false },
 };
 
@@ -23,7 +26,8 @@ sha256 digests. Serve OUT from any static web server or CDN; 'skillset add https
 Left out, and named: dot-files and dot-folders (.env, .git, ...) and editor backups (file~, #file#, *.swp, *.bak,
 *.orig, ...). Refused: a skill holding a link, or a file that looks like a credential by name (id_rsa, *.pem, *.key,
 credentials.json, .npmrc, .pypirc, ...) or by content (a private key block, a GitHub, npm, Slack or AWS token).
-Nothing is written through a link in OUT.
+Nothing is written through a link in OUT. A skill whose description is over 1,024 characters (the discovery RFC's
+limit, past which clients skip the entry) is left out with a warning; the others are published.
 
 ${discoveryUsage}
 
@@ -31,9 +35,13 @@ Options:
   --out OUT                  the folder to write (required)
   --include PATH             publish this file or folder anyway (relative to the skill folder, or SKILL/PATH;
                              repeatable); a credential-like file must be named itself
-  --json                     print the result as JSON: entries, omitted, refused, failure, otherScopes
+  --check                    write nothing: list what would be published, left out and refused
+  --html                     also write OUT/index.html, a self-contained page to browse and search the skills
+  --site-url URL             the URL OUT is served at, for the page's install commands (default: the page's own)
+  --json                     print the result as JSON: entries, omitted, refused, leftOut, failure, otherScopes
 
-Exit status: 0 published, 1 nothing to publish, a skill refused or OUT not written, 2 usage error.`;
+Exit status: 0 published, 1 nothing to publish, a skill refused or OUT not written (with --check: a skill would be
+left out or refused), 2 usage error.`;
 
 /** What `publish` prints: the library's result, and the selected skills of other scopes it did not publish. */
 export interface PublishData extends PublishResult {
@@ -42,11 +50,21 @@ export interface PublishData extends PublishResult {
 
 /** Publishes. */
 export async function run(
-	values: DiscoveryFlagValues & { out?: string; include?: string[] },
+	values: DiscoveryFlagValues & {
+		out?: string;
+		include?: string[];
+		check?: boolean;
+		html?: boolean;
+		"site-url"?: string;
+	},
 	positionals: readonly string[],
 	io: CliIo,
 ): Promise<CommandResult<PublishData>> {
-	if (!values.out) throw new UsageError("publish needs --out OUT");
+	if (!values.out && !values.check) throw new UsageError("publish needs --out OUT");
+	const siteUrl = values["site-url"];
+	if (siteUrl !== undefined && !values.html) throw new UsageError("--site-url goes with --html");
+	if (siteUrl !== undefined && !/^https?:\/\/[^\s]+$/.test(siteUrl))
+		throw new UsageError(`--site-url ${JSON.stringify(siteUrl)}: give the http(s) URL OUT is served at`);
 	if (positionals.length > 1) throw new UsageError("publish takes at most one DIR");
 	const { index } = await discoverFor(values, positionals[0], io);
 	// Only the workspace's own skills: the user's personal skills (~/.agents/skills, ~/.claude/skills…) are not
@@ -56,9 +74,14 @@ export async function run(
 		.filter((skill) => !own.includes(skill))
 		.map((skill) => ({ skill: skill.id, scope: skill.scope }));
 	const skills = own.map((skill) => ({ name: skill.id, description: skill.properties.description, dir: skill.dir }));
-	const result = await publishSkills(skills, resolve(io.cwd, values.out), { include: values.include ?? [] });
+	const result = await publishSkills(skills, resolve(io.cwd, values.out ?? "."), {
+		include: values.include ?? [],
+		check: values.check === true,
+		html: values.html ? { ...(siteUrl ? { siteUrl } : {}) } : false,
+	});
 	const data = { ...result, otherScopes };
-	const ok = !data.failure && data.refused.length === 0 && data.entries.length > 0;
+	const ok =
+		!data.failure && data.refused.length === 0 && (values.check ? data.leftOut.length === 0 : data.entries.length > 0);
 	return { exitCode: ok ? 0 : 1, data };
 }
 
@@ -74,6 +97,7 @@ export function render(data: PublishData, style: Style): Rendered {
 			),
 		);
 	}
+	for (const l of data.leftOut) err.push(style.yellow(`left out ${shown(l.skill)}: ${shown(l.message)} [${l.code}]`));
 	for (const r of data.refused) err.push(style.red(`refused ${shown(r.skill)}: ${shown(r.message)} [${r.code}]`));
 	if (data.failure) err.push(style.red(`skillset: ${shown(data.failure.message)} [${data.failure.code}]`));
 	const lines = data.entries.map((e) => `${e.name}  ${e.type}  ${e.url}  ${e.digest}`);

@@ -1,4 +1,5 @@
 import type { ParseArgsConfig } from "node:util";
+import { describeIndexShape, type IndexShape } from "../../sources/index.ts";
 import { type DiscoveryFlagValues, discoverFor, discoveryFlags, discoveryUsage } from "../discovery-flags.ts";
 import { type CliIo, type CommandResult, type Style, UsageError } from "../io.ts";
 import { type OriginStatus, originStatuses } from "../origin-status.ts";
@@ -15,7 +16,9 @@ export const usage: string = `Usage: skillset sources [DIR] [options]
 
 Load every configured origin (mcpServers and indexes of skillset.config.json, SKILLSET_MCP_SERVERS,
 SKILLSET_INDEXES, --mcp, --index) and list each with its status: reachable (read now), cached (unreachable, its
-last verified copies serve) or failed (nothing to serve); its skill count, last refresh and cache size.
+last verified copies serve) or failed (nothing to serve); an index's shape (v0.2.0 with $schema and an artifact
+digest per skill, v0.2.0 with version and a digest per file, or v0.1.0 without digests); its skill count, last
+refresh and cache size.
 
 ${discoveryUsage}
 
@@ -47,6 +50,7 @@ export function render(data: readonly OriginStatus[], style: Style): string {
 	for (const origin of data) {
 		const refreshed = origin.refreshedAt ? `refreshed ${origin.refreshedAt}` : "never refreshed";
 		const facts = [origin.status, plural(origin.skills, "skill"), refreshed, formatBytes(origin.cacheBytes ?? 0)];
+		if (origin.indexShape) facts.push(`index ${describeIndexShape(origin.indexShape as IndexShape)}`);
 		lines.push(`${origin.origin.padEnd(width)}  ${facts.join(", ")}  ${style.dim(origin.where)}`);
 		for (const d of origin.diagnostics) {
 			if (d.severity !== "info") lines.push(`  ${renderDiagnostic(d, style, false)}`);
