@@ -7,7 +7,7 @@ import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/cli
 import { type Skill, SkillsClient } from "@modelcontextprotocol/client/ext/skills";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import type { DiscoveryDiagnostic, OriginLoad, OriginProvider } from "../discovery/index.ts";
-import { isValidSkillName } from "../skill/index.ts";
+import { isValidSkillName, parseFrontmatterYaml } from "../skill/index.ts";
 import { type CachedSkill, OriginCache } from "./cache.ts";
 
 /** How to reach an MCP server: a command to spawn (stdio) or a Streamable HTTP URL. */
@@ -87,7 +87,7 @@ async function refresh(
 					stderr: "ignore",
 				});
 	await client.connect(transport);
-	const skills = new SkillsClient(client, { skipInvalid: true });
+	const skills = new SkillsClient(client, { skipInvalid: true, parseFrontmatter });
 	if (!skills.supported) throw new Error("the server does not declare the io.modelcontextprotocol/skills extension");
 	const listing = await skills.list();
 	for (const invalid of listing.invalid)
@@ -140,4 +140,16 @@ async function fetchSkill(
 	}
 	if (!files.has("SKILL.md")) throw new Error("its resources do not include SKILL.md");
 	return cache.store(String(entry.frontmatter.name), files, published);
+}
+
+/**
+ * The SDK client's frontmatter parser, replaced by skillset's own: SEP-2640 asks hosts to read the frontmatter as
+ * YAML, and the SDK's built-in reader refuses valid YAML that skillset serves (a flow list holding a mapping, as in
+ * `argument-hint: [optional: date]`). No colon repair: the server never serves frontmatter that needs it, so a
+ * repaired reading could only make a forged entry match. The result is plain JSON, as the entry arrives.
+ */
+function parseFrontmatter(yaml: string): Record<string, unknown> {
+	const parsed = parseFrontmatterYaml(yaml);
+	if (parsed.data === null) throw new Error(parsed.findings[0]?.message ?? "the frontmatter is not valid YAML");
+	return JSON.parse(JSON.stringify(parsed.data)) as Record<string, unknown>;
 }
