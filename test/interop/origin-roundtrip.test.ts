@@ -33,7 +33,8 @@ async function generated(): Promise<string> {
 	const files: Record<string, string> = {};
 	SHAPES.forEach((extra, i) => {
 		const name = `shape-${i}`;
-		files[`${name}/SKILL.md`] = `---\nname: ${name}\ndescription: "Shape ${i}: reads: tricky YAML."\n${extra}\n---\n# ${name}\n`;
+		files[`${name}/SKILL.md`] =
+			`---\nname: ${name}\ndescription: "Shape ${i}: reads: tricky YAML."\n${extra}\n---\n# ${name}\n`;
 		files[`${name}/references/notes.md`] = `notes ${i}\n`;
 	});
 	return writeTree(await tempDir(), files);
