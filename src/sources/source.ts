@@ -87,11 +87,17 @@ function localSpec(named: string, fromUrl?: { ref: string }): SourceSpec {
 }
 
 /**
- * Whether `dir` is a repository, read from its shape only (git is not run on it before the hardened clone): a `.git`
- * folder or file (a worktree), or a bare repository's `HEAD` file beside its `objects/` and `refs/` folders.
+ * Whether `dir` is a repository, read from its shape only (git is not run on it before the hardened clone): a bare
+ * repository's `HEAD` file beside its `objects/` and `refs/` folders, in `dir` itself or in its `.git` folder, or a
+ * `.git` file (a linked worktree). A folder with a stray `.git/hooks` is not one: it is copied, and audited as such.
  */
 function isGitRepository(dir: string): boolean {
-	if (existsSync(join(dir, ".git"))) return true;
+	const git = lstatSync(join(dir, ".git"), { throwIfNoEntry: false });
+	if (git?.isFile()) return true;
+	return hasRepositoryShape(dir) || (git?.isDirectory() === true && hasRepositoryShape(join(dir, ".git")));
+}
+
+function hasRepositoryShape(dir: string): boolean {
 	const kind = (name: string) => lstatSync(join(dir, name), { throwIfNoEntry: false });
 	return Boolean(kind("HEAD")?.isFile() && kind("objects")?.isDirectory() && kind("refs")?.isDirectory());
 }
