@@ -3,6 +3,7 @@
 // serves every install, update and index-origin command, and none of them may pay for the SDK at start-up. Import
 // it lazily (`await import(".../sources/mcp-origin.ts")`), and only from a later stage; `skillset/mcp` re-exports it.
 
+import { STATUS_CODES } from "node:http";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { type Skill, SkillsClient } from "@modelcontextprotocol/client/ext/skills";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
@@ -54,7 +55,7 @@ export function createMcpOrigin(label: string, server: McpServerConfig, options:
 				await cache.save({ origin, url: where, refreshedAt: new Date().toISOString(), skills: current });
 				return cache.serve(current, diagnostics, false);
 			} catch (error) {
-				note("origin.failed", "warning", `${(error as Error).message ?? String(error)}`);
+				note("origin.failed", "warning", describeFailure(error));
 				return cache.serve(state.skills, diagnostics, true);
 			} finally {
 				clearTimeout(timer);
@@ -152,4 +153,21 @@ function parseFrontmatter(yaml: string): Record<string, unknown> {
 	const parsed = parseFrontmatterYaml(yaml);
 	if (parsed.data === null) throw new Error(parsed.findings[0]?.message ?? "the frontmatter is not valid YAML");
 	return JSON.parse(JSON.stringify(parsed.data)) as Record<string, unknown>;
+}
+
+/**
+ * Why a load failed, in words a user can act on: an HTTP answer names its status (the SDK's message carries only the
+ * body, often empty for a 401), and a network failure names its cause (`fetch failed` alone says nothing).
+ */
+function describeFailure(error: unknown): string {
+	if (!(error instanceof Error)) return String(error);
+	const data = (error as { data?: { status?: unknown; statusText?: unknown } }).data;
+	if (typeof data?.status === "number") {
+		const text = typeof data.statusText === "string" && data.statusText ? data.statusText : STATUS_CODES[data.status];
+		return `HTTP ${data.status} ${text ?? ""}`.trim();
+	}
+	const cause = (error as { cause?: { code?: unknown; message?: unknown } }).cause;
+	if (cause && typeof cause.code === "string") return `${error.message} (${cause.code})`;
+	if (cause && typeof cause.message === "string") return `${error.message} (${cause.message})`;
+	return error.message || error.name;
 }
