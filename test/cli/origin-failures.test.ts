@@ -1,9 +1,10 @@
+import { spawnSync } from "node:child_process";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { createSkillServer, serveHttp } from "skillset/mcp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runBuilt } from "../helpers/cli.ts";
+import { BUILT_BIN, runBuilt } from "../helpers/cli.ts";
 import { skillMd, tempDir, writeTree } from "../helpers/temp.ts";
 
 // Issue 21 item 6, through the built CLI: a failed origin is never silent. Every discovering command names it on
@@ -83,6 +84,37 @@ describe("a failed origin is named, and fails the command when nothing was cache
 			expect(run.exitCode, argv.join(" ")).toBe(1);
 		}
 	}, 120_000);
+
+	it("a serving mcp names the failed origin at start-up and still serves the local skills", async () => {
+		const ws = await workspace();
+		const flag = `--mcp=team=http://127.0.0.1:${closedPort}/mcp`;
+		// stdin ends at once: the server starts, says what it serves, and ends cleanly with its client.
+		const run = spawnSync(process.execPath, [BUILT_BIN, "mcp", "--no-watch", flag], {
+			cwd: ws.cwd,
+			input: "",
+			encoding: "utf8",
+			env: { PATH: process.env.PATH ?? "", HOME: ws.cwd, XDG_CACHE_HOME: join(ws.cwd, ".cache") },
+			timeout: 60_000,
+		});
+		expect(warnings(run.stderr)).toHaveLength(1);
+		expect(warnings(run.stderr)[0]).toMatch(/mcp:team .*ECONNREFUSED/);
+		expect(run.stderr).toContain("serving 1 skill(s)");
+		expect(run.status).toBe(0);
+	}, 60_000);
+
+	it("a watching mcp (the stdio default) names it too, and watches no cache folder of the origin", async () => {
+		const ws = await workspace();
+		const run = spawnSync(process.execPath, [BUILT_BIN, "mcp", `--mcp=team=http://127.0.0.1:${closedPort}/mcp`], {
+			cwd: ws.cwd,
+			input: "",
+			encoding: "utf8",
+			env: { PATH: process.env.PATH ?? "", HOME: ws.cwd, XDG_CACHE_HOME: join(ws.cwd, ".cache") },
+			timeout: 60_000,
+		});
+		expect(warnings(run.stderr)).toHaveLength(1);
+		expect(run.stderr).not.toContain("error");
+		expect(run.status).toBe(0);
+	}, 60_000);
 
 	it("allowOffline in the config file and SKILLSET_ALLOW_OFFLINE count as the flag does", async () => {
 		const ws = await workspace();
