@@ -111,7 +111,9 @@ describe("a third-party SEP-2640 server built on the SDK's server extension", ()
 		const run = await runBuilt(["list", "--json", `--mcp=peer=${process.execPath} ${script}`], { cwd, env });
 		expect(run.stderr).toBe("");
 		expect(run.exitCode).toBe(0);
-		const listed = JSON.parse(run.stdout) as { name: string; origin?: string }[] | { skills: { name: string; origin?: string }[] };
+		const listed = JSON.parse(run.stdout) as
+			| { name: string; origin?: string }[]
+			| { skills: { name: string; origin?: string }[] };
 		const rows = Array.isArray(listed) ? listed : listed.skills;
 		expect(rows.map((s) => s.name).sort()).toEqual(["csv-tidy", "daily-news-report"]);
 		expect(rows.every((s) => s.origin === "mcp:peer")).toBe(true);
