@@ -6,6 +6,7 @@ import { type DiscoveryResult, discover } from "../discovery/index.ts";
 import { homeFrom, type ResolvedSettings, resolveSettings, type SettingsFlags } from "../settings/index.ts";
 import { type CliIo, UsageError } from "./io.ts";
 import { createOriginProviders, type OriginSummary, summarizeOrigins } from "./origin-providers.ts";
+import { warnFailedOrigins } from "./origin-warnings.ts";
 import { announceBounds } from "./render-bounds.ts";
 
 /** The options every command that discovers takes. */
@@ -24,6 +25,7 @@ export const discoveryFlags: NonNullable<ParseArgsConfig["options"]> = {
 	"origin-timeout": { type: "string" },
 	"no-origins": { type: "boolean" },
 	"allow-unverified": { type: "boolean" },
+	"allow-offline": { type: "boolean" },
 };
 
 /** Usage lines for {@link discoveryFlags}. */
@@ -46,7 +48,9 @@ export const discoveryUsage: string = `Discovery options:
                              with its artifacts (default 30000)
   --no-origins               ignore the origins of the config file and SKILLSET_* (flags still count)
   --allow-unverified         read a v0.1.0 index (no digests, so its files cannot be verified); never a
-                             fallback over plain http: name the v0.1.0 index URL there`;
+                             fallback over plain http: name the v0.1.0 index URL there
+  --allow-offline            exit 0 when an origin fails with nothing cached (it is still named on stderr;
+                             also the config key allowOffline and SKILLSET_ALLOW_OFFLINE=1)`;
 
 /** The parsed values of {@link discoveryFlags}. */
 export interface DiscoveryFlagValues {
@@ -64,6 +68,7 @@ export interface DiscoveryFlagValues {
 	"origin-timeout"?: string;
 	"no-origins"?: boolean;
 	"allow-unverified"?: boolean;
+	"allow-offline"?: boolean;
 }
 
 /** The settings of the discovery flags, as the resolver takes them. */
@@ -82,6 +87,7 @@ export function settingsFlags(values: DiscoveryFlagValues): SettingsFlags {
 	if (values["origin-timeout"] !== undefined) flags.originTimeout = values["origin-timeout"];
 	if (values["no-origins"]) flags.origins = false;
 	if (values["allow-unverified"]) flags.allowUnverified = true;
+	if (values["allow-offline"]) flags.allowOffline = true;
 	return flags;
 }
 
@@ -99,12 +105,15 @@ export async function discoverFor(
 	values: DiscoveryFlagValues,
 	dir: string | undefined,
 	io: CliIo,
-	options: { announceBounds?: boolean; flags?: SettingsFlags } = {},
+	options: { announceBounds?: boolean; flags?: SettingsFlags; failOnOrigins?: boolean } = {},
 ): Promise<CommandSettings & DiscoveryResult> {
 	const settings = await settingsFor(values, dir, io, options.flags);
+	const startedAt = Date.now();
 	const result = await discover(settings.discover);
 	result.report.diagnostics.unshift(...settings.diagnostics);
 	if (options.announceBounds !== false) announceBounds(result.report, io);
+	const failRun = options.failOnOrigins !== false;
+	await warnFailedOrigins(settings.originList, settings.origins, result.report, startedAt, io, { failRun });
 	return { ...settings, ...result };
 }
 

@@ -8,6 +8,7 @@ import {
 	type Style,
 	UsageError,
 } from "./io.ts";
+import { originExitCode } from "./origin-exit.ts";
 import { terminalJson } from "./terminal-text.ts";
 
 /** What every command module exports. */
@@ -118,15 +119,16 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
 		});
 		if (values.help) return print(io, `${command.usage}\n`);
 		const result = await command.run(values, positionals, io);
+		const exitCode = originExitCode(io, result.exitCode);
 		if ((values as { json?: boolean }).json) {
 			io.stdout(`${terminalJson(result.data, 2)}\n`);
-			return result.exitCode;
+			return exitCode;
 		}
 		const output = command.render(result.data as never, createStyle(io), values);
 		const { stdout, stderr } = typeof output === "string" ? { stdout: output, stderr: "" } : output;
 		if (stdout) io.stdout(stdout);
 		if (stderr) io.stderr(stderr);
-		return result.exitCode;
+		return exitCode;
 	} catch (error) {
 		if (error instanceof UsageError || isParseArgsError(error) || isSettingsError(error)) {
 			return usageError(io, (error as Error).message, name);

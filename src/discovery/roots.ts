@@ -22,58 +22,69 @@ export interface Preset {
 /** The clients with a preset. */
 export type PresetName = "claude" | "codex" | "opencode" | "gemini" | "copilot" | "cline" | "kilo" | "pi" | "workbuddy";
 
-/** Opt-in presets for other clients' folders (see shared/research/peer-runtimes.md and codex-claude-goose.md). */
+/**
+ * Opt-in presets for other clients' folders, as each client's current documentation lists them (checked 2026-12-01;
+ * the README table names the source of each). In each array the folder `add --client` writes to comes first, then
+ * the client's other folders, then its legacy ones (still read), then the cross-client folders its docs list, so a
+ * preset without the defaults reads what that client reads.
+ */
 export const PRESETS: Readonly<Record<PresetName, Preset>> = {
 	claude: {
-		description: "Claude Code: .claude/skills, ~/.claude/skills, managed /etc/claude-code/.claude/skills",
+		description:
+			"Claude Code: .claude/skills, ~/.claude/skills, managed /etc/claude-code/.claude/skills (macOS: /Library/Application Support/ClaudeCode/.claude/skills)",
 		workspace: [".claude/skills"],
 		user: [".claude/skills"],
-		admin: ["/etc/claude-code/.claude/skills"],
+		admin: ["/etc/claude-code/.claude/skills", "/Library/Application Support/ClaudeCode/.claude/skills"],
 	},
 	codex: {
-		description: "OpenAI Codex: .codex/skills, ~/.codex/skills, /etc/codex/skills",
-		workspace: [".codex/skills"],
-		user: [".codex/skills"],
+		description:
+			"OpenAI Codex: .agents/skills, ~/.agents/skills, /etc/codex/skills (legacy: .codex/skills, ~/.codex/skills)",
+		workspace: [".agents/skills", ".codex/skills"],
+		user: [".agents/skills", ".codex/skills"],
 		admin: ["/etc/codex/skills"],
 	},
 	opencode: {
-		description: "OpenCode: .opencode/skills, .opencode/skill, ~/.config/opencode/skills",
-		workspace: [".opencode/skills", ".opencode/skill"],
-		user: [".config/opencode/skills"],
+		description:
+			"OpenCode: .opencode/skills, ~/.config/opencode/skills, plus .claude/skills and .agents/skills (legacy: skill/)",
+		workspace: [".opencode/skills", ".opencode/skill", ".claude/skills", ".agents/skills"],
+		user: [".config/opencode/skills", ".config/opencode/skill", ".claude/skills", ".agents/skills"],
 		admin: [],
 	},
 	gemini: {
-		description: "Gemini CLI: .gemini/skills, ~/.gemini/skills",
-		workspace: [".gemini/skills"],
-		user: [".gemini/skills"],
+		description: "Gemini CLI: .gemini/skills, ~/.gemini/skills, and the .agents/skills alias",
+		workspace: [".gemini/skills", ".agents/skills"],
+		user: [".gemini/skills", ".agents/skills"],
 		admin: [],
 	},
 	copilot: {
-		description: "GitHub Copilot (VS Code): .github/skills, ~/.copilot/skills",
-		workspace: [".github/skills"],
-		user: [".copilot/skills"],
+		description:
+			"GitHub Copilot (VS Code, CLI): .github/skills, ~/.copilot/skills, plus .claude/skills and .agents/skills",
+		workspace: [".github/skills", ".claude/skills", ".agents/skills"],
+		user: [".copilot/skills", ".agents/skills", ".claude/skills"],
 		admin: [],
 	},
 	cline: {
-		description: "Cline: .clinerules/skills, .cline/skills, ~/.cline/skills",
-		workspace: [".clinerules/skills", ".cline/skills"],
-		user: [".cline/skills"],
+		description:
+			"Cline: .cline/skills, ~/.cline/skills, plus .claude/skills and .agents/skills (legacy: .clinerules/skills)",
+		workspace: [".cline/skills", ".clinerules/skills", ".claude/skills", ".agents/skills"],
+		user: [".cline/skills", ".agents/skills"],
 		admin: [],
 	},
 	kilo: {
-		description: "Kilo Code: .kilocode/skills, ~/.kilocode/skills",
-		workspace: [".kilocode/skills"],
-		user: [".kilocode/skills"],
+		description:
+			"Kilo Code: .kilo/skills, ~/.kilo/skills, plus .agents/skills and .claude/skills (legacy: .kilocode/skills)",
+		workspace: [".kilo/skills", ".kilocode/skills", ".agents/skills", ".claude/skills"],
+		user: [".kilo/skills", ".kilocode/skills", ".agents/skills", ".claude/skills"],
 		admin: [],
 	},
 	pi: {
-		description: "pi: .pi/skills, ~/.pi/agent/skills",
-		workspace: [".pi/skills"],
-		user: [".pi/agent/skills"],
+		description: "pi: .pi/skills, ~/.pi/agent/skills, plus .agents/skills",
+		workspace: [".pi/skills", ".agents/skills"],
+		user: [".pi/agent/skills", ".agents/skills"],
 		admin: [],
 	},
 	workbuddy: {
-		description: "WorkBuddy: .workbuddy/skills, ~/.workbuddy/skills",
+		description: "WorkBuddy: .workbuddy/skills, ~/.workbuddy/skills (no first-party documentation found)",
 		workspace: [".workbuddy/skills"],
 		user: [".workbuddy/skills"],
 		admin: [],

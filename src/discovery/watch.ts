@@ -97,7 +97,9 @@ export function watchSkills(discovery: Discovery, options: WatchOptions): SkillW
 
 	const ready = discovery.scan().then((result) => {
 		if (closed) return result;
-		for (const root of result.report.roots.filter((r) => r.exists)) {
+		// An origin's verified copies change only when the origin is read again (each rescan does), never by a file
+		// event; its cache folder does not even exist before its first good load.
+		for (const root of result.report.roots.filter((r) => r.exists && r.origin === undefined)) {
 			try {
 				const watcher = watchPath(root.path, { recursive: true }, schedule);
 				watcher.on("error", (error) => options.onError?.(error));

@@ -12,7 +12,7 @@ import type { McpLogLevel, SkillServerOptions } from "./options.ts";
 import { type LeftOutSkill, planServe } from "./plan.ts";
 import { SnapshotTools } from "./snapshot-tools.ts";
 import { startSnapshots } from "./snapshots.ts";
-import { createSkillSource } from "./source.ts";
+import { createSkillSource, resourcesPage } from "./source.ts";
 import { ListingCache } from "./walk.ts";
 
 /**
@@ -94,12 +94,13 @@ export async function createSkillServer(given: SkillServerOptions = {}): Promise
 	reportLeftOut(now().plan.leftOut, log);
 	reportBounds(now().report, log);
 
+	const pageSize = options.pageSize ?? 100;
 	const extension = new SkillsExtension({
 		source: createSkillSource(() => ({
 			plan: now().plan,
 			rules,
 			cache,
-			pageSize: options.pageSize ?? 100,
+			pageSize,
 			warn: (message) => log("warning", message),
 		})),
 		onWarning: (warning) => log("warning", `${warning.path}: ${warning.message}`),
@@ -114,6 +115,10 @@ export async function createSkillServer(given: SkillServerOptions = {}): Promise
 			},
 		});
 		extension.attach(mcp);
+		// Paged like skills/list: the SDK's resources/list handler ignores the cursor and answers in one page.
+		mcp.server.setRequestHandler("resources/list", (request) =>
+			resourcesPage(now().plan, request.params?.cursor, pageSize),
+		);
 		const connection = attachConnection(mcp, now(), {
 			tools: options.tools !== false,
 			session: { ...options.session, ...(options.tokenizer ? { tokenizer: options.tokenizer } : {}) },

@@ -52,14 +52,34 @@ export function createSkillSource(state: () => SourceState): SkillSource {
 			return end < children.length ? { resources, nextCursor: String(end) } : { resources };
 		},
 		async listResources() {
-			return state().plan.served.map((served) => ({
-				uri: served.uri,
-				name: String(served.frontmatter.name),
-				description: String(served.frontmatter.description),
-				mimeType: "text/markdown",
-			}));
+			return state().plan.served.map(skillResource);
 		},
 	};
+}
+
+/** A served SKILL.md as `resources/list` shows it. */
+function skillResource(served: ServePlan["served"][number]): Resource {
+	return {
+		uri: served.uri,
+		name: String(served.frontmatter.name),
+		description: String(served.frontmatter.description),
+		mimeType: "text/markdown",
+	};
+}
+
+/**
+ * One page of `resources/list`: the SKILL.md of `pageSize` served skills from the cursor (the decimal offset, as
+ * `skills/list` pages), with the next cursor while more remain. The SDK's own handler answers in one page.
+ */
+export function resourcesPage(
+	plan: ServePlan,
+	cursor: string | undefined,
+	pageSize: number,
+): { resources: Resource[]; nextCursor?: string } {
+	const start = parseCursor(cursor, plan.served.length);
+	const end = Math.min(start + pageSize, plan.served.length);
+	const resources = plan.served.slice(start, end).map(skillResource);
+	return end < plan.served.length ? { resources, nextCursor: String(end) } : { resources };
 }
 
 /** A cursor is the decimal offset of the next entry; anything else is invalid params. */

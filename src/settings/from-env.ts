@@ -23,6 +23,7 @@ const ENV_NAMES: Readonly<Record<string, string>> = {
 	mcpServers: "SKILLSET_MCP_SERVERS",
 	indexes: "SKILLSET_INDEXES",
 	originTimeoutMs: "SKILLSET_ORIGIN_TIMEOUT_MS",
+	allowOffline: "SKILLSET_ALLOW_OFFLINE",
 };
 
 /** How the variables name their settings. */
@@ -101,6 +102,8 @@ function originsFromEnv(env: SettingsEnv, workspace: string): SkillsetConfig {
 		config.mcpServers = serversIn(workspace, servers as Record<string, McpServerSetting>);
 	}
 	if (env.SKILLSET_ORIGIN_TIMEOUT_MS) config.originTimeoutMs = textNumber(env.SKILLSET_ORIGIN_TIMEOUT_MS);
+	if (env.SKILLSET_ALLOW_OFFLINE)
+		config.allowOffline = parseBoolean(env.SKILLSET_ALLOW_OFFLINE, "SKILLSET_ALLOW_OFFLINE", "allowOffline");
 	return config;
 }
 

@@ -38,6 +38,8 @@ export interface SettingsFlags {
 	origins?: boolean;
 	/** Read v0.1.0 indexes, whose files cannot be verified (`--allow-unverified`); never from a file or variable. */
 	allowUnverified?: boolean;
+	/** Exit 0 even when an origin failed with nothing cached (`--allow-offline`). */
+	allowOffline?: boolean;
 	/** The catalog's format, location and one budget (`--format`, `--location`, `--budget-tokens`, ...). */
 	catalog?: {
 		format?: string;
@@ -70,6 +72,7 @@ const FLAG_NAMES: Readonly<Record<string, string>> = {
 	indexes: "--index",
 	originTimeoutMs: "--origin-timeout",
 	allowUnverified: "--allow-unverified",
+	allowOffline: "--allow-offline",
 	"catalog.format": "--format",
 	"catalog.location": "--location",
 	"catalog.tokens": "--budget-tokens",
@@ -140,6 +143,7 @@ function originsFromFlags(flags: SettingsFlags, cwd: string): SkillsetConfig {
 		const ms = Number(text);
 		config.originTimeoutMs = (Number.isNaN(ms) ? text : ms) as number;
 	}
+	if (flags.allowOffline !== undefined) config.allowOffline = flags.allowOffline;
 	for (const [key, value] of Object.entries(config)) checkSetting(value, key, FLAG_PLACE);
 	// Given as settings by the command itself (chat's own --mcp syntax), after the origin flags, label by label.
 	if (flags.mcpServers) config.mcpServers = { ...config.mcpServers, ...flags.mcpServers };

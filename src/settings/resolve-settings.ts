@@ -51,6 +51,8 @@ export interface OriginSettings {
 	timeoutMs?: number;
 	/** Read v0.1.0 indexes, which cannot be verified: only ever from the flags. */
 	allowUnverified: boolean;
+	/** A failed origin with nothing cached is only a warning, not a failure of the command. */
+	allowOffline: boolean;
 }
 
 /** The model settings: `SKILLSET_MODEL` < flags, `OPENAI_BASE_URL` < flags. */
@@ -196,7 +198,15 @@ function cacheOf(
 
 /** Discovery options from the merged settings (the catalog, permissions and origins are not discovery's). */
 function discoverOptionsFrom(config: SkillsetConfig, workspace: string, home: string): DiscoverOptions {
-	const { catalog: _c, permissions: _p, mcpServers: _m, indexes: _i, originTimeoutMs: _t, ...rest } = config;
+	const {
+		catalog: _c,
+		permissions: _p,
+		mcpServers: _m,
+		indexes: _i,
+		originTimeoutMs: _t,
+		allowOffline: _o,
+		...rest
+	} = config;
 	return { ...rest, cwd: workspace, home };
 }
 
@@ -220,6 +230,7 @@ function originsOf(config: SkillsetConfig, flags: SettingsFlags): OriginSettings
 		indexes: config.indexes ?? {},
 		...(config.originTimeoutMs !== undefined ? { timeoutMs: config.originTimeoutMs } : {}),
 		allowUnverified: flags.allowUnverified === true,
+		allowOffline: config.allowOffline === true,
 	};
 }
 

@@ -29,6 +29,8 @@ export interface SkillsetConfig {
 	indexes?: Record<string, string>;
 	/** How long one origin may take to load, in milliseconds. */
 	originTimeoutMs?: number;
+	/** Exit 0 even when an origin failed and nothing of it was served from the cache (the warning is still shown). */
+	allowOffline?: boolean;
 }
 
 /** One MCP server origin as configured: a command to spawn, or a URL with an optional bearer token. */
@@ -211,6 +213,7 @@ const SETTINGS_SHAPE = {
 	mcpServers: byLabel(mcpServer),
 	indexes: byLabel(url(["http:", "https:", "file:"])),
 	originTimeoutMs: positive,
+	allowOffline: boolean,
 } as const satisfies Record<keyof SkillsetConfig, Check>;
 
 const CONFIG_SHAPE: Check = object(SETTINGS_SHAPE);

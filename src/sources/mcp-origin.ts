@@ -3,11 +3,12 @@
 // serves every install, update and index-origin command, and none of them may pay for the SDK at start-up. Import
 // it lazily (`await import(".../sources/mcp-origin.ts")`), and only from a later stage; `skillset/mcp` re-exports it.
 
+import { STATUS_CODES } from "node:http";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { type Skill, SkillsClient } from "@modelcontextprotocol/client/ext/skills";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import type { DiscoveryDiagnostic, OriginLoad, OriginProvider } from "../discovery/index.ts";
-import { isValidSkillName } from "../skill/index.ts";
+import { isValidSkillName, parseFrontmatterYaml } from "../skill/index.ts";
 import { type CachedSkill, OriginCache } from "./cache.ts";
 
 /** How to reach an MCP server: a command to spawn (stdio) or a Streamable HTTP URL. */
@@ -54,7 +55,7 @@ export function createMcpOrigin(label: string, server: McpServerConfig, options:
 				await cache.save({ origin, url: where, refreshedAt: new Date().toISOString(), skills: current });
 				return cache.serve(current, diagnostics, false);
 			} catch (error) {
-				note("origin.failed", "warning", `${(error as Error).message ?? String(error)}`);
+				note("origin.failed", "warning", describeFailure(error));
 				return cache.serve(state.skills, diagnostics, true);
 			} finally {
 				clearTimeout(timer);
@@ -87,7 +88,7 @@ async function refresh(
 					stderr: "ignore",
 				});
 	await client.connect(transport);
-	const skills = new SkillsClient(client, { skipInvalid: true });
+	const skills = new SkillsClient(client, { skipInvalid: true, parseFrontmatter });
 	if (!skills.supported) throw new Error("the server does not declare the io.modelcontextprotocol/skills extension");
 	const listing = await skills.list();
 	for (const invalid of listing.invalid)
@@ -140,4 +141,33 @@ async function fetchSkill(
 	}
 	if (!files.has("SKILL.md")) throw new Error("its resources do not include SKILL.md");
 	return cache.store(String(entry.frontmatter.name), files, published);
+}
+
+/**
+ * The SDK client's frontmatter parser, replaced by skillset's own: SEP-2640 asks hosts to read the frontmatter as
+ * YAML, and the SDK's built-in reader refuses valid YAML that skillset serves (a flow list holding a mapping, as in
+ * `argument-hint: [optional: date]`). No colon repair: the server never serves frontmatter that needs it, so a
+ * repaired reading could only make a forged entry match. The result is plain JSON, as the entry arrives.
+ */
+function parseFrontmatter(yaml: string): Record<string, unknown> {
+	const parsed = parseFrontmatterYaml(yaml);
+	if (parsed.data === null) throw new Error(parsed.findings[0]?.message ?? "the frontmatter is not valid YAML");
+	return JSON.parse(JSON.stringify(parsed.data)) as Record<string, unknown>;
+}
+
+/**
+ * Why a load failed, in words a user can act on: an HTTP answer names its status (the SDK's message carries only the
+ * body, often empty for a 401), and a network failure names its cause (`fetch failed` alone says nothing).
+ */
+function describeFailure(error: unknown): string {
+	if (!(error instanceof Error)) return String(error);
+	const data = (error as { data?: { status?: unknown; statusText?: unknown } }).data;
+	if (typeof data?.status === "number") {
+		const text = typeof data.statusText === "string" && data.statusText ? data.statusText : STATUS_CODES[data.status];
+		return `HTTP ${data.status} ${text ?? ""}`.trim();
+	}
+	const cause = (error as { cause?: { code?: unknown; message?: unknown } }).cause;
+	if (cause && typeof cause.code === "string") return `${error.message} (${cause.code})`;
+	if (cause && typeof cause.message === "string") return `${error.message} (${cause.message})`;
+	return error.message || error.name;
 }

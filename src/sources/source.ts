@@ -1,4 +1,4 @@
-import { existsSync, realpathSync, statSync } from "node:fs";
+import { existsSync, lstatSync, realpathSync, statSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { checkRelativePath } from "../runtime/index.ts";
@@ -18,7 +18,7 @@ const SHORTHAND = /^([A-Za-z0-9_.-]+)\/([A-Za-z0-9_.-]+)((?:\/[^@#\s]+)*)(?:@([^
 
 /**
  * Reads a SOURCE as `skillset add` takes it: a local folder or archive; a git URL (`https:` ending in `.git` or on a
- * known git host, `ssh:`, `git@host:path`, `file:` of a repository) with `#ref`; `owner/repo[/path][@ref]` for GitHub;
+ * known git host, `ssh:`, `git@host:path`, a `file:` URL or path of a repository, bare or not) with `#ref`; `owner/repo[/path][@ref]` for GitHub;
  * an archive URL (`.tar.gz`, `.tgz`, `.zip`); any other `http(s):`/`file:` URL is a well-known index origin.
  */
 export function parseSource(text: string, cwd: string): SourceSpec {
@@ -77,12 +77,29 @@ function localSpec(named: string, fromUrl?: { ref: string }): SourceSpec {
 	if (!stats.isDirectory()) throw new SourceError("source.invalid", `${file} is not a folder or a file`);
 	if (existsSync(join(file, ".well-known", "agent-skills", "index.json")))
 		return { kind: "index", url: pathToFileURL(`${file}/`) };
-	// A `file:` URL of a repository is a git source (a commit is recorded); a plain path is a folder copy.
-	if (fromUrl && existsSync(join(file, ".git"))) {
-		const ref = fromUrl.ref ? checkGitRefShape(fromUrl.ref, "source.invalid") : undefined;
+	// A repository, bare or not, named by a `file:` URL or a path, is a git source: a commit is recorded, and only
+	// committed files come (a bare one has no files on disk at all). Any other folder is copied.
+	if (isGitRepository(file)) {
+		const ref = fromUrl?.ref ? checkGitRefShape(fromUrl.ref, "source.invalid") : undefined;
 		return { kind: "git", url: pathToFileURL(file).href, ...(ref ? { ref } : {}) };
 	}
 	return { kind: "dir", path: file };
+}
+
+/**
+ * Whether `dir` is a repository, read from its shape only (git is not run on it before the hardened clone): a bare
+ * repository's `HEAD` file beside its `objects/` and `refs/` folders, in `dir` itself or in its `.git` folder, or a
+ * `.git` file (a linked worktree). A folder with a stray `.git/hooks` is not one: it is copied, and audited as such.
+ */
+function isGitRepository(dir: string): boolean {
+	const git = lstatSync(join(dir, ".git"), { throwIfNoEntry: false });
+	if (git?.isFile()) return true;
+	return hasRepositoryShape(dir) || (git?.isDirectory() === true && hasRepositoryShape(join(dir, ".git")));
+}
+
+function hasRepositoryShape(dir: string): boolean {
+	const kind = (name: string) => lstatSync(join(dir, name), { throwIfNoEntry: false });
+	return Boolean(kind("HEAD")?.isFile() && kind("objects")?.isDirectory() && kind("refs")?.isDirectory());
 }
 
 function gitSpec(source: string): SourceSpec {

@@ -1,6 +1,6 @@
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
-import { discover, resolveRoots } from "skillset";
+import { discover, PRESETS, resolveRoots } from "skillset";
 import { beforeAll, describe, expect, it } from "vitest";
 import { skillMd, tempDir, writeTree } from "../helpers/temp.ts";
 
@@ -59,13 +59,37 @@ describe("resolveRoots", () => {
 		const cwd = join(root, "loose");
 		const codex = await resolveRoots({ cwd, home, defaultRoots: false, presets: ["codex"] });
 		expect(codex.map((r) => r.path)).toEqual([
+			join(cwd, ".agents/skills"),
 			join(cwd, ".codex/skills"),
+			join(home, ".agents/skills"),
 			join(home, ".codex/skills"),
 			"/etc/codex/skills",
 		]);
 		expect(codex.every((r) => r.preset === "codex")).toBe(true);
 		const bare = await resolveRoots({ cwd, home, defaultRoots: false, roots: ["only"] });
 		expect(bare.map((r) => r.path)).toEqual([join(cwd, "only")]);
+	});
+
+	it("puts each client's current folder first (what add --client writes), legacy folders still read", () => {
+		const writes = Object.fromEntries(
+			Object.entries(PRESETS).map(([name, preset]) => [name, [preset.workspace[0], preset.user[0]]]),
+		);
+		expect(writes).toEqual({
+			claude: [".claude/skills", ".claude/skills"],
+			codex: [".agents/skills", ".agents/skills"],
+			opencode: [".opencode/skills", ".config/opencode/skills"],
+			gemini: [".gemini/skills", ".gemini/skills"],
+			copilot: [".github/skills", ".copilot/skills"],
+			cline: [".cline/skills", ".cline/skills"],
+			kilo: [".kilo/skills", ".kilo/skills"],
+			pi: [".pi/skills", ".pi/agent/skills"],
+			workbuddy: [".workbuddy/skills", ".workbuddy/skills"],
+		});
+		expect(PRESETS.codex.user).toContain(".codex/skills");
+		expect(PRESETS.kilo.workspace).toContain(".kilocode/skills");
+		expect(PRESETS.cline.workspace).toContain(".clinerules/skills");
+		expect(PRESETS.opencode.workspace).toContain(".opencode/skill");
+		expect(PRESETS.claude.admin).toContain("/Library/Application Support/ClaudeCode/.claude/skills");
 	});
 
 	it("marks workspace roots untrusted when the workspace is, and locks admin roots on request", async () => {

@@ -10,6 +10,7 @@ import {
 	settingsFor,
 } from "../discovery-flags.ts";
 import { type CliIo, type CommandResult, readVersion, type Style, UsageError } from "../io.ts";
+import { warnFailedOrigins } from "../origin-warnings.ts";
 import { type IncompleteRoot, incompleteRoots, renderIncomplete } from "../render-bounds.ts";
 import { loadIntegrity, lockPath, sessionFlags, sessionUsage } from "../session-flags.ts";
 
@@ -103,8 +104,13 @@ export async function run(
 	const watch = values.check ? false : (values.watch ?? (values["no-watch"] ? false : listen === undefined));
 	// A watching server scans for itself; otherwise it serves the index of one scan here.
 	// --check reports a bound hit in its own output (stdout or JSON); serving announces it on stderr.
-	const scanned = watch ? undefined : await discoverFor(values, dir, io, { announceBounds: !values.check });
+	// A failed origin is named on stderr at start-up; it fails only `--check`, never a server that serves the rest.
+	const failOnOrigins = values.check === true;
+	const scanned = watch
+		? undefined
+		: await discoverFor(values, dir, io, { announceBounds: !values.check, failOnOrigins });
 	const settings = scanned ?? (await settingsFor(values, dir, io));
+	const startedAt = Date.now();
 	const { createSkillServer, isLoopback, serveHttp, serveSkillsStdio } = await import("../../mcp/index.ts");
 	if (listen && !isLoopback(listen.host)) {
 		if (!values["allow-remote"])
@@ -128,6 +134,8 @@ export async function run(
 		const data = { served: [...server.served], leftOut: [...server.leftOut], incomplete };
 		return { exitCode: data.leftOut.length > 0 || incomplete.length > 0 ? 1 : 0, data };
 	}
+	if (!scanned && server.report)
+		await warnFailedOrigins(settings.originList, settings.origins, server.report, startedAt, io, { failRun: false });
 	io.stderr(`skillset mcp: serving ${server.served.length} skill(s), ${server.leftOut.length} left out\n`);
 	if (listen) {
 		const serving = await serveHttp(server, {
