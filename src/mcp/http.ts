@@ -7,7 +7,15 @@ import {
 	WebStandardStreamableHTTPServerTransport,
 } from "@modelcontextprotocol/server";
 import { type DrainResult, Lifecycle } from "./http-drain.ts";
-import { allowedOrigins, checkRequest, digestOf, isLoopback, originOf, type RequestRules } from "./http-guard.ts";
+import {
+	allowedOrigins,
+	checkRequest,
+	digestOf,
+	hostnameOf,
+	isLoopback,
+	originOf,
+	type RequestRules,
+} from "./http-guard.ts";
 import { defaultInstanceId, instanceIdProblem, prefixedSessionId } from "./http-instance.ts";
 import { clientOf, parseJson, readBody, sendError, toRequest, writeResponse } from "./http-io.ts";
 import { type HttpRequestLog, requestFacts, ServedSkills } from "./http-log.ts";
@@ -40,6 +48,11 @@ export interface HttpServeOptions {
 	idleSessionMs?: number;
 	/** Browser origins allowed besides the server's own (`http://localhost:3000`). Default none. */
 	allowedOrigins?: readonly string[];
+	/**
+	 * On loopback, host names accepted in `Host` besides the localhost ones: the public name of a reverse proxy on
+	 * the same machine that forwards the client's `Host` (`skills.example.com`). Default none.
+	 */
+	allowedHosts?: readonly string[];
 	/** A request (headers and body) must arrive within this, else 408. Default 30 s. */
 	requestTimeoutMs?: number;
 	/**
@@ -96,6 +109,7 @@ export async function serveHttp(server: SkillServer, options: HttpServeOptions):
 	const configuredOrigins = (options.allowedOrigins ?? []).map(originOf);
 	const rules: RequestRules = {
 		loopback,
+		hosts: (options.allowedHosts ?? []).map(hostnameOf),
 		origins: new Set(configuredOrigins),
 		token: options.token === undefined ? undefined : digestOf(options.token),
 	};

@@ -21,6 +21,7 @@ export const options: NonNullable<ParseArgsConfig["options"]> = {
 	"allow-remote": { type: "boolean", default: false },
 	"token-file": { type: "string" },
 	"allow-origin": { type: "string", multiple: true },
+	"allow-host": { type: "string", multiple: true },
 	check: { type: "boolean", default: false },
 	watch: { type: "boolean" },
 	"no-watch": { type: "boolean" },
@@ -50,6 +51,8 @@ Options:
   --token-file FILE          require this bearer token (default: $SKILLSET_MCP_TOKEN when set)
   --allow-origin ORIGIN      let browser pages from ORIGIN (http://host:port) call the endpoint (repeatable;
                              by default only the server's own origin may)
+  --allow-host NAME          on loopback, accept Host NAME too (a reverse proxy's public name that it forwards;
+                             repeatable)
   --watch, --no-watch        rescan on changes and notify clients (default: on for stdio, off for HTTP)
   --no-tools                 offer no tools (resources and prompts only)
   --budget-tokens N          tokens for the catalog in the instructions (default 2000)
@@ -76,6 +79,7 @@ interface McpFlagValues extends DiscoveryFlagValues {
 	"allow-remote"?: boolean;
 	"token-file"?: string;
 	"allow-origin"?: string[];
+	"allow-host"?: string[];
 	check?: boolean;
 	watch?: boolean;
 	"no-watch"?: boolean;
@@ -115,12 +119,13 @@ export async function run(
 	const budgetTokens = positiveInteger("--budget-tokens", values["budget-tokens"]);
 	const listen = values.http === undefined ? undefined : parseListen(values.http);
 	const origins = (values["allow-origin"] ?? []).map(checkOrigin);
+	const hosts = (values["allow-host"] ?? []).map(checkHost);
 	const token = await readToken(values, io);
 	const drainMs =
 		values["drain-timeout"] === undefined ? DRAIN_MS : wholeNumber("--drain-timeout", values["drain-timeout"]);
 	const instanceId = values["instance-id"];
-	if (!listen && (instanceId !== undefined || values.metrics || values["drain-timeout"] !== undefined))
-		throw new UsageError("--instance-id, --metrics and --drain-timeout need --http");
+	if (!listen && (instanceId !== undefined || values.metrics || values["drain-timeout"] !== undefined || hosts.length))
+		throw new UsageError("--instance-id, --metrics, --drain-timeout and --allow-host need --http");
 	const integrity: IntegrityOptions | undefined = values.verify
 		? await loadIntegrity(lockPath(values, io.cwd, resolve(io.cwd, dir ?? ".")))
 		: undefined;
@@ -162,6 +167,7 @@ export async function run(
 			...(token ? { token } : {}),
 			allowRemote: values["allow-remote"],
 			allowedOrigins: origins,
+			allowedHosts: hosts,
 			...(instanceId ? { instanceId } : {}),
 			metrics: values.metrics === true,
 			...(format === "json" ? { onRequest: (line) => given.stderr(`${formatRequestLog(line)}\n`) } : {}),
@@ -211,6 +217,14 @@ function checkOrigin(value: string): string {
 	if (!url || !/^https?:$/.test(url.protocol) || url.origin !== value.replace(/\/$/, ""))
 		throw new UsageError(`--allow-origin needs an origin such as http://localhost:3000, not '${value}'`);
 	return url.origin;
+}
+
+/** An `--allow-host` value: a bare host name (`skills.example.com`), as the `Host` header names it. */
+function checkHost(value: string): string {
+	const parsed = URL.canParse(`http://${value}`) ? new URL(`http://${value}`) : undefined;
+	if (!parsed || value === "" || parsed.host !== value.toLowerCase() || parsed.port !== "")
+		throw new UsageError(`--allow-host needs a host name such as skills.example.com, not '${printable(value)}'`);
+	return parsed.hostname;
 }
 
 /** Text from a client or the SDK as log lines: control characters (escape sequences) become `?`. */
