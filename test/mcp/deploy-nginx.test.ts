@@ -1,6 +1,7 @@
 // Three `skillset mcp --http` instances of the built CLI behind a real nginx, configured with the README's own
 // "Deploying for a team" block (issue 24 §1). `npm run build` first; nginx is the Debian package (`.ci/run`).
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
 import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { type Client, SdkHttpError } from "@modelcontextprotocol/client";
@@ -17,7 +18,15 @@ import {
 } from "./deploy-helpers.ts";
 import { RAW } from "./mcp-helpers.ts";
 
-const HAVE_NGINX = spawnSync("nginx", ["-v"], { stdio: "ignore" }).status === 0;
+// Debian puts nginx in /usr/sbin, which a non-root PATH may lack.
+const NGINX =
+	[process.env.PATH ?? "", "/usr/sbin"]
+		.join(":")
+		.split(":")
+		.filter(Boolean)
+		.map((dir) => join(dir, "nginx"))
+		.find((path) => existsSync(path)) ?? "nginx";
+const HAVE_NGINX = spawnSync(NGINX, ["-v"], { stdio: "ignore" }).status === 0;
 if (!HAVE_NGINX && process.env.CI !== "true")
 	console.warn("deploy-nginx.test.ts: skipped, nginx is not installed (apt-get install nginx; CI installs it)");
 // In CI a missing nginx is a failure, never a skip.
@@ -60,7 +69,7 @@ async function startNginx(dir: string, http: string, port: number): Promise<Chil
 		"}",
 	].join("\n");
 	await writeFile(join(dir, "nginx.conf"), conf);
-	const nginx = spawn("nginx", ["-p", dir, "-c", join(dir, "nginx.conf"), "-g", "daemon off;"], { stdio: "ignore" });
+	const nginx = spawn(NGINX, ["-p", dir, "-c", join(dir, "nginx.conf"), "-g", "daemon off;"], { stdio: "ignore" });
 	children.push(nginx);
 	for (let i = 0; i < 400; i++) {
 		const answered = await fetch(`http://127.0.0.1:${port}/mcp`, { signal: AbortSignal.timeout(2000) }).then(
@@ -91,6 +100,7 @@ run("three instances behind nginx (README config)", () => {
 	let nginxPort: number;
 
 	beforeAll(async () => {
+		if (!HAVE_NGINX) throw new Error("nginx is not installed and CI=true: install it (apt-get install -y nginx)");
 		cwd = await writeTree(await tempDir(), {
 			"skills/pdf/SKILL.md": skillMd("pdf", "Work with PDF files."),
 			"skills/pdf/scripts/fill.py": "print('fill')\n",
