@@ -63,6 +63,47 @@ describe("instance ids", () => {
 	});
 });
 
+/** A raw POST of `initialize` with `host` as its Host header (fetch sets its own): the status and body. */
+function initializeAs(base: string, host: string): Promise<{ status: number; text: string }> {
+	return new Promise((resolve, reject) => {
+		const body = initializeBody();
+		const req = request(`${base}/mcp`, { method: "POST", headers: { ...MCP_POST, host }, timeout: 20_000 }, (res) => {
+			let text = "";
+			res.on("data", (chunk: Buffer) => {
+				text += chunk.toString();
+			});
+			res.on("end", () => resolve({ status: res.statusCode ?? 0, text }));
+		});
+		req.on("timeout", () => req.destroy(new Error("timed out")));
+		req.on("error", reject);
+		req.end(body);
+	});
+}
+
+describe("--allow-host", () => {
+	it("accepts the proxy's public name in Host on loopback, and still refuses any other", async () => {
+		const served = await startInstance(cwd, [...ARGS, "--allow-host", "skills.example.com"]);
+		expect((await initializeAs(served.base, "skills.example.com")).status).toBe(200);
+		expect((await initializeAs(served.base, "skills.example.com:443")).status).toBe(200);
+		expect((await initializeAs(served.base, "localhost")).status).toBe(200);
+		// A rebinding attacker's name, and look-alikes of the allowed one, are refused.
+		for (const host of ["evil.example", "skills.example.com.evil.example", "evil-skills.example.com"]) {
+			const refused = await initializeAs(served.base, host);
+			expect(refused.status, host).toBe(403);
+			expect(refused.text).toContain("Invalid Host");
+		}
+		served.child.kill("SIGKILL");
+	});
+
+	it("refuses a value that is not a bare host name", async () => {
+		for (const bad of ["http://skills.example.com", "skills.example.com:443", "skills.example.com/mcp", ""]) {
+			const run = await runBuilt(["mcp", ...ARGS, "--http", "127.0.0.1:0", "--allow-host", bad], { cwd });
+			expect(run.exitCode, bad).toBe(2);
+			expect(run.stderr).toContain("--allow-host needs a host name");
+		}
+	});
+});
+
 describe("probes and metrics", () => {
 	it("answers /healthz and /readyz without the token, with nothing of the skills", async () => {
 		const served = await startInstance(cwd, [...ARGS, "--metrics"], { SKILLSET_MCP_TOKEN: TOKEN });
