@@ -50,6 +50,17 @@ describe("instance ids", () => {
 		plain.child.kill("SIGKILL");
 	});
 
+	it("derives a default that differs per machine on a wildcard bind, and per port on one machine", async () => {
+		const { defaultInstanceId, INSTANCE_ID_PATTERN } = await import("skillset/mcp");
+		expect(defaultInstanceId("0.0.0.0", 8101, "build-box.example")).toBe("build-box-example-8101");
+		expect(defaultInstanceId("::", 8101, "web-2")).toBe("web-2-8101");
+		expect(defaultInstanceId("10.0.0.5", 8101, "ignored")).toBe("10-0-0-5-8101");
+		expect(defaultInstanceId("[::1]", 8102)).toBe("1-8102");
+		// A machine name of any length or alphabet still gives a routable id.
+		for (const machine of ["", "ü".repeat(10), "x".repeat(200), "a.b.c"])
+			expect(defaultInstanceId("0.0.0.0", 65535, machine)).toMatch(INSTANCE_ID_PATTERN);
+	});
+
 	it("refuses an id a load balancer could not route on, with a usage error naming the flag", async () => {
 		for (const bad of ["a.b", "-lead", "x".repeat(64), "s1\u001b[2J"]) {
 			const run = await runBuilt(["mcp", ...ARGS, "--http", "127.0.0.1:0", "--instance-id", bad], { cwd });
