@@ -17,6 +17,7 @@ import { parse } from "yaml";
 import { benchAgent } from "./agent.ts";
 import { benchAudit } from "./audit.ts";
 import { benchCatalog } from "./catalog.ts";
+import { benchDeploy } from "./deploy.ts";
 import { benchDiscoveryFast } from "./discovery-fast.ts";
 import { benchDiscoveryWarm } from "./discovery-warm.ts";
 import { generateTree } from "./generate.ts";
@@ -183,6 +184,7 @@ async function main(): Promise<void> {
 	if (wanted("audit")) rows.push(...(await benchAudit()));
 	if (wanted("mcp")) rows.push(...(await benchMcp()));
 	if (wanted("mcp-pressure")) rows.push(...(await benchMcpPressure()));
+	if (wanted("deploy")) rows.push(...(await benchDeploy()));
 	if (wanted("discovery")) rows.push(...(await benchDiscoveryFast()));
 	if (wanted("warm")) rows.push(...(await benchDiscoveryWarm()));
 	console.log(

@@ -20,6 +20,8 @@ export function isLoopback(host: string): boolean {
 /** What a request must carry: a localhost `Host` on loopback, an allowed `Origin` (or none), the bearer token. */
 export interface RequestRules {
 	loopback: boolean;
+	/** On loopback, the names accepted in `Host` besides the localhost ones (a proxy's public name). */
+	hosts: readonly string[];
 	/** Origins a browser page may call from (serialized, `scheme://host[:port]`). */
 	origins: ReadonlySet<string>;
 	/** SHA-256 of the bearer token, when one is required. */
@@ -53,10 +55,18 @@ export function originOf(value: string): string {
 	return url.origin;
 }
 
+/** A host name as `Host` carries it (lowercase, IPv6 in brackets); throws for anything else (a port, a path). */
+export function hostnameOf(value: string): string {
+	const parsed = URL.canParse(`http://${value}`) ? new URL(`http://${value}`) : undefined;
+	if (!parsed || parsed.host !== value.toLowerCase() || parsed.port !== "" || value === "")
+		throw new Error(`'${value.replace(/\p{Cc}/gu, "?")}' is not a host name (no scheme, port or path)`);
+	return parsed.hostname;
+}
+
 /** The first rule `req` breaks, or undefined. The token is compared in constant time, by digest. */
 export function checkRequest(req: IncomingMessage, rules: RequestRules): Refusal | undefined {
 	if (rules.loopback) {
-		const hostCheck = validateHostHeader(req.headers.host, localhostAllowedHostnames());
+		const hostCheck = validateHostHeader(req.headers.host, [...localhostAllowedHostnames(), ...rules.hosts]);
 		if (!hostCheck.ok) return { status: 403, message: hostCheck.message };
 	}
 	const origin = req.headers.origin;

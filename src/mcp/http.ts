@@ -6,11 +6,26 @@ import {
 	isLegacyRequest,
 	WebStandardStreamableHTTPServerTransport,
 } from "@modelcontextprotocol/server";
-import { allowedOrigins, checkRequest, digestOf, isLoopback, originOf, type RequestRules } from "./http-guard.ts";
+import { type DrainResult, Lifecycle } from "./http-drain.ts";
+import {
+	allowedOrigins,
+	checkRequest,
+	digestOf,
+	hostnameOf,
+	isLoopback,
+	originOf,
+	type RequestRules,
+} from "./http-guard.ts";
+import { defaultInstanceId, instanceIdProblem, prefixedSessionId } from "./http-instance.ts";
+import { clientOf, parseJson, readBody, sendError, toRequest, writeResponse } from "./http-io.ts";
+import { type HttpRequestLog, requestFacts, ServedSkills } from "./http-log.ts";
+import { HttpMetrics, methodLabel } from "./http-metrics.ts";
 import type { SkillServer } from "./server.ts";
 import { SessionTable } from "./sessions.ts";
 
+export type { DrainResult } from "./http-drain.ts";
 export { isLoopback } from "./http-guard.ts";
+export type { HttpRequestLog } from "./http-log.ts";
 
 /** Options for {@link serveHttp}. */
 export interface HttpServeOptions {
@@ -33,8 +48,23 @@ export interface HttpServeOptions {
 	idleSessionMs?: number;
 	/** Browser origins allowed besides the server's own (`http://localhost:3000`). Default none. */
 	allowedOrigins?: readonly string[];
+	/**
+	 * On loopback, host names accepted in `Host` besides the localhost ones: the public name of a reverse proxy on
+	 * the same machine that forwards the client's `Host` (`skills.example.com`). Default none.
+	 */
+	allowedHosts?: readonly string[];
 	/** A request (headers and body) must arrive within this, else 408. Default 30 s. */
 	requestTimeoutMs?: number;
+	/**
+	 * This instance's id (1-63 letters, digits, `_`, `-`): every session id it issues is `ID.` and a random UUID, so
+	 * a load balancer routes a session's requests by that prefix. Default from the bind address (or, on a wildcard
+	 * address, the machine's name) and the port: `127-0-0-1-8101`.
+	 */
+	instanceId?: string;
+	/** Serve `GET /metrics` in the Prometheus text format (behind the token when one is set). Default false. */
+	metrics?: boolean;
+	/** Called once per request to `/mcp` when its answer ends, with facts safe to log (no header, no content). */
+	onRequest?: (line: HttpRequestLog) => void;
 }
 
 /** A running Streamable HTTP endpoint. */
@@ -42,11 +72,18 @@ export interface HttpServing {
 	/** The endpoint, `http://host:port/mcp`. */
 	url: string;
 	port: number;
+	/** The prefix of every session id this endpoint issues. */
+	instanceId: string;
+	/**
+	 * Graceful shutdown: `/readyz` answers 503 and new requests are refused (503, `Retry-After`) at once; requests
+	 * already accepted are answered within `timeoutMs` (then cut); event streams end with a final event. Call
+	 * `close` after.
+	 */
+	drain(timeoutMs: number): Promise<DrainResult>;
 	/** Stops listening and closes every open session and stream. */
 	close(): Promise<void>;
 }
 
-const MAX_BODY_BYTES = 4 * 1024 * 1024;
 const REQUEST_TIMEOUT_MS = 30_000;
 const HEADERS_TIMEOUT_MS = 10_000;
 const IDLE_SESSION_MS = 30 * 60 * 1000;
@@ -66,9 +103,14 @@ export async function serveHttp(server: SkillServer, options: HttpServeOptions):
 	if (!loopback && !options.allowRemote)
 		throw new Error(`refusing to bind ${host}: a non-loopback address needs --allow-remote and a bearer token`);
 	if (!loopback && !options.token) throw new Error(`refusing to bind ${host} without a bearer token`);
+	const idProblem = options.instanceId === undefined ? undefined : instanceIdProblem(options.instanceId);
+	if (idProblem) throw new Error(idProblem);
+	// Set once the port is known (a default id is made from it); no session opens before that.
+	let instanceId = options.instanceId ?? "";
 	const configuredOrigins = (options.allowedOrigins ?? []).map(originOf);
 	const rules: RequestRules = {
 		loopback,
+		hosts: (options.allowedHosts ?? []).map(hostnameOf),
 		origins: new Set(configuredOrigins),
 		token: options.token === undefined ? undefined : digestOf(options.token),
 	};
@@ -84,7 +126,12 @@ export async function serveHttp(server: SkillServer, options: HttpServeOptions):
 	sweep.unref();
 	// 2026-07-28 requests carry their own envelope and need no session: a server per request, as the SDK serves them.
 	const modern = createMcpHandler(() => server.createServer(), { legacy: "reject" });
+	const lifecycle = new Lifecycle();
+	const metrics = options.metrics ? new HttpMetrics() : undefined;
+	const served = new ServedSkills();
+	served.reset(server.served);
 	const unsubscribe = server.onChange((change) => {
+		served.reset(server.served);
 		if (change.resources) modern.notify.resourcesChanged();
 		if (change.tools) modern.notify.toolsChanged();
 		if (change.prompts) modern.notify.promptsChanged();
@@ -96,7 +143,7 @@ export async function serveHttp(server: SkillServer, options: HttpServeOptions):
 		const place = table.reserve(clientOf(req, parsed));
 		if ("refused" in place) return place;
 		const created = new WebStandardStreamableHTTPServerTransport({
-			sessionIdGenerator: () => randomUUID(),
+			sessionIdGenerator: () => prefixedSessionId(instanceId, randomUUID()),
 			// Answers are plain JSON (no stream per request); notifications still flow on the client's GET stream.
 			enableJsonResponse: true,
 			onsessioninitialized: (id) => {
@@ -121,19 +168,32 @@ export async function serveHttp(server: SkillServer, options: HttpServeOptions):
 	};
 
 	const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+		const path = new URL(req.url ?? "/", "http://x").pathname;
+		// Probes carry no token and reveal nothing but the state: a load balancer or orchestrator asks them.
+		if (path === "/healthz" || path === "/readyz") return probe(res, path === "/healthz" || lifecycle.ready);
 		const refusal = checkRequest(req, rules);
 		if (refusal) return sendError(res, refusal.status, refusal.message, refusal.headers);
-		if (new URL(req.url ?? "/", "http://x").pathname !== "/mcp") return sendError(res, 404, "Not found");
+		if (path === "/metrics" && metrics && req.method === "GET") return sendText(res, metrics.render(gauges()));
+		if (path !== "/mcp") return sendError(res, 404, "Not found");
+		if (!lifecycle.admit(res))
+			return sendError(res, 503, `Instance ${instanceId} is shutting down: send this request again`, {
+				"retry-after": "1",
+				connection: "close",
+			});
+		const started = performance.now();
 		const body = req.method === "POST" ? await readBody(req) : undefined;
 		if (body === null) return sendError(res, 413, "Request body too large");
 		const parsed = body === undefined ? undefined : parseJson(body);
 		const sessionId = req.headers["mcp-session-id"];
+		const facts = requestFacts(req.method ?? "GET", parsed);
+		res.once("close", () => record(req, res, facts, started));
 		let transport = typeof sessionId === "string" ? sessions.get(sessionId) : undefined;
-		if (typeof sessionId === "string" && !transport) return sendError(res, 404, "Session not found");
+		if (typeof sessionId === "string" && !transport)
+			return sendError(res, 404, "Session not found: it ended, or the instance that held it stopped; initialize again");
 		if (!transport && req.method === "POST") {
 			const request = toRequest(req, res, host, body);
 			if (!(await isLegacyRequest(request, parsed)))
-				return writeResponse(res, await modern.fetch(request, { parsedBody: parsed }));
+				return writeResponse(res, await modern.fetch(request, { parsedBody: parsed }), lifecycle, finalEvent());
 		}
 		let fresh: { created: WebStandardStreamableHTTPServerTransport; release: () => void } | undefined;
 		if (!transport) {
@@ -157,7 +217,44 @@ export async function serveHttp(server: SkillServer, options: HttpServeOptions):
 			if (created && (created.sessionId === undefined || sessions.get(created.sessionId) !== created))
 				await created.close();
 		}
-		await writeResponse(res, response);
+		await writeResponse(res, response, lifecycle, finalEvent());
+	};
+
+	/** The last event of a stream a drain ends: a log notification that says why, so the client reconnects. */
+	const finalEvent = (): string => {
+		const data = `Instance ${instanceId} is shutting down: this stream ends here; reconnect to continue.`;
+		const message = { jsonrpc: "2.0", method: "notifications/message", params: { level: "warning", data } };
+		return `event: message\ndata: ${JSON.stringify(message)}\n\n`;
+	};
+	const gauges = () => ({
+		sessions: sessions.size,
+		skills: server.served.length,
+		snapshotAgeSeconds: (Date.now() - server.snapshotAt) / 1000,
+		scanSeconds: server.scanMs === undefined ? undefined : server.scanMs / 1000,
+		ready: lifecycle.ready,
+	});
+	/** Counts and logs one request to /mcp when its answer ends. */
+	const record = (
+		req: IncomingMessage,
+		res: ServerResponse,
+		facts: ReturnType<typeof requestFacts>,
+		started: number,
+	) => {
+		const durationMs = performance.now() - started;
+		metrics?.observe(methodLabel(facts.method), res.statusCode, durationMs / 1000);
+		if (!options.onRequest) return;
+		const given = req.headers["mcp-session-id"];
+		const issued = res.getHeader("mcp-session-id");
+		const session = typeof given === "string" ? given : typeof issued === "string" ? issued : undefined;
+		const skill = served.skillOf(facts);
+		options.onRequest({
+			method: facts.method,
+			...(skill === undefined ? {} : { skill }),
+			status: res.statusCode,
+			durationMs,
+			...(session === undefined ? { client: req.socket.remoteAddress ?? "" } : { session }),
+			instance: instanceId,
+		});
 	};
 
 	// A request must arrive whole within the timeout (a body dripped byte by byte cannot hold a connection open);
@@ -180,11 +277,14 @@ export async function serveHttp(server: SkillServer, options: HttpServeOptions):
 	});
 	const address = http.address();
 	const port = typeof address === "object" && address ? address.port : options.port;
+	instanceId ||= defaultInstanceId(host, port);
 	rules.origins = allowedOrigins(host, port, configuredOrigins);
 	const shown = host.includes(":") ? `[${host}]` : host;
 	return {
 		url: `http://${shown}:${port}/mcp`,
 		port,
+		instanceId,
+		drain: (timeoutMs) => lifecycle.drain(timeoutMs),
 		async close() {
 			clearInterval(sweep);
 			unsubscribe();
@@ -197,76 +297,13 @@ export async function serveHttp(server: SkillServer, options: HttpServeOptions):
 	};
 }
 
-async function readBody(req: IncomingMessage): Promise<string | null> {
-	const chunks: Buffer[] = [];
-	let size = 0;
-	for await (const chunk of req) {
-		size += (chunk as Buffer).length;
-		if (size > MAX_BODY_BYTES) return null;
-		chunks.push(chunk as Buffer);
-	}
-	return Buffer.concat(chunks).toString("utf8");
+/** A probe's answer: 200 `ok` or 503 `unavailable`, never cached, nothing else. */
+function probe(res: ServerResponse, up: boolean): void {
+	res.writeHead(up ? 200 : 503, { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store" });
+	res.end(up ? "ok\n" : "unavailable\n");
 }
 
-function parseJson(text: string): unknown {
-	try {
-		return JSON.parse(text);
-	} catch {
-		return undefined;
-	}
-}
-
-function toRequest(req: IncomingMessage, res: ServerResponse, host: string, body: string | undefined): Request {
-	const headers = new Headers();
-	for (const [name, value] of Object.entries(req.headers)) {
-		if (typeof value === "string") headers.set(name, value);
-		else if (Array.isArray(value)) for (const item of value) headers.append(name, item);
-	}
-	const url = new URL(req.url ?? "/", `http://${req.headers.host ?? host}`);
-	const controller = new AbortController();
-	// The exchange ends when the response closes (sent, or the client went away); a keep-alive socket outlives it.
-	res.once("close", () => {
-		if (!res.writableFinished) controller.abort();
-	});
-	return new Request(url, {
-		method: req.method ?? "GET",
-		headers,
-		signal: controller.signal,
-		...(body === undefined ? {} : { body }),
-	});
-}
-
-async function writeResponse(res: ServerResponse, response: Response): Promise<void> {
-	res.writeHead(response.status, Object.fromEntries(response.headers.entries()));
-	if (!response.body) {
-		res.end();
-		return;
-	}
-	// Bodies are relayed chunk by chunk as they come (a JSON answer is usually one chunk): no copy into one buffer,
-	// and an event stream starts at once.
-	if (response.headers.get("content-type")?.includes("text/event-stream")) res.flushHeaders();
-	const reader = response.body.getReader();
-	res.once("close", () => {
-		// The client went away mid-stream: stop reading; the cancel's own failure changes nothing.
-		reader.cancel().catch(() => undefined);
-	});
-	for (;;) {
-		const { done, value } = await reader.read();
-		if (done) break;
-		res.write(value);
-	}
-	res.end();
-}
-
-function sendError(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
-	const body = JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message }, id: null });
-	res.writeHead(status, { "content-type": "application/json", ...headers });
-	res.end(body);
-}
-
-/** Who opens a session, for the per-client share: the peer's address and the name the client declares. */
-function clientOf(req: IncomingMessage, initialize: unknown): string {
-	const info = (initialize as { params?: { clientInfo?: { name?: unknown } } }).params?.clientInfo;
-	const name = typeof info?.name === "string" ? info.name.slice(0, 200) : "";
-	return `${req.socket.remoteAddress ?? ""} ${name}`;
+function sendText(res: ServerResponse, text: string): void {
+	res.writeHead(200, { "content-type": "text/plain; version=0.0.4; charset=utf-8", "cache-control": "no-store" });
+	res.end(text);
 }

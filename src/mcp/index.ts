@@ -5,8 +5,10 @@ export type { McpOriginOptions, McpServerConfig } from "../sources/mcp-origin.ts
 export { createMcpOrigin } from "../sources/mcp-origin.ts";
 export type { McpCode, McpCodeInfo } from "./codes.ts";
 export { MCP_CODES } from "./codes.ts";
-export type { HttpServeOptions, HttpServing } from "./http.ts";
+export type { DrainResult, HttpRequestLog, HttpServeOptions, HttpServing } from "./http.ts";
 export { isLoopback, serveHttp } from "./http.ts";
+export { defaultInstanceId, INSTANCE_ID_PATTERN, instanceIdProblem } from "./http-instance.ts";
+export { formatRequestLog } from "./http-log.ts";
 export type { McpLogLevel, SkillServerOptions } from "./options.ts";
 export type { JsonValue, LeftOutSkill } from "./plan.ts";
 export type { ServeChange, SkillServer } from "./server.ts";

@@ -17,6 +17,8 @@ export interface SkillServerOptions extends DiscoverOptions {
 	settings?: ResolvedSettings;
 	/** Serve this index instead of discovering (no watching). */
 	index?: SkillIndex;
+	/** How long the scan that made `index` took, in milliseconds (reported by metrics). */
+	scanMs?: number;
 	/** Rescan on file changes and notify clients. Default false. */
 	watch?: boolean;
 	/** Quiet time after the last file event before a rescan. Default 200 ms. */

@@ -31,6 +31,10 @@ export interface SkillServer {
 	readonly report: DiscoveryReport | undefined;
 	/** Digests held by the cache. */
 	readonly cachedDigests: number;
+	/** When the snapshot served now was made (milliseconds since the epoch). */
+	readonly snapshotAt: number;
+	/** How long the scan behind that snapshot took, in milliseconds, when known. */
+	readonly scanMs: number | undefined;
 	/** Calls `listener` after every rescan that changed what clients see; returns the unsubscribe function. */
 	onChange(listener: (change: ServeChange) => void): () => void;
 	/** Stops watching and closes every connection. */
@@ -68,7 +72,9 @@ export async function createSkillServer(given: SkillServerOptions = {}): Promise
 		options.onLog?.(level, message);
 		for (const connection of connections) connection.log(level, message);
 	};
+	let snapshotAt = Date.now();
 	const snapshotOf = async (discovered: SkillIndex, report: DiscoveryReport | undefined): Promise<ServeSnapshot> => {
+		snapshotAt = Date.now();
 		const plan = planServe(discovered, rules);
 		// Tools, prompts and instructions offer exactly the served skills: one set, whichever way a client reads it.
 		const index = new SkillIndex(plan.served.map((served) => served.skill));
@@ -149,6 +155,12 @@ export async function createSkillServer(given: SkillServerOptions = {}): Promise
 		},
 		get cachedDigests() {
 			return cache.size;
+		},
+		get snapshotAt() {
+			return snapshotAt;
+		},
+		get scanMs() {
+			return now().report?.timings.totalMs ?? options.scanMs;
 		},
 		onChange(listener) {
 			listeners.add(listener);

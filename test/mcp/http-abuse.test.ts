@@ -91,6 +91,12 @@ async function watchedServer(root: string) {
 		get report() {
 			return server.report;
 		},
+		get snapshotAt() {
+			return server.snapshotAt;
+		},
+		get scanMs() {
+			return server.scanMs;
+		},
 		get cachedDigests() {
 			return server.cachedDigests;
 		},

@@ -22,12 +22,17 @@ export const options: NonNullable<ParseArgsConfig["options"]> = {
 	"allow-remote": { type: "boolean", default: false },
 	"token-file": { type: "string" },
 	"allow-origin": { type: "string", multiple: true },
+	"allow-host": { type: "string", multiple: true },
 	check: { type: "boolean", default: false },
 	watch: { type: "boolean" },
 	"no-watch": { type: "boolean" },
 	"no-tools": { type: "boolean", default: false },
 	"budget-tokens": { type: "string" },
 	"allow-hard-links": { type: "boolean", default: false },
+	"instance-id": { type: "string" },
+	"drain-timeout": { type: "string" },
+	"log-format": { type: "string" },
+	metrics: { type: "boolean", default: false },
 	json: { type: "boolean", default: false },
 };
 
@@ -47,10 +52,18 @@ Options:
   --token-file FILE          require this bearer token (default: $SKILLSET_MCP_TOKEN when set)
   --allow-origin ORIGIN      let browser pages from ORIGIN (http://host:port) call the endpoint (repeatable;
                              by default only the server's own origin may)
+  --allow-host NAME          on loopback, accept Host NAME too (a reverse proxy's public name that it forwards;
+                             repeatable)
   --watch, --no-watch        rescan on changes and notify clients (default: on for stdio, off for HTTP)
   --no-tools                 offer no tools (resources and prompts only)
   --budget-tokens N          tokens for the catalog in the instructions (default 2000)
   --allow-hard-links         serve files with several hard links (pnpm installs)
+  --instance-id ID           with --http, prefix every session id with ID. (letters, digits, _ and -; default
+                             from the address and port) so a load balancer can route sessions
+  --drain-timeout MS         with --http, on SIGTERM finish requests in flight for up to MS (default 10000),
+                             answering 503 to new ones and on /readyz, then exit 0
+  --log-format FORMAT        text (default) or json: every stderr line one JSON object, one per request
+  --metrics                  with --http, serve GET /metrics (Prometheus text; behind the token when set)
 ${sessionUsage}
   --check                    serve nothing: list the skills that would be served and every one left out
   --json                     with --check, print the result as JSON
@@ -67,12 +80,17 @@ interface McpFlagValues extends DiscoveryFlagValues {
 	"allow-remote"?: boolean;
 	"token-file"?: string;
 	"allow-origin"?: string[];
+	"allow-host"?: string[];
 	check?: boolean;
 	watch?: boolean;
 	"no-watch"?: boolean;
 	"no-tools"?: boolean;
 	"budget-tokens"?: string;
 	"allow-hard-links"?: boolean;
+	"instance-id"?: string;
+	"drain-timeout"?: string;
+	"log-format"?: string;
+	metrics?: boolean;
 	verify?: boolean;
 	lock?: string;
 }
@@ -89,15 +107,26 @@ export interface McpCheck {
 export async function run(
 	values: McpFlagValues,
 	positionals: readonly string[],
-	io: CliIo,
+	given: CliIo,
 ): Promise<CommandResult<McpCheck | Record<string, never>>> {
+	const format = values["log-format"] ?? "text";
+	if (format !== "text" && format !== "json")
+		throw new UsageError(`--log-format must be text or json, not '${format}'`);
+	// In JSON, every line on stderr is one object: the scan's notes and the server's logs too.
+	const io = format === "json" ? jsonLogIo(given) : given;
 	if (positionals.length > 1) throw new UsageError("mcp takes at most one DIR");
 	if (values.watch && values["no-watch"]) throw new UsageError("--watch and --no-watch contradict each other");
 	const [dir] = positionals;
 	const budgetTokens = positiveInteger("--budget-tokens", values["budget-tokens"]);
 	const listen = values.http === undefined ? undefined : parseListen(values.http);
 	const origins = (values["allow-origin"] ?? []).map(checkOrigin);
+	const hosts = (values["allow-host"] ?? []).map(checkHost);
 	const token = await readToken(values, io);
+	const drainMs =
+		values["drain-timeout"] === undefined ? DRAIN_MS : wholeNumber("--drain-timeout", values["drain-timeout"]);
+	const instanceId = values["instance-id"];
+	if (!listen && (instanceId !== undefined || values.metrics || values["drain-timeout"] !== undefined || hosts.length))
+		throw new UsageError("--instance-id, --metrics, --drain-timeout and --allow-host need --http");
 	const integrity: IntegrityOptions | undefined = values.verify
 		? await loadIntegrity(lockPath(values, io.cwd, resolve(io.cwd, dir ?? ".")))
 		: undefined;
@@ -111,7 +140,10 @@ export async function run(
 		: await discoverFor(values, dir, io, { announceBounds: !values.check, failOnOrigins });
 	const settings = scanned ?? (await settingsFor(values, dir, io));
 	const startedAt = Date.now();
-	const { createSkillServer, isLoopback, serveHttp, serveSkillsStdio } = await import("../../mcp/index.ts");
+	const { createSkillServer, formatRequestLog, instanceIdProblem, isLoopback, serveHttp, serveSkillsStdio } =
+		await import("../../mcp/index.ts");
+	const idProblem = instanceId === undefined ? undefined : instanceIdProblem(instanceId);
+	if (idProblem) throw new UsageError(`--instance-id: ${idProblem}`);
 	if (listen && !isLoopback(listen.host)) {
 		if (!values["allow-remote"])
 			throw new UsageError(`--http ${values.http}: a non-loopback address needs --allow-remote`);
@@ -120,7 +152,7 @@ export async function run(
 	}
 	const server = await createSkillServer({
 		...settings.discover,
-		...(scanned ? { index: scanned.index } : { watch: true }),
+		...(scanned ? { index: scanned.index, scanMs: scanned.report.timings.totalMs } : { watch: true }),
 		tools: !values["no-tools"],
 		...(budgetTokens ? { budgetTokens } : {}),
 		...(integrity ? { integrity } : {}),
@@ -143,9 +175,16 @@ export async function run(
 			...(token ? { token } : {}),
 			allowRemote: values["allow-remote"],
 			allowedOrigins: origins,
+			allowedHosts: hosts,
+			...(instanceId ? { instanceId } : {}),
+			metrics: values.metrics === true,
+			...(format === "json" ? { onRequest: (line) => given.stderr(`${formatRequestLog(line)}\n`) } : {}),
 		});
-		io.stderr(`skillset mcp: listening on ${serving.url}\n`);
-		await interrupted();
+		io.stderr(`skillset mcp: listening on ${serving.url} as instance ${serving.instanceId}\n`);
+		const signal = await interrupted();
+		io.stderr(`skillset mcp: ${signal}: draining (up to ${drainMs} ms)\n`);
+		const drained = await serving.drain(drainMs);
+		if (drained.cut > 0) io.stderr(`skillset mcp: warning: ${drained.cut} request(s) cut at the drain deadline\n`);
 		await serving.close();
 	} else {
 		// Both protocol eras: the 2025 handshake and 2026-07-28 (with caching hints), as the SDK's serveStdio.
@@ -188,6 +227,14 @@ function checkOrigin(value: string): string {
 	return url.origin;
 }
 
+/** An `--allow-host` value: a bare host name (`skills.example.com`), as the `Host` header names it. */
+function checkHost(value: string): string {
+	const parsed = URL.canParse(`http://${value}`) ? new URL(`http://${value}`) : undefined;
+	if (!parsed || value === "" || parsed.host !== value.toLowerCase() || parsed.port !== "")
+		throw new UsageError(`--allow-host needs a host name such as skills.example.com, not '${printable(value)}'`);
+	return parsed.hostname;
+}
+
 /** Text from a client or the SDK as log lines: control characters (escape sequences) become `?`. */
 function printable(text: string): string {
 	return text.replace(/(?![\n\t])\p{Cc}/gu, "?");
@@ -220,9 +267,31 @@ function positiveInteger(flag: string, value: string | undefined): number | unde
 	return number;
 }
 
-function interrupted(): Promise<void> {
+/** Resolves with the first SIGINT or SIGTERM's name. */
+function interrupted(): Promise<string> {
 	return new Promise((done) => {
-		process.once("SIGINT", () => done());
-		process.once("SIGTERM", () => done());
+		process.once("SIGINT", () => done("SIGINT"));
+		process.once("SIGTERM", () => done("SIGTERM"));
 	});
+}
+
+/** How long a drain waits for requests in flight by default. */
+const DRAIN_MS = 10_000;
+
+function wholeNumber(flag: string, value: string): number {
+	const number = Number(value);
+	if (!/^\d+$/.test(value) || !Number.isSafeInteger(number)) throw new UsageError(`${flag} must be a whole number`);
+	return number;
+}
+
+/** `io` with stderr as JSON lines: each message written becomes one `{time, level, event: "log", message}`. */
+function jsonLogIo(io: CliIo): CliIo {
+	const stderr = (text: string): void => {
+		const bare = text.replace(/\n+$/, "").replace(/^skillset mcp: /, "");
+		if (bare === "") return;
+		const level = /^(warning|error): /.exec(bare)?.[1] ?? "info";
+		const message = bare.replace(/^(info|warning|error): /, "");
+		io.stderr(`${JSON.stringify({ time: new Date().toISOString(), level, event: "log", message })}\n`);
+	};
+	return { ...io, stderr };
 }
