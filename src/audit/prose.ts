@@ -3,6 +3,7 @@
 // ru, ko). Every gap is bounded, so a rule costs at most a constant per character of a bounded unit.
 
 import { isSuspiciousHost, type Report, urlsIn } from "./chars.ts";
+import { AUTHORITY, HARVEST, MANIPULATION } from "./prose-abuse.ts";
 import type { Unit } from "./text.ts";
 
 const G = "[^.!?\\n]{0,40}"; // a short gap inside one sentence
@@ -109,7 +110,9 @@ const RULES: readonly [string, RegExp][] = [
 	["concealment", combine(CONCEAL)],
 	["conversation-exfiltration", combine(EXFIL)],
 	["remote-instructions", combine(REMOTE_INSTRUCTIONS)],
-	["permission-bypass", combine(BYPASS)],
+	["permission-bypass", combine([...BYPASS, ...AUTHORITY])],
+	["secret-harvest", combine(HARVEST)],
+	["output-manipulation", combine(MANIPULATION)],
 ];
 
 /** Phrase rules on one prose, comment or table unit. */
