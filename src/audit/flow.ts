@@ -123,7 +123,8 @@ export function flowHits(units: readonly Unit[], flow: number, skill: SkillFlows
 	for (const source of state.sources) {
 		if (state.sinks.length > 0 && !source.weak) {
 			const sink = state.sinks[0] as Unit;
-			const place = { unit: source.unit, start: source.start, end: source.end };
+			// The whole command is the evidence: the snippet shows the line from the read to its end, as written.
+			const place = { unit: source.unit, start: source.start, end: source.unit.text.length };
 			report({ ...place, rule: "credential-exfiltration", flow: true, evidence: chain(source, sink) });
 		} else skill.sources.push(source);
 	}
