@@ -117,12 +117,41 @@ const RULES: readonly [string, RegExp][] = [
 
 /** Phrase rules on one prose, comment or table unit. */
 export function proseHits(unit: Unit, report: Report): void {
-	for (const [rule, pattern] of RULES) {
-		const match = pattern.exec(unit.text);
-		if (match) report({ rule, unit, start: match.index, end: match.index + match[0].length });
-	}
+	if (hasPhrase(unit.text))
+		for (const [rule, pattern] of RULES) {
+			const match = pattern.exec(unit.text);
+			if (match) report({ rule, unit, start: match.index, end: match.index + match[0].length });
+		}
 	lureHits(unit, report);
 	if (unit.context === "comment") commentHits(unit, report);
+}
+
+// The phrase rules' forms that are not two words in a row: switches and settings written as code, image beacons.
+const NON_PHRASE =
+	/bypassPermissions|dangerously|danger-full|approval_policy|NOPASSWD|Bash\(\*\)|permissions\.allow|!\[/;
+
+/**
+ * Whether a phrase rule could match: every phrase has two words (two letters or more) separated by spaces alone, or
+ * a letter outside ASCII, or one of {@link NON_PHRASE}. A window of dense code (`jq .x ; rm -rf ./b`) has none, and
+ * skipping it keeps a long script line linear with a small constant. One pass over the text.
+ */
+export function hasPhrase(text: string): boolean {
+	let letters = 0;
+	// A word of two letters or more, followed by spaces only so far.
+	let pending = false;
+	for (let i = 0; i < text.length; i++) {
+		const c = text.charCodeAt(i);
+		if ((c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a)) {
+			letters++;
+			continue;
+		}
+		if (c > 0x7f) return true;
+		const word = letters >= 2;
+		if (word && pending) return true;
+		pending = (c === 0x20 || c === 0x09) && (word || (pending && letters === 0));
+		letters = 0;
+	}
+	return (letters >= 2 && pending) || NON_PHRASE.test(text);
 }
 
 /** "Download X from a URL and run it", worse with an archive password or a drop-site host. */
