@@ -6,10 +6,10 @@ import { commandProgram, type ShellCommand } from "../shell/index.ts";
 import type { Unit } from "./text.ts";
 
 /** A variable reference in shell, Python, Node or PowerShell; the name is in one of the groups. */
-export const SECRET_REF =
+export const SECRET_REF: RegExp =
 	/\$\{?([A-Za-z_][A-Za-z0-9_]{1,60})\}?|os\.environ\[["']([A-Za-z0-9_]{1,60})["']\]|os\.(?:environ\.get|getenv)\(\s{0,3}["']([A-Za-z0-9_]{1,60})["']|process\.env\.([A-Za-z0-9_]{1,60})|process\.env\[["']([A-Za-z0-9_]{1,60})["']\]|\$env:([A-Za-z0-9_]{1,60})/g;
 /** Names that hold credentials (`AWS_SECRET_ACCESS_KEY`, `GITHUB_TOKEN`, `OPENAI_API_KEY`, `*_SERVICE_ACCOUNT_KEY`). */
-export const SECRET_NAME =
+export const SECRET_NAME: RegExp =
 	/TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|PRIVATE_?KEY|ACCESS_?KEY|CREDENTIAL|SESSION|COOKIE|SERVICE_ACCOUNT/i;
 
 const ENCODE =
