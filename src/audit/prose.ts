@@ -3,7 +3,7 @@
 // ru, ko). Every gap is bounded, so a rule costs at most a constant per character of a bounded unit.
 
 import { isSuspiciousHost, type Report, urlsIn } from "./chars.ts";
-import { AUTHORITY, HARVEST, MANIPULATION } from "./prose-abuse.ts";
+import { AUTHORITY, HARVEST, HARVEST_GATE, MANIPULATION } from "./prose-abuse.ts";
 import type { Unit } from "./text.ts";
 
 const G = "[^.!?\\n]{0,40}"; // a short gap inside one sentence
@@ -105,20 +105,21 @@ const BYPASS: readonly RegExp[] = [
 	/\b(edit|modify|update|change|add|write|append|set)\b[^.\n]{0,80}(\.claude\/settings[\w.-]{0,20}\.json|\.codex\/config\.toml|\.gemini\/settings\.json|\.cursor\/mcp\.json|permissions\.allow\b|Bash\(\*\))/i,
 	/\b(do not|don't|never|without)\s+(ask|asking|prompt|prompting|request|requesting|wait|waiting)\s+(the\s+user\s+)?(for\s+)?(permission|confirmation|approval|consent)\b/i,
 ];
-const RULES: readonly [string, RegExp][] = [
+const RULES: readonly [string, RegExp, RegExp?][] = [
 	["instruction-override", combine(OVERRIDE)],
 	["concealment", combine(CONCEAL)],
 	["conversation-exfiltration", combine(EXFIL)],
 	["remote-instructions", combine(REMOTE_INSTRUCTIONS)],
 	["permission-bypass", combine([...BYPASS, ...AUTHORITY])],
-	["secret-harvest", combine(HARVEST)],
+	["secret-harvest", combine(HARVEST), HARVEST_GATE],
 	["output-manipulation", combine(MANIPULATION)],
 ];
 
 /** Phrase rules on one prose, comment or table unit. */
 export function proseHits(unit: Unit, report: Report): void {
 	if (hasPhrase(unit.text))
-		for (const [rule, pattern] of RULES) {
+		for (const [rule, pattern, gate] of RULES) {
+			if (gate && !gate.test(unit.text)) continue;
 			const match = pattern.exec(unit.text);
 			if (match) report({ rule, unit, start: match.index, end: match.index + match[0].length });
 		}
