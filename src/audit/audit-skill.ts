@@ -3,6 +3,7 @@ import type { SkillProperties } from "../skill/index.ts";
 import { blobHits, type Hit, secretHits, unicodeHits, urlHits } from "./chars.ts";
 import { type ArchiveEntry, type AuditLimits, DEFAULT_AUDIT_LIMITS, type PackageFile, readPackage } from "./files.ts";
 import { flowHits, type SkillFlows } from "./flow.ts";
+import { lookalikeHits } from "./lookalike.ts";
 import { proseHits } from "./prose.ts";
 import { AUDIT_RULES, type AuditConfidence, type AuditContext, type AuditRule, type AuditSeverity } from "./rules.ts";
 import { type Unit, unitsOf } from "./text.ts";
@@ -21,8 +22,10 @@ export interface AuditFinding {
 	line?: number;
 	column?: number;
 	snippet: string;
-	/** Occurrences of this rule in this file (the finding shows the most severe one). */
+	/** Lines of this file where the rule matched (the finding shows the most severe one); a line counts once. */
 	count: number;
+	/** How a chain was found (what was read and where it is sent), when the rule follows one; not file text. */
+	detail?: string;
 	/** Where the shown occurrence sits, which set its severity. */
 	context: AuditContext;
 	why: string;
@@ -99,6 +102,7 @@ function textHits(units: readonly Unit[], skill: SkillFlows, report: (hit: Hit) 
 		urlHits(unit, report);
 		secretHits(unit, report);
 		blobHits(unit, report);
+		lookalikeHits(unit, report);
 		if (unit.context !== "step" && unit.context !== "example") proseHits(unit, report);
 		const flow = flows.get(unit.flow);
 		if (flow) flow.push(unit);
@@ -239,22 +243,29 @@ function quoted(before: string): boolean {
 	return doubles % 2 === 1 || before.lastIndexOf("“") > before.lastIndexOf("”");
 }
 
-/** Groups hits per rule and file: the most severe occurrence is shown, the others counted. */
+/** Groups hits per rule and file: the most severe occurrence is shown, the lines it matched on counted once each. */
 function group(hits: readonly Hit[], target: AuditTarget, shown: string): AuditFinding[] {
 	const groups = new Map<string, AuditFinding>();
+	const lines = new Map<string, Set<number>>();
 	for (const hit of hits) {
 		const info = RULE_INFO.get(hit.rule);
 		if (!info) continue;
 		const key = `${hit.rule}\u0000${hit.unit.file}`;
 		const current = groups.get(key);
+		// One line is one occurrence, however many units (prose, inline code, a decoded copy) it was read as.
+		const seen = lines.get(key) ?? new Set<number>();
+		lines.set(key, seen);
+		const line = hit.unit.line > 0 ? hit.unit.line : -seen.size - 1;
+		seen.add(line);
 		if (current) {
-			current.count++;
+			current.count = seen.size;
 			// Placement only lowers a hit's own severity: one that cannot beat the group is just counted.
 			if (RANK[hit.severity ?? info.severity] >= RANK[current.severity]) continue;
 		}
 		const { severity, confidence } = placed(hit);
 		if (current && RANK[severity] >= RANK[current.severity]) continue;
 		const unit = hit.unit;
+		const detail = hit.evidence !== undefined && !SHOWN_EVIDENCE.has(hit.rule) ? hit.evidence : undefined;
 		groups.set(key, {
 			rule: hit.rule,
 			severity,
@@ -264,7 +275,8 @@ function group(hits: readonly Hit[], target: AuditTarget, shown: string): AuditF
 			file: join(shown, unit.file),
 			...(unit.line > 0 ? { line: unit.line, column: unit.column + hit.start } : {}),
 			snippet: snippet(hit),
-			count: current?.count ?? 1,
+			count: seen.size,
+			...(detail !== undefined && unit.context !== "package" ? { detail } : {}),
 			context: unit.context,
 			why: info.why,
 		});
@@ -273,14 +285,20 @@ function group(hits: readonly Hit[], target: AuditTarget, shown: string): AuditF
 }
 
 const CONTEXT = 40;
+/** Rules whose evidence is the matched text made visible (decoded tag characters); others keep it as a detail. */
+const SHOWN_EVIDENCE = new Set(["unicode-tag-chars"]);
 
-/** The matched text with a little context on each side, invisible characters shown as code points. */
+/**
+ * The text of the file around the match (a little context on each side), invisible characters shown as code points.
+ * It is always text of the file: what a chain was found from goes to the finding's `detail`.
+ */
 function snippet(hit: Hit): string {
 	const text = hit.unit.text;
 	if (hit.unit.context === "package") return visible(hit.evidence ?? text);
 	const from = Math.max(0, hit.start - CONTEXT);
 	const to = Math.min(text.length, hit.end + CONTEXT);
-	const matched = hit.evidence ?? text.slice(hit.start, Math.min(hit.end, hit.start + 200));
+	const shown = hit.evidence !== undefined && SHOWN_EVIDENCE.has(hit.rule) ? hit.evidence : undefined;
+	const matched = shown ?? text.slice(hit.start, Math.min(hit.end, hit.start + 200));
 	const before = text.slice(from, hit.start).trimStart();
 	const after = text.slice(hit.end, to).trimEnd();
 	return `${from > 0 ? "…" : ""}${visible(before)}${visible(matched)}${visible(after)}${to < text.length ? "…" : ""}`.trim();

@@ -239,36 +239,36 @@ const MIN_BLOB = 200;
 const seen = new Float64Array(128);
 let blobRun = 0;
 
-/** Runs of at least 200 base64 characters (four or more distinct) or hex digits, found in one pass. */
+/** Runs of at least 200 base64 characters (four or more distinct) or hex digits: run ends first, then each long run. */
 export function blobHits(unit: Unit, report: Report): void {
 	const text = unit.text;
 	if (text.length < MIN_BLOB) return;
-	let run = ++blobRun;
 	let start = 0;
+	for (let i = 0; i <= text.length; i++) {
+		const c = i < text.length ? text.charCodeAt(i) : 0;
+		if (c < 128 && BASE64[c] === 1) continue;
+		if (i - start >= MIN_BLOB && mixed(text, start, i) && !isDataUri(text, start))
+			report({ rule: "encoded-blob", unit, start, end: i });
+		start = i + 1;
+	}
+}
+
+/** A real blob mixes characters: a run of one repeated letter is not one, and hex needs digits and letters. */
+function mixed(text: string, start: number, end: number): boolean {
+	const run = ++blobRun;
 	let hexOnly = true;
 	let digits = 0;
 	let distinct = 0;
-	for (let i = 0; i <= text.length; i++) {
-		const c = i < text.length ? text.charCodeAt(i) : 0;
-		if (c < 128 && BASE64[c] === 1) {
-			if (!((c >= 0x30 && c <= 0x39) || (c >= 0x61 && c <= 0x66) || (c >= 0x41 && c <= 0x46))) hexOnly = false;
-			if (c >= 0x30 && c <= 0x39) digits++;
-			if (seen[c] !== run) {
-				seen[c] = run;
-				distinct++;
-			}
-			continue;
+	for (let i = start; i < end; i++) {
+		const c = text.charCodeAt(i);
+		if (!((c >= 0x30 && c <= 0x39) || (c >= 0x61 && c <= 0x66) || (c >= 0x41 && c <= 0x46))) hexOnly = false;
+		if (c >= 0x30 && c <= 0x39) digits++;
+		if (seen[c] !== run) {
+			seen[c] = run;
+			distinct++;
 		}
-		const length = i - start;
-		// A real blob mixes characters; a run of one repeated letter is not one, and hex needs digits and letters.
-		const mixed = hexOnly ? digits > 0 && digits < length : distinct >= 4;
-		if (length >= MIN_BLOB && mixed && !isDataUri(text, start)) report({ rule: "encoded-blob", unit, start, end: i });
-		start = i + 1;
-		run = ++blobRun;
-		hexOnly = true;
-		digits = 0;
-		distinct = 0;
 	}
+	return hexOnly ? digits > 0 && digits < end - start : distinct >= 4;
 }
 
 function isDataUri(text: string, at: number): boolean {

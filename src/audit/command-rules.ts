@@ -23,6 +23,15 @@ const WIDE_TARGET = new RegExp(
 	`^(\\/|\\/\\*|\\/\\.\\*?|~|~\\/|~\\/\\*|~\\/\\.\\*|\\$HOME|\\$\\{HOME\\}|\\$HOME\\/\\*?|\\$\\{HOME\\}\\/\\*?|\\*|\\.\\/?\\*|\\.|\\.\\/|\\.\\.|\\.\\.\\/|\\.\\.\\/\\*|\\.\\.\\/\\.\\.\\/?\\*?|\\/(${SYSTEM_DIRS})\\/?\\*?|[A-Za-z]:\\\\?\\*?|\\$env:USERPROFILE\\\\?|%USERPROFILE%\\\\?)$`,
 );
 
+const SCRATCH = /^(\/tmp|\/var\/tmp|\/dev\/shm|\$\{?TMPDIR\b|\$\{?TMP\b|\$\{?TEMP\b|%TEMP%)([/\\]|$)/;
+
+/** An absolute or home path that is not scratch space: deleting it reaches beyond the working folder. */
+export function isOutsideWork(word: string): boolean {
+	const w = word.trim();
+	if (SCRATCH.test(w) || w === "/dev/null") return false;
+	return /^(\/[\w.]|~\/[\w.]|\$HOME\/|\$\{HOME\}\/|[A-Za-z]:\\)/.test(w);
+}
+
 /** True for a path whose deletion or opening up hurts the whole system, a home folder or the whole project. */
 export function isWideTarget(word: string): boolean {
 	return WIDE_TARGET.test(word.trim());
@@ -59,12 +68,15 @@ export function commandHits(unit: Unit, command: ShellCommand, report: Report): 
 	const hit = (rule: string, severity?: "P0" | "P1" | "P2"): void =>
 		report({ rule, unit, ...spanOf(unit, command), severity });
 	// sudo asks the user for a password; it is worth knowing, not a reason to block on its own.
-	if (words[0] === "sudo" || words[0] === "doas" || program === "su") hit("system-changes", "P2");
+	// In a script the agent runs it unattended: it needs the user's approval (P1).
+	if (words[0] === "sudo" || words[0] === "doas" || program === "su")
+		hit("system-changes", unit.context === "script" ? "P1" : "P2");
 	switch (program) {
 		case "rm":
 			if (hasFlag(args, "r", "--recursive") || hasFlag(args, "R", "--recursive")) {
 				if (args.some((a) => !a.startsWith("-") && isWideTarget(a)) || args.includes("--no-preserve-root"))
 					hit("destructive-command");
+				else if (args.some((a) => !a.startsWith("-") && isOutsideWork(a))) hit("destructive-command", "P1");
 			}
 			break;
 		case "chmod":
@@ -166,6 +178,7 @@ function permissionHits(program: string, args: readonly string[], hit: (rule: st
 	if (program === "chmod" && /^[0-7]?[2367][0-7][2367]$|^[0-7]?[0-7]{2}7$|(^|,)(a|o|ugo)\+[rwx]{0,2}w/.test(mode)) {
 		if (wide || (recursive && targets.some((t) => t.startsWith("/") || t.startsWith("~") || t.startsWith("$HOME"))))
 			hit("wide-permissions");
+		else if (targets.some((t) => isOutsideWork(t))) hit("wide-permissions", "P1");
 	} else if (program === "chmod" && /^[0-7]?[4-7][0-7]{3}$|\+s|u\+s|g\+s/.test(mode)) hit("system-changes");
 	else if (program === "chown" && recursive && wide) hit("wide-permissions");
 }
@@ -221,6 +234,12 @@ function persistenceWrites(
 			return;
 		}
 	}
+	if (targets.some((t) => isSystemFile(t))) hit("system-changes", "P1");
+}
+
+/** A system configuration file (`/etc/hosts`, `/etc/resolv.conf`): writing it changes the machine for every user. */
+export function isSystemFile(path: string): boolean {
+	return /^\/etc\/[\w.-]/.test(path.trim());
 }
 
 const PYPI_HOSTS = /^(pypi\.org|files\.pythonhosted\.org|download\.pytorch\.org|pypi\.python\.org)$/;

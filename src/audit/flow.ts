@@ -5,6 +5,8 @@
 import { baseName, commandProgram, commandProgramIndex, type ShellCommand } from "../shell/index.ts";
 import { isSuspiciousHost, type Report, urlsIn } from "./chars.ts";
 import { commandHits, spanOf } from "./command-rules.ts";
+import { type EncodedSecret, encodedSecrets, SECRET_NAME, SECRET_REF } from "./encoded-secrets.ts";
+import { vendorInstaller } from "./installers.ts";
 import { dependencyHits, type LineState, textHits } from "./lines.ts";
 import type { Unit } from "./text.ts";
 import { unitCommands } from "./unit-commands.ts";
@@ -76,9 +78,6 @@ const CREDENTIAL_HINT =
 const DOTENV = /(^|[\s"'`/=(])\.env(\.local|\.production)?(?![\w.-])/;
 const NET_CALL =
 	/\brequests\.(get|post|put|patch|request)\b|\bhttpx\.(get|post|put|AsyncClient|Client)\b|\burllib\.request\b|\burlopen\(|\bfetch\(|\baxios\b|\bhttps?\.request\(|\bhttps?\.get\(|\.connect\(\s{0,3}\(|\bsmtplib\b|Invoke-(WebRequest|RestMethod)|New-Object\s{1,5}(System\.)?Net\.WebClient|\bWebClient\b|\bsocket\.create_connection\b/;
-const SECRET_REF =
-	/\$\{?([A-Za-z_][A-Za-z0-9_]{1,60})\}?|os\.environ\[["']([A-Za-z0-9_]{1,60})["']\]|os\.(?:environ\.get|getenv)\(\s{0,3}["']([A-Za-z0-9_]{1,60})["']|process\.env\.([A-Za-z0-9_]{1,60})|process\.env\[["']([A-Za-z0-9_]{1,60})["']\]|\$env:([A-Za-z0-9_]{1,60})/g;
-const SECRET_NAME = /TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|PRIVATE_?KEY|ACCESS_?KEY|CREDENTIAL|SESSION|COOKIE/i;
 const SERVICES: readonly [RegExp, RegExp][] = [
 	[/^(GITHUB|GH)_/i, /(^|\.)github(usercontent)?\.com$|^ghcr\.io$/],
 	[/^NPM_/i, /(^|\.)npmjs\.(org|com)$/],
@@ -103,6 +102,7 @@ interface FlowState extends LineState {
 	sources: SkillFlows["sources"];
 	sinks: Unit[];
 	tainted: Map<string, string>;
+	encoded: EncodedSecret[];
 }
 
 /** Runs the code rules on the units of one flow (in order) and records what the skill-wide rules need. */
@@ -117,17 +117,31 @@ export function flowHits(units: readonly Unit[], flow: number, skill: SkillFlows
 		decoded: undefined,
 		hidden: [],
 		tainted: new Map(),
+		encoded: [],
 	};
 	for (const unit of units) unitHits(unit, state, report);
 	for (const source of state.sources) {
 		if (state.sinks.length > 0 && !source.weak) {
 			const sink = state.sinks[0] as Unit;
-			const place = { unit: source.unit, start: source.start, end: source.end };
+			// The whole command is the evidence: the snippet shows the line from the read to its end, as written.
+			const place = { unit: source.unit, start: source.start, end: source.unit.text.length };
 			report({ ...place, rule: "credential-exfiltration", flow: true, evidence: chain(source, sink) });
 		} else skill.sources.push(source);
 	}
 	for (const hidden of state.hidden) {
 		report({ rule: "obfuscated-endpoint", ...hidden, severity: state.sinks.length > 0 ? "P0" : "P1", flow: true });
+	}
+	for (const secret of state.encoded.slice(0, 1)) {
+		const sent = secret.sent || state.sinks.length > 0;
+		const severity = secret.named ? (sent ? "P0" : secret.unit.context === "script" ? "P1" : "P2") : "P1";
+		report({
+			rule: "secret-exfiltration",
+			unit: secret.unit,
+			start: secret.start,
+			end: secret.end,
+			severity,
+			flow: true,
+		});
 	}
 	skill.sinks.push(...state.sinks.map((unit) => ({ unit, flow })));
 }
@@ -162,6 +176,7 @@ function unitHits(unit: Unit, state: FlowState, report: Report): void {
 		return;
 	}
 	textHits(unit, state, report);
+	if (state.encoded.length === 0) state.encoded.push(...encodedSecrets(unit, commands, state.tainted));
 	if (sink || NET_CALL.test(text)) {
 		state.sinks.push(unit);
 		secretHits(unit, commands, state, report);
@@ -222,12 +237,12 @@ function downloadHits(
 	const span = () => spanOf(unit, command);
 	if (FETCHERS.has(program)) {
 		if (command.next === "|" && next && INTERPRETERS.has(commandProgram(next)))
-			report({ rule: "remote-to-interpreter", unit, ...span() });
+			report({ rule: "remote-to-interpreter", unit, ...span(), severity: installerSeverity(args) });
 		for (const file of downloadedFiles(program, args))
 			state.downloads.set(file, { unit, archive: /\.(zip|tar|tgz|gz|rar|7z|dmg|pkg)$/i.test(file) });
 	}
 	if (substituted && (INTERPRETERS.has(program) || program === "eval" || at > 0))
-		report({ rule: "remote-to-interpreter", unit, ...span() });
+		report({ rule: "remote-to-interpreter", unit, ...span(), severity: installerSeverity(args) });
 	if (program === "chmod")
 		for (const a of args) if (state.downloads.has(baseName(a))) state.executable.add(baseName(a));
 	if (EXTRACTORS.has(program)) {
@@ -239,6 +254,12 @@ function downloadHits(
 	const runs = runsDownloaded(words[at] ?? "", program, args, state);
 	if (runs) report({ rule: "download-execute", unit, ...span(), flow: true, evidence: runs });
 	return NETWORK.has(program);
+}
+
+/** P1 when every URL the command fetches is a reviewed vendor installer (see installers.ts); P0 otherwise. */
+function installerSeverity(args: readonly string[]): "P1" | undefined {
+	const urls = args.flatMap((a) => a.match(/https?:\/\/[^\s"'`)|;&]+/g) ?? []);
+	return urls.length > 0 && urls.every((url) => vendorInstaller(url) !== undefined) ? "P1" : undefined;
 }
 
 function downloadedFiles(program: string, args: readonly string[]): string[] {

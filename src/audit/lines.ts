@@ -3,7 +3,7 @@
 // dependency manifests. Every pattern is bounded.
 
 import type { Report } from "./chars.ts";
-import { persistenceTarget } from "./command-rules.ts";
+import { isSystemFile, persistenceTarget } from "./command-rules.ts";
 import { isTyposquat } from "./packages.ts";
 import type { Unit } from "./text.ts";
 
@@ -54,6 +54,10 @@ export function textHits(unit: Unit, state: LineState, report: Report): void {
 			const severity = persistenceTarget(literal.value.replace(/^~|^\$HOME/, "~"));
 			if (severity) {
 				report({ rule: "persistence", unit, start: literal.start, end: literal.end, severity });
+				break;
+			}
+			if (isSystemFile(literal.value)) {
+				report({ rule: "system-changes", unit, start: literal.start, end: literal.end, severity: "P1" });
 				break;
 			}
 		}

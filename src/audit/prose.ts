@@ -3,6 +3,7 @@
 // ru, ko). Every gap is bounded, so a rule costs at most a constant per character of a bounded unit.
 
 import { isSuspiciousHost, type Report, urlsIn } from "./chars.ts";
+import { AUTHORITY, HARVEST, HARVEST_GATE, MANIPULATION } from "./prose-abuse.ts";
 import type { Unit } from "./text.ts";
 
 const G = "[^.!?\\n]{0,40}"; // a short gap inside one sentence
@@ -104,22 +105,54 @@ const BYPASS: readonly RegExp[] = [
 	/\b(edit|modify|update|change|add|write|append|set)\b[^.\n]{0,80}(\.claude\/settings[\w.-]{0,20}\.json|\.codex\/config\.toml|\.gemini\/settings\.json|\.cursor\/mcp\.json|permissions\.allow\b|Bash\(\*\))/i,
 	/\b(do not|don't|never|without)\s+(ask|asking|prompt|prompting|request|requesting|wait|waiting)\s+(the\s+user\s+)?(for\s+)?(permission|confirmation|approval|consent)\b/i,
 ];
-const RULES: readonly [string, RegExp][] = [
+const RULES: readonly [string, RegExp, RegExp?][] = [
 	["instruction-override", combine(OVERRIDE)],
 	["concealment", combine(CONCEAL)],
 	["conversation-exfiltration", combine(EXFIL)],
 	["remote-instructions", combine(REMOTE_INSTRUCTIONS)],
-	["permission-bypass", combine(BYPASS)],
+	["permission-bypass", combine([...BYPASS, ...AUTHORITY])],
+	["secret-harvest", combine(HARVEST), HARVEST_GATE],
+	["output-manipulation", combine(MANIPULATION)],
 ];
 
 /** Phrase rules on one prose, comment or table unit. */
 export function proseHits(unit: Unit, report: Report): void {
-	for (const [rule, pattern] of RULES) {
-		const match = pattern.exec(unit.text);
-		if (match) report({ rule, unit, start: match.index, end: match.index + match[0].length });
-	}
+	if (hasPhrase(unit.text))
+		for (const [rule, pattern, gate] of RULES) {
+			if (gate && !gate.test(unit.text)) continue;
+			const match = pattern.exec(unit.text);
+			if (match) report({ rule, unit, start: match.index, end: match.index + match[0].length });
+		}
 	lureHits(unit, report);
 	if (unit.context === "comment") commentHits(unit, report);
+}
+
+// The phrase rules' forms that are not two words in a row: switches and settings written as code, image beacons.
+const NON_PHRASE =
+	/bypassPermissions|dangerously|danger-full|approval_policy|NOPASSWD|Bash\(\*\)|permissions\.allow|!\[/;
+
+/**
+ * Whether a phrase rule could match: every phrase has two words (two letters or more) separated by spaces alone, or
+ * a letter outside ASCII, or one of {@link NON_PHRASE}. A window of dense code (`jq .x ; rm -rf ./b`) has none, and
+ * skipping it keeps a long script line linear with a small constant. One pass over the text.
+ */
+export function hasPhrase(text: string): boolean {
+	let letters = 0;
+	// A word of two letters or more, followed by spaces only so far.
+	let pending = false;
+	for (let i = 0; i < text.length; i++) {
+		const c = text.charCodeAt(i);
+		if ((c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a)) {
+			letters++;
+			continue;
+		}
+		if (c > 0x7f) return true;
+		const word = letters >= 2;
+		if (word && pending) return true;
+		pending = (c === 0x20 || c === 0x09) && (word || (pending && letters === 0));
+		letters = 0;
+	}
+	return (letters >= 2 && pending) || NON_PHRASE.test(text);
 }
 
 /** "Download X from a URL and run it", worse with an archive password or a drop-site host. */

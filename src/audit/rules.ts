@@ -118,6 +118,24 @@ export const AUDIT_RULES: readonly AuditRule[] = [
 		"A token from the environment placed in a request, header, query or DNS name leaves with the request.",
 	),
 	rule(
+		"secret-harvest",
+		"P0",
+		"Instruction to collect secrets",
+		"Prose telling the agent to gather .env files, keys or browser profiles into answers or requests (any language).",
+	),
+	rule(
+		"output-manipulation",
+		"P1",
+		"Instruction to fake results",
+		"Tests edited until they pass, failures hidden or success reported whatever happened deceive the user.",
+	),
+	rule(
+		"lookalike-name",
+		"P0",
+		"Look-alike name or host",
+		"Letters of two scripts in one name (Cyrillic а in a Latin host) imitate a trusted name; P1 in prose and for punycode.",
+	),
+	rule(
 		"sensitive-read",
 		"P1",
 		"Credentials or environment read",

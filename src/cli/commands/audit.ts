@@ -142,6 +142,7 @@ export function render(data: AuditResult, style: Style): string {
 			`${place}  ${severity}  ${style.bold(f.rule)}${count}  ${f.title} (${f.skill}, ${f.confidence} confidence)`,
 			`    ${style.dim(f.snippet)}`,
 		);
+		if (f.detail) lines.push(`    ${style.dim(f.detail)}`);
 	}
 	const clean = data.skills.filter((s) => s.verdict === "clean").length;
 	const unread = data.findings.filter((f) => f.rule === "not-inspected" || f.rule === "not-walked").length;

@@ -1,0 +1,68 @@
+// The documented installers of well-known tools. Their `curl … | sh` one-liners appear in the tools' own manuals, so
+// a skill that shows one is asking for something users do every day: that needs the user's approval (P1), not a
+// refusal. The same command with any other host, or another path on a shared host, stays P0. Each row is reviewed:
+// the host belongs to the tool's maintainers, serves only that installer, and is the one their install page names.
+
+/** One reviewed installer: where it is served from and why that place is trusted as much as the tool itself. */
+export interface VendorInstaller {
+	/** The exact host (lower case). */
+	host: string;
+	/** The path the URL must start with, when the host also serves other things (a shared host such as GitHub's). */
+	path?: string;
+	tool: string;
+	reason: string;
+}
+
+/** The reviewed table; keep it short, and give every row its reason. */
+export const VENDOR_INSTALLERS: readonly VendorInstaller[] = [
+	{ host: "bun.sh", path: "/install", tool: "Bun", reason: "bun.sh is Bun's own site; bun.sh/docs/installation" },
+	{
+		host: "raw.githubusercontent.com",
+		path: "/Homebrew/install/",
+		tool: "Homebrew",
+		reason: "the Homebrew organisation's install repository, the one-liner on brew.sh",
+	},
+	{ host: "sh.rustup.rs", tool: "rustup", reason: "the Rust project's installer host, named on rustup.rs" },
+	{ host: "deno.land", path: "/install", tool: "Deno", reason: "deno.land is Deno's own site; docs.deno.com install" },
+	{
+		host: "raw.githubusercontent.com",
+		path: "/nvm-sh/nvm/",
+		tool: "nvm",
+		reason: "the nvm-sh organisation's repository, the install line of its README",
+	},
+	{ host: "astral.sh", path: "/uv/", tool: "uv", reason: "astral.sh is Astral's site; docs.astral.sh/uv install" },
+	{
+		host: "astral.sh",
+		path: "/ruff/",
+		tool: "ruff",
+		reason: "astral.sh is Astral's site; docs.astral.sh/ruff install",
+	},
+	{ host: "get.docker.com", tool: "Docker", reason: "Docker's convenience script, docs.docker.com/engine/install" },
+	{
+		host: "install.python-poetry.org",
+		tool: "Poetry",
+		reason: "the Poetry project's installer host, python-poetry.org/docs",
+	},
+	{ host: "get.pnpm.io", path: "/install.sh", tool: "pnpm", reason: "pnpm's installer host, pnpm.io/installation" },
+	{ host: "claude.ai", path: "/install.sh", tool: "Claude Code", reason: "Anthropic's native Claude Code installer" },
+	{
+		host: "ollama.com",
+		path: "/install.sh",
+		tool: "Ollama",
+		reason: "ollama.com is Ollama's own site; its Linux install",
+	},
+	{ host: "get.volta.sh", tool: "Volta", reason: "Volta's installer host, docs.volta.sh" },
+	{ host: "pyenv.run", tool: "pyenv", reason: "the pyenv-installer host named in pyenv's README" },
+	{ host: "mise.run", tool: "mise", reason: "mise's installer host, mise.jdx.dev/installing-mise" },
+	{ host: "get.sdkman.io", tool: "SDKMAN!", reason: "SDKMAN!'s installer host, sdkman.io/install" },
+	{ host: "install.determinate.systems", path: "/nix", tool: "Nix", reason: "the Determinate Nix installer" },
+];
+
+/** The reviewed installer a URL is, or undefined: exact host, `https` only, and the row's path prefix. */
+export function vendorInstaller(url: string): VendorInstaller | undefined {
+	const match = /^https:\/\/([^/?#:@]+)(\/[^?#]*)?/i.exec(url.trim());
+	if (!match) return undefined;
+	const host = (match[1] ?? "").toLowerCase();
+	const path = match[2] ?? "/";
+	return VENDOR_INSTALLERS.find((row) => row.host === host && (row.path === undefined || path.startsWith(row.path)));
+}
