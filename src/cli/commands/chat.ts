@@ -9,6 +9,7 @@ import {
 	createAgent,
 	createOpenAIClient,
 	type McpServerSpec,
+	type Refusal,
 	type SavedConversation,
 } from "../../agent/index.ts";
 import { defaultTrustFile } from "../../policy/index.ts";
@@ -16,7 +17,7 @@ import { type McpServerSetting, ORIGIN_LABEL, splitCommandLine } from "../../set
 import { SkillsetError } from "../../skill/index.ts";
 import { ChatRepl } from "../chat-repl.ts";
 import { type DiscoveryFlagValues, discoveryFlags, discoveryUsage, settingsFor } from "../discovery-flags.ts";
-import { type CliIo, type CommandResult, createStyle, type Style, UsageError } from "../io.ts";
+import { type CliIo, type CommandResult, createStyle, type Rendered, type Style, UsageError } from "../io.ts";
 import { loadIntegrity, lockPath, sessionFlags, sessionUsage } from "../session-flags.ts";
 import { terminalSafe } from "../terminal-text.ts";
 
@@ -41,6 +42,7 @@ export const options: NonNullable<ParseArgsConfig["options"]> = {
 	resume: { type: "string" },
 	mcp: { type: "string", multiple: true },
 	json: { type: "boolean", default: false },
+	"fail-on-refusal": { type: "boolean", default: false },
 };
 
 /** Shown with --help and after a usage error. */
@@ -76,12 +78,15 @@ Agent options:
                              (~/.agents/skills); every new skill is asked about (or --yes)
   --events FILE              append every event to FILE as JSON lines
   --resume FILE              continue a conversation saved with /save
-  --json                     with -p: print {status, text, toolCalls} as JSON instead of the answer
+  --json                     with -p: print {status, text, toolCalls, refusals} as JSON instead of the answer
+  --fail-on-refusal          with -p: exit 1 when any call was refused (the answer is still printed)
   --mcp [NAME=]SERVER        an MCP server whose tools join as deferred tools: a command line (stdio) or an
                              http(s) URL (Streamable HTTP), e.g. --mcp 'files=npx -y some-mcp-server .' (repeatable);
                              if it declares the skills extension its skills join too, as origin mcp:NAME
 
-Exit status: 0 done, 1 the task was refused or failed (-p), 2 usage error.`;
+With -p the model's final answer goes to stdout and each refused call to stderr (tool, target, rule).
+Exit status: 0 done (refused calls included), 1 the model failed, the turn hit a limit, the $name invocation was
+refused, or --fail-on-refusal and a call was refused (-p), 2 usage error.`;
 
 type ChatValues = DiscoveryFlagValues & {
 	verify?: boolean;
@@ -103,6 +108,7 @@ type ChatValues = DiscoveryFlagValues & {
 	resume?: string;
 	mcp?: string[];
 	json?: boolean;
+	"fail-on-refusal"?: boolean;
 };
 
 /** What `chat -p` returns (and `--json` would print). */
@@ -110,6 +116,8 @@ export interface ChatData {
 	status: string;
 	text: string;
 	toolCalls: number;
+	/** The calls the permission gate refused: tool, target (command, path or name) and rule. */
+	refusals: Refusal[];
 	error?: string;
 }
 
@@ -121,6 +129,8 @@ export async function run(
 ): Promise<CommandResult<ChatData | null>> {
 	if (positionals.length > 1) throw new UsageError("chat takes at most one DIR");
 	if (values.json && values.prompt === undefined) throw new UsageError("--json needs -p: the REPL prints as it goes");
+	if (values["fail-on-refusal"] && values.prompt === undefined)
+		throw new UsageError("--fail-on-refusal needs -p: the REPL has no exit status per task");
 	const terminal = values.prompt === undefined && io.isTTY && process.stdin.isTTY === true;
 	const style = createStyle({ env: io.env, isTTY: io.isTTY });
 	// The REPL opens stdin, so it starts only once the agent is ready (a bad option must not leave stdin open).
@@ -133,8 +143,12 @@ export async function run(
 		io.stderr(
 			`${style.yellow("warning:")} MCP server ${problem.server} is not available: ${terminalSafe(problem.message)}\n`,
 		);
+	if (repl && !terminal && values.yes !== true)
+		io.stderr(
+			`${style.yellow("note:")} input is not a terminal, so no one can answer a question: writes, shell commands and other calls that need approval are denied (--yes answers them)\n`,
+		);
 	try {
-		return await runAgent(agent, repl, values.prompt, io, style, values["no-network"] === true);
+		return await runAgent(agent, repl, values, io, style);
 	} finally {
 		await agent.close();
 	}
@@ -143,11 +157,11 @@ export async function run(
 async function runAgent(
 	agent: Agent,
 	repl: ChatRepl | undefined,
-	prompt: string | undefined,
+	values: ChatValues,
 	io: CliIo,
 	style: Style,
-	noNetwork: boolean,
 ): Promise<CommandResult<ChatData | null>> {
+	const noNetwork = values["no-network"] === true;
 	if (!agent.sandboxed)
 		io.stderr(
 			`${style.yellow("warning:")} no OS sandbox (${agent.sandboxProblem}): every shell command needs approval${noNetwork ? "; --no-network can only deny the commands known to use the network" : ""}\n`,
@@ -156,14 +170,31 @@ async function runAgent(
 		await repl.run(agent);
 		return { exitCode: 0, data: null };
 	}
-	const result = await agent.send(prompt as string);
-	if (result.status !== "done") {
-		const why = result.error ?? (result.text || "a call was refused");
+	const result = await agent.send(values.prompt as string);
+	// The model finished when it answered, refused calls or not; only then is its answer the output.
+	const answered = result.status === "done" || (result.status === "refused" && result.refusals.length > 0);
+	if (!answered) {
+		const why = result.error ? `${result.error}${keyHint(values, io)}` : result.text || "no answer";
 		io.stderr(`skillset: the task ${result.status === "refused" ? "was refused" : "failed"}: ${terminalSafe(why)}\n`);
 	}
-	const data: ChatData = { status: result.status, text: result.text, toolCalls: result.toolCalls };
-	if (result.error) data.error = result.error;
-	return { exitCode: result.status === "done" ? 0 : 1, data };
+	const data: ChatData = { ...result, refusals: result.refusals.map((refusal) => ({ ...refusal })) };
+	if (result.error) data.error = `${result.error}${keyHint(values, io)}`;
+	// A refused `$name`: its message is the error, not an answer.
+	if (!answered && result.status === "refused") Object.assign(data, { text: "", error: result.text });
+	const failed = !answered || (values["fail-on-refusal"] === true && result.refusals.length > 0);
+	return { exitCode: failed ? 1 : 0, data };
+}
+
+/** When no key was set: which variable was read, and (with no endpoint given) how to name a local server. */
+function keyHint(values: ChatValues, io: CliIo): string {
+	const name = values["api-key-env"] ?? "OPENAI_API_KEY";
+	if (io.env[name]) return "";
+	const variable =
+		name === "OPENAI_API_KEY"
+			? "OPENAI_API_KEY is not set (--api-key-env NAME reads another)"
+			: `${name} (--api-key-env) is not set`;
+	const endpoint = values["base-url"] ?? io.env.OPENAI_BASE_URL;
+	return `; no API key was sent: ${variable}${endpoint ? "" : "; for a local server give --base-url URL"}`;
 }
 
 async function agentFor(
@@ -195,6 +226,12 @@ async function agentFor(
 	const keyName = values["api-key-env"] ?? "OPENAI_API_KEY";
 	const apiKey = io.env[keyName];
 	const { name, baseURL } = settings.model;
+	if (baseURL !== undefined && !/^https?:\/\/[^/]/i.test(baseURL)) {
+		const source = values["base-url"] !== undefined ? "--base-url" : "OPENAI_BASE_URL";
+		throw new UsageError(
+			`${source} must be an http:// or https:// URL such as http://127.0.0.1:11434/v1, not '${terminalSafe(baseURL)}'`,
+		);
+	}
 	const model = createOpenAIClient({
 		model: name,
 		apiKey: apiKey ?? "not-needed",
@@ -314,10 +351,18 @@ function positiveInteger(value: string | undefined, flag: string): number | unde
 	return number;
 }
 
-/** The final answer of -p (made safe for a terminal); the REPL has printed everything already. */
-export function render(data: ChatData | null, _style: Style): string {
-	if (data?.status !== "done" || !data.text) return "";
+/**
+ * The final answer of -p on stdout (made safe for a terminal) and each refused call on stderr; the REPL has
+ * printed everything already.
+ */
+export function render(data: ChatData | null, style: Style): Rendered {
+	if (data === null) return { stdout: "", stderr: "" };
+	const refused = data.refusals.map(
+		(r) => `${style.yellow("refused:")} ${r.tool}${r.target ? ` ${terminalSafe(r.target)}` : ""} (rule ${r.rule})\n`,
+	);
+	if (!data.text || data.status === "failed" || data.status === "cancelled")
+		return { stdout: "", stderr: refused.join("") };
 	// The model's text, with control characters and escape sequences made visible.
 	const text = terminalSafe(data.text);
-	return text.endsWith("\n") ? text : `${text}\n`;
+	return { stdout: text.endsWith("\n") ? text : `${text}\n`, stderr: refused.join("") };
 }
