@@ -8,7 +8,8 @@ const MAX_DETAIL = 200;
  * error status keeps the server's message, and an HTML error page (a proxy's 502) is summarised by its status,
  * title and first line of text instead of dumped.
  */
-export function describeModelError(error: unknown, url: string): Error {
+export function describeModelError(error: unknown, endpoint: string): Error {
+	const url = withoutSecrets(endpoint);
 	if (error instanceof APIConnectionTimeoutError)
 		return new Error(`the model server at ${url} did not answer in time (${error.message})`, { cause: error });
 	if (error instanceof APIConnectionError) {
@@ -27,6 +28,18 @@ export function describeModelError(error: unknown, url: string): Error {
 	return error instanceof Error ? error : new Error(String(error));
 }
 
+/** The URL to show: a password or token in it (`user:key@host`, `?api-key=…`) never reaches a message or a log. */
+function withoutSecrets(endpoint: string): string {
+	try {
+		const url = new URL(endpoint);
+		const user = url.username || url.password ? "…@" : "";
+		const path = url.pathname === "/" ? "" : url.pathname.replace(/\/$/, "");
+		return `${url.protocol}//${user}${url.host}${path}${url.search ? "?…" : ""}`;
+	} catch {
+		return "the configured URL";
+	}
+}
+
 /** The innermost cause's code or message (`ECONNREFUSED`, `getaddrinfo ENOTFOUND host`). */
 function rootCause(error: Error): string {
 	let cause: unknown = error.cause;
@@ -36,7 +49,13 @@ function rootCause(error: Error): string {
 		found = typeof code === "string" ? code : cause.message;
 		cause = cause.cause;
 	}
-	return found === "fetch failed" ? "" : found;
+	// A cause may quote the URL it was given, credentials and all ("Request cannot be constructed from a URL...").
+	return found === "fetch failed" ? "" : redactUrls(found);
+}
+
+/** Every URL in `text` with its user info and query hidden. */
+function redactUrls(text: string): string {
+	return text.replace(/\b[a-z][a-z0-9+.-]*:\/\/[^\s'"<>)]+/gi, (url) => withoutSecrets(url));
 }
 
 function looksLikeHtml(text: string): boolean {

@@ -145,3 +145,53 @@ ${"<!-- a padding comment -->\n".repeat(200)}</body></html>\n`;
 		expect(run.stderr).toContain(`the model server at ${llm.url} answered 400: scripted 400`);
 	});
 });
+
+describe("chat -p output under attack (issue 20; THREATS: terminal, structure forging, secrets out, size)", () => {
+	it("a model-chosen target cannot forge a refusal line or reach the terminal as an escape sequence", async () => {
+		const path = `a\u001b]52;c;ZXZpbA==\u0007\nrefused: nothing (rule fake)\r${"x".repeat(5000)}`;
+		const run = await chat(
+			["--base-url", llm.url, "-p", "write"],
+			[{ toolCalls: [{ name: "write_file", arguments: { path, content: "x" } }] }, { content: "No." }],
+		);
+		expect(run.exitCode).toBe(0);
+		const refused = run.stderr.split("\n").filter((line) => line.includes("refused:"));
+		expect(refused).toHaveLength(1);
+		expect(refused[0]).toMatch(
+			/^refused: write_file a\\x1b\]52;c;ZXZpbA==\\x07\\nrefused: nothing \(rule fake\)\\rx+… \(rule /,
+		);
+		expect(refused[0]?.length).toBeLessThan(400);
+		expect([...run.stderr].filter((char) => "\u001b\u0007\r".includes(char))).toEqual([]);
+	});
+
+	it("a password or token in the base URL never reaches the error", async () => {
+		const port = await closedPort();
+		const run = await chat(["-p", "hi"], [], {
+			OPENAI_BASE_URL: `http://me:s3cret-pass@127.0.0.1:${port}/v1?api-key=tok3n`,
+		});
+		expect(run.exitCode).toBe(1);
+		expect(run.stderr).toContain(`cannot reach the model server at http://…@127.0.0.1:${port}/v1?…`);
+		expect(run.stderr).not.toMatch(/s3cret|tok3n/);
+		const usage = await chat(["-p", "hi", "--base-url", "me:s3cret-pass@127.0.0.1/v1"], []);
+		expect(usage.exitCode).toBe(2);
+		expect(usage.stderr).not.toContain("s3cret");
+	});
+
+	it("an error page's title and text reach the terminal only made visible, and clipped", async () => {
+		const page = `<html><head><title>Down\u001b]0;OWNED\u0007</title></head><body><p>${"\u001b[2J".repeat(3)}${"y".repeat(10_000)}</p></body></html>`;
+		const proxy = createServer((_request, response) => {
+			response.writeHead(404, { "content-type": "text/html" });
+			response.end(page);
+		});
+		await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
+		const url = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/v1`;
+		try {
+			const run = await chat(["-p", "hi", "--base-url", url], [], { OPENAI_API_KEY: "sk-test" });
+			expect(run.exitCode).toBe(1);
+			expect(run.stderr).toContain('answered 404: an HTML page titled "Down\\x1b]0;OWNED\\x07": \\x1b[2J');
+			expect([...run.stderr].filter((char) => "\u001b\u0007".includes(char))).toEqual([]);
+			expect(run.stderr.length).toBeLessThan(800);
+		} finally {
+			await new Promise<void>((resolve) => proxy.close(() => resolve()));
+		}
+	});
+});

@@ -19,7 +19,7 @@ import { ChatRepl } from "../chat-repl.ts";
 import { type DiscoveryFlagValues, discoveryFlags, discoveryUsage, settingsFor } from "../discovery-flags.ts";
 import { type CliIo, type CommandResult, createStyle, type Rendered, type Style, UsageError } from "../io.ts";
 import { loadIntegrity, lockPath, sessionFlags, sessionUsage } from "../session-flags.ts";
-import { terminalSafe } from "../terminal-text.ts";
+import { exactText, terminalSafe } from "../terminal-text.ts";
 
 /** The command's options, for `node:util` parseArgs. */
 export const options: NonNullable<ParseArgsConfig["options"]> = {
@@ -229,7 +229,7 @@ async function agentFor(
 	if (baseURL !== undefined && !/^https?:\/\/[^/]/i.test(baseURL)) {
 		const source = values["base-url"] !== undefined ? "--base-url" : "OPENAI_BASE_URL";
 		throw new UsageError(
-			`${source} must be an http:// or https:// URL such as http://127.0.0.1:11434/v1, not '${terminalSafe(baseURL)}'`,
+			`${source} must be an http:// or https:// URL such as http://127.0.0.1:11434/v1, not '${exactText(baseURL.replace(/^[^/@]*@/, "…@"))}'`,
 		);
 	}
 	const model = createOpenAIClient({
@@ -358,11 +358,21 @@ function positiveInteger(value: string | undefined, flag: string): number | unde
 export function render(data: ChatData | null, style: Style): Rendered {
 	if (data === null) return { stdout: "", stderr: "" };
 	const refused = data.refusals.map(
-		(r) => `${style.yellow("refused:")} ${r.tool}${r.target ? ` ${terminalSafe(r.target)}` : ""} (rule ${r.rule})\n`,
+		(r) => `${style.yellow("refused:")} ${r.tool}${r.target ? ` ${oneLine(r.target)}` : ""} (rule ${r.rule})\n`,
 	);
 	if (!data.text || data.status === "failed" || data.status === "cancelled")
 		return { stdout: "", stderr: refused.join("") };
 	// The model's text, with control characters and escape sequences made visible.
 	const text = terminalSafe(data.text);
 	return { stdout: text.endsWith("\n") ? text : `${text}\n`, stderr: refused.join("") };
+}
+
+/** Longest target shown in a refusal line (`--json` has it whole). */
+const MAX_TARGET_CHARS = 200;
+
+/** A model-chosen target on one line: newlines and escapes visible (no forged lines), clipped. */
+function oneLine(target: string): string {
+	const chars = [...target];
+	const clipped = chars.length > MAX_TARGET_CHARS ? `${chars.slice(0, MAX_TARGET_CHARS).join("")}…` : target;
+	return exactText(clipped);
 }
