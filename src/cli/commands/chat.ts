@@ -1,5 +1,3 @@
-import { constants } from "node:fs";
-import { open } from "node:fs/promises";
 import { homedir } from "node:os";
 import { resolve } from "node:path";
 import type { ParseArgsConfig } from "node:util";
@@ -10,12 +8,12 @@ import {
 	createOpenAIClient,
 	type McpServerSpec,
 	type Refusal,
-	type SavedConversation,
 } from "../../agent/index.ts";
 import { defaultTrustFile } from "../../policy/index.ts";
 import { type McpServerSetting, ORIGIN_LABEL, splitCommandLine } from "../../settings/index.ts";
 import { SkillsetError } from "../../skill/index.ts";
 import { ChatRepl } from "../chat-repl.ts";
+import { readSaved } from "../chat-resume.ts";
 import { type DiscoveryFlagValues, discoveryFlags, discoveryUsage, settingsFor } from "../discovery-flags.ts";
 import { type CliIo, type CommandResult, createStyle, type Rendered, type Style, UsageError } from "../io.ts";
 import { loadIntegrity, lockPath, sessionFlags, sessionUsage } from "../session-flags.ts";
@@ -296,51 +294,6 @@ function originServers(servers: readonly McpServerSpec[]): Record<string, McpSer
 		else if (command) out[name] = { command, args: [...(args ?? [])], ...(cwd ? { cwd } : {}) };
 	}
 	return out;
-}
-
-/** Largest saved conversation `--resume` reads. */
-const MAX_SAVED_BYTES = 64 * 1024 * 1024;
-
-async function readSaved(file: string): Promise<SavedConversation> {
-	let data: unknown;
-	try {
-		data = JSON.parse(await readRegularFile(file, MAX_SAVED_BYTES));
-	} catch (error) {
-		throw new UsageError(
-			`cannot resume from ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
-		);
-	}
-	const saved = data as Partial<SavedConversation> | null;
-	if (
-		saved?.version !== 1 ||
-		!Array.isArray(saved.entries) ||
-		!Array.isArray(saved.active) ||
-		!Array.isArray(saved.grants)
-	)
-		throw new UsageError(`${file} is not a conversation saved with /save`);
-	return saved as SavedConversation;
-}
-
-// A FIFO, a device or an endless file at the name (planted in the workspace) must not hang or fill memory.
-async function readRegularFile(file: string, maxBytes: number): Promise<string> {
-	const handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK);
-	try {
-		const stat = await handle.stat();
-		if (!stat.isFile()) throw new Error("not a regular file");
-		if (stat.size > maxBytes) throw new Error(`over ${maxBytes} bytes`);
-		// Read no more than the cap even if the file grows meanwhile.
-		const buffer = Buffer.alloc(stat.size + 1);
-		let length = 0;
-		for (;;) {
-			const { bytesRead } = await handle.read(buffer, length, buffer.length - length, length);
-			if (bytesRead === 0) break;
-			length += bytesRead;
-			if (length === buffer.length) throw new Error("it grew while it was read");
-		}
-		return buffer.toString("utf8", 0, length);
-	} finally {
-		await handle.close();
-	}
 }
 
 function positiveInteger(value: string | undefined, flag: string): number | undefined {
