@@ -105,6 +105,8 @@ export interface TurnResult {
 	/** Every call the gate refused in this turn, in order. */
 	refusals: Refusal[];
 	error?: string;
+	/** With `failed`: the model call failed (`model`), or the turn reached its most model calls (`limit`). */
+	failure?: "model" | "limit";
 }
 
 /** One refused call: the tool, what it was aimed at (a command, a path or a name; "" when nothing), the rule. */

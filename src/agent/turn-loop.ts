@@ -48,7 +48,7 @@ export async function runTurn(host: TurnHost, options: TurnOptions): Promise<Tur
 			if (signal.aborted) return { status: "cancelled", text: "", toolCalls, refusals };
 			const message = (error as Error).message ?? String(error);
 			host.emit({ type: "agent.model.failed", turn: conversation.turn, error: message });
-			return { status: "failed", text: "", toolCalls, refusals, error: message };
+			return { status: "failed", text: "", toolCalls, refusals, error: message, failure: "model" };
 		}
 		// The SDK ends a stream quietly when it is aborted: what came in is partial, so it is dropped.
 		if (signal.aborted) return { status: "cancelled", text: "", toolCalls, refusals };
@@ -73,5 +73,5 @@ export async function runTurn(host: TurnHost, options: TurnOptions): Promise<Tur
 		if (signal.aborted) return { status: "cancelled", text: "", toolCalls, refusals };
 	}
 	const error = `stopped after ${host.maxModelCalls} model calls in one turn`;
-	return { status: "failed", text: "", toolCalls, refusals, error };
+	return { status: "failed", text: "", toolCalls, refusals, error, failure: "limit" };
 }

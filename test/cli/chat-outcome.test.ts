@@ -72,6 +72,7 @@ describe("chat -p with refused calls (issue 20)", () => {
 		const run = await chat(["--base-url", llm.url, "-p", "loop"], loop);
 		expect(run.exitCode).toBe(1);
 		expect(run.stderr).toContain("stopped after 50 model calls");
+		expect(run.stderr).not.toContain("API key");
 		expect(run.stdout).toBe("");
 	});
 });

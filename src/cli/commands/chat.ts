@@ -117,6 +117,8 @@ export interface ChatData {
 	/** The calls the permission gate refused: tool, target (command, path or name) and rule. */
 	refusals: Refusal[];
 	error?: string;
+	/** With status failed: `model` (the model call failed) or `limit` (too many model calls in the turn). */
+	failure?: "model" | "limit";
 }
 
 /** Runs the REPL, or one task with -p. */
@@ -171,12 +173,14 @@ async function runAgent(
 	const result = await agent.send(values.prompt as string);
 	// The model finished when it answered, refused calls or not; only then is its answer the output.
 	const answered = result.status === "done" || (result.status === "refused" && result.refusals.length > 0);
+	// A failed model call may be the missing key's doing: say which variable was read.
+	const error = result.error && `${result.error}${result.failure === "model" ? keyHint(values, io) : ""}`;
 	if (!answered) {
-		const why = result.error ? `${result.error}${keyHint(values, io)}` : result.text || "no answer";
+		const why = error || result.text || "no answer";
 		io.stderr(`skillset: the task ${result.status === "refused" ? "was refused" : "failed"}: ${terminalSafe(why)}\n`);
 	}
 	const data: ChatData = { ...result, refusals: result.refusals.map((refusal) => ({ ...refusal })) };
-	if (result.error) data.error = `${result.error}${keyHint(values, io)}`;
+	if (error) data.error = error;
 	// A refused `$name`: its message is the error, not an answer.
 	if (!answered && result.status === "refused") Object.assign(data, { text: "", error: result.text });
 	const failed = !answered || (values["fail-on-refusal"] === true && result.refusals.length > 0);
