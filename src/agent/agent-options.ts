@@ -93,12 +93,27 @@ export interface TurnOptions {
 	onToolCall?: (name: string, args: Record<string, unknown>) => void;
 }
 
-/** How a turn went: its status, the model's final text (or what went wrong) and how many tools it called. */
+/**
+ * How a turn went: its status, the model's final text (or what went wrong), how many tools it called, and the calls
+ * the permission gate refused. `refused` with an answer means the model finished after a refusal; `refused` with no
+ * refusals means the user's `$name` invocation was refused and the model never ran.
+ */
 export interface TurnResult {
 	status: TurnStatus;
 	text: string;
 	toolCalls: number;
+	/** Every call the gate refused in this turn, in order. */
+	refusals: Refusal[];
 	error?: string;
+	/** With `failed`: the model call failed (`model`), or the turn reached its most model calls (`limit`). */
+	failure?: "model" | "limit";
+}
+
+/** One refused call: the tool, what it was aimed at (a command, a path or a name; "" when nothing), the rule. */
+export interface Refusal {
+	tool: string;
+	target: string;
+	rule: string;
 }
 
 /** A conversation as `Agent.save` writes it and `resume` reads it. */

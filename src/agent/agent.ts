@@ -183,11 +183,11 @@ export class Agent {
 			const resolved = resolveInvocation(this.#skillState().index, invocation.name);
 			if (!resolved.ok) {
 				this.#emit({ type: "agent.skill.invoked", name: invocation.name, ok: false });
-				return { status: "refused", text: resolved.message, toolCalls: 0 };
+				return { status: "refused", text: resolved.message, toolCalls: 0, refusals: [] };
 			}
 			const result = await this.session.activate(resolved.name, { invoker: "user", reason: "invoked by the user" });
 			this.#emit({ type: "agent.skill.invoked", name: resolved.name, ok: result.ok });
-			if (!result.ok) return { status: "refused", text: result.message, toolCalls: 0 };
+			if (!result.ok) return { status: "refused", text: result.message, toolCalls: 0, refusals: [] };
 			invoked = result;
 		}
 		const turn = ++this.#conversation.turn;

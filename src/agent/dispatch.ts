@@ -1,4 +1,6 @@
+import type { ToolSpec } from "../policy/index.ts";
 import type { ToolResult } from "../tools/index.ts";
+import type { Refusal } from "./agent-options.ts";
 import { type AgentTool, errorResult, textResult } from "./agent-tool.ts";
 import { CALL_DEFERRED_TOOL } from "./deferred-tools.ts";
 import type { AgentLoopEvent } from "./events.ts";
@@ -24,6 +26,8 @@ export interface CallOutcome {
 	result: ToolResult;
 	refused: boolean;
 	tool: string;
+	/** What the gate refused, for the turn's result. */
+	refusal?: Refusal;
 }
 
 /**
@@ -59,11 +63,13 @@ export async function runToolCall(call: ModelToolCall, context: DispatchContext)
 			`Invalid arguments for ${name}, nothing was run: ${problems.join("; ")}. Fix them and call again.`,
 			name,
 		);
-	const gate = await gateCall(name, args, tool.spec ?? { risk: "exec" }, context.gate);
+	const spec = tool.spec ?? { risk: "exec" };
+	const gate = await gateCall(name, args, spec, context.gate);
 	if (!gate.allowed) {
 		const { rule, reason } = gate.decision;
 		const content = `Refused by the permission policy (rule ${rule}): ${reason}. Do not try another way around this; tell the user what you needed.`;
-		return { result: errorResult(content, { rule }), refused: true, tool: name };
+		const refusal = { tool: name, target: targetOf(args, spec), rule };
+		return { result: errorResult(content, { rule }), refused: true, tool: name, refusal };
 	}
 	context.onToolCall?.(name, args);
 	return { result: await execute(tool, args, context), refused: false, tool: name };
@@ -87,6 +93,13 @@ async function execute(tool: AgentTool, args: Record<string, unknown>, context: 
 		clipped: !result.protected && result.content.length > context.resultLimit,
 	});
 	return result;
+}
+
+/** What a call was aimed at, for the user: its command, its first path, or a name it names. */
+function targetOf(args: Record<string, unknown>, spec: ToolSpec): string {
+	const keys = [...(spec.commandArg ? [spec.commandArg] : []), ...(spec.pathArgs ?? []), "name"];
+	const value = keys.map((key) => args[key]).find((found) => typeof found === "string");
+	return typeof value === "string" ? value : "";
 }
 
 /** Parses a tool call's arguments: an object, or the reason it is not one. Empty text means no arguments. */

@@ -2,7 +2,14 @@
 // model client. Loaded only through the `skillset/agent` subpath, so the root import never loads the openai SDK.
 
 export { Agent } from "./agent.ts";
-export type { AgentOptions, SavedConversation, TokenUse, TurnOptions, TurnResult } from "./agent-options.ts";
+export type {
+	AgentOptions,
+	Refusal,
+	SavedConversation,
+	TokenUse,
+	TurnOptions,
+	TurnResult,
+} from "./agent-options.ts";
 export type { AgentTool, ShellExecutor, ShellOptions, ShellResult, ToolContext } from "./agent-tool.ts";
 export type { Entry } from "./context.ts";
 export { clipResult, DEFAULT_KEEP_TURNS, DEFAULT_RESULT_LIMIT_CHARS, placeholderFor } from "./context.ts";

@@ -6,6 +6,7 @@ import type {
 	ChatCompletionTool,
 } from "openai/resources/chat/completions";
 import type { ChatMessage, ModelClient, ModelRequest, ModelResponse, ModelToolCall } from "./model.ts";
+import { describeModelError } from "./model-errors.ts";
 
 /** Options for {@link createOpenAIClient}. */
 export interface OpenAIClientOptions {
@@ -68,6 +69,9 @@ export function createOpenAIClient(options: OpenAIClientOptions): ModelClient {
 				}
 				const chunks = await client.chat.completions.create({ ...body, stream: true }, { signal: controller.signal });
 				return await collectStream(watchIdle(chunks, controller, timeoutMs), call.onText, maxChars);
+			} catch (error) {
+				// What went wrong, with the URL it went wrong at: "Connection error." alone says neither.
+				throw describeModelError(error, client.baseURL);
 			} finally {
 				call.signal?.removeEventListener("abort", onAbort);
 				// Ends a body that is still coming (a cap was hit, or a parse failed): nothing else reads it.

@@ -1,4 +1,4 @@
-import type { TurnOptions, TurnResult } from "./agent-options.ts";
+import type { Refusal, TurnOptions, TurnResult } from "./agent-options.ts";
 import { errorResult } from "./agent-tool.ts";
 import type { Conversation } from "./conversation.ts";
 import type { CallOutcome } from "./dispatch.ts";
@@ -30,7 +30,7 @@ export async function runTurn(host: TurnHost, options: TurnOptions): Promise<Tur
 	const { conversation, io } = host;
 	const signal = options.signal ?? new AbortController().signal;
 	let toolCalls = 0;
-	let refused = false;
+	const refusals: Refusal[] = [];
 	for (let round = 0; round < host.maxModelCalls; round++) {
 		let response: Awaited<ReturnType<ModelIO["complete"]>>;
 		try {
@@ -45,16 +45,16 @@ export async function runTurn(host: TurnHost, options: TurnOptions): Promise<Tur
 			});
 			response = await io.complete(request, { signal, ...(options.onText ? { onText: options.onText } : {}) });
 		} catch (error) {
-			if (signal.aborted) return { status: "cancelled", text: "", toolCalls };
+			if (signal.aborted) return { status: "cancelled", text: "", toolCalls, refusals };
 			const message = (error as Error).message ?? String(error);
 			host.emit({ type: "agent.model.failed", turn: conversation.turn, error: message });
-			return { status: "failed", text: "", toolCalls, error: message };
+			return { status: "failed", text: "", toolCalls, refusals, error: message, failure: "model" };
 		}
 		// The SDK ends a stream quietly when it is aborted: what came in is partial, so it is dropped.
-		if (signal.aborted) return { status: "cancelled", text: "", toolCalls };
+		if (signal.aborted) return { status: "cancelled", text: "", toolCalls, refusals };
 		conversation.pushAnswer(response);
 		if (response.toolCalls.length === 0)
-			return { status: refused ? "refused" : "done", text: response.content, toolCalls };
+			return { status: refusals.length > 0 ? "refused" : "done", text: response.content, toolCalls, refusals };
 		for (const [index, call] of response.toolCalls.entries()) {
 			if (signal.aborted) {
 				conversation.pushResult(call, errorResult("Cancelled by the user before it ran."), call.name);
@@ -67,11 +67,11 @@ export async function runTurn(host: TurnHost, options: TurnOptions): Promise<Tur
 			}
 			toolCalls++;
 			const outcome = await host.runCall(call, signal, options);
-			refused ||= outcome.refused;
+			if (outcome.refusal) refusals.push(outcome.refusal);
 			conversation.pushResult(call, outcome.result, outcome.tool, toolCalls);
 		}
-		if (signal.aborted) return { status: "cancelled", text: "", toolCalls };
+		if (signal.aborted) return { status: "cancelled", text: "", toolCalls, refusals };
 	}
 	const error = `stopped after ${host.maxModelCalls} model calls in one turn`;
-	return { status: "failed", text: "", toolCalls, error };
+	return { status: "failed", text: "", toolCalls, refusals, error, failure: "limit" };
 }

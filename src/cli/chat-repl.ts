@@ -5,6 +5,10 @@ import { writeFileAtomic } from "../runtime/index.ts";
 import type { CliIo, Style } from "./io.ts";
 import { renderAllowQuestion, renderCallSummary, renderPermissionRequest } from "./permission-prompt.ts";
 import { terminalSafe } from "./terminal-text.ts";
+import { closestWord } from "./usage-hints.ts";
+
+/** The slash commands, for "did you mean". */
+const COMMANDS = ["/help", "/skills", "/load", "/unload", "/tokens", "/compact", "/save", "/quit", "/exit"];
 
 /** Where the REPL reads and writes. */
 export interface ReplOptions {
@@ -142,6 +146,11 @@ export class ChatRepl {
 				await this.#save(agent, argument);
 				return;
 			default:
+				// `/name` loads a skill; anything else after a slash is a mistyped command, never a message.
+				if (command?.startsWith("/") && !/^\/[A-Za-z0-9][A-Za-z0-9._:@-]*$/.test(command)) {
+					io.stdout(`${style.red(unknownCommand(command, ""))}\n`);
+					return;
+				}
 				await this.#turn(agent, text);
 		}
 	}
@@ -197,12 +206,24 @@ export class ChatRepl {
 			if (result.status === "cancelled") io.stdout(`${style.yellow("(cancelled)")}\n`);
 			else if (result.status === "failed")
 				io.stdout(`${style.red(`error: ${terminalSafe(result.error ?? "the call failed")}`)}\n`);
-			else if (result.status === "refused" && result.toolCalls === 0)
-				io.stdout(`${style.red(terminalSafe(result.text))}\n`);
+			else if (result.status === "refused" && result.refusals.length === 0) {
+				// The `$name` or `/name` was refused before the model ran; a slash may also be a mistyped command.
+				const [word = ""] = text.split(/\s+/);
+				const message = word.startsWith("/") ? unknownCommand(word, result.text) : terminalSafe(result.text);
+				io.stdout(`${style.red(message)}\n`);
+			}
 		} finally {
 			this.#running = undefined;
 		}
 	}
+}
+
+/** `unknown command '/skils'. Did you mean /skills? /help lists the commands.`, and why no skill matched. */
+function unknownCommand(command: string, skillMessage: string): string {
+	const near = closestWord(command, COMMANDS);
+	const hint = near ? ` Did you mean ${near}?` : "";
+	const skill = skillMessage ? ` (as a skill: ${terminalSafe(skillMessage)})` : "";
+	return `unknown command '${terminalSafe(command)}'.${hint} /help lists the commands.${skill}`;
 }
 
 function renderSkills(agent: Agent, style: Style): string {

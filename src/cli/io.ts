@@ -34,12 +34,39 @@ export class UsageError extends Error {
 
 /** The I/O of the running process. */
 export function processIo(): CliIo {
+	const out = quietWhenClosed(process.stdout);
+	const err = quietWhenClosed(process.stderr);
 	return {
-		stdout: (text) => process.stdout.write(text),
-		stderr: (text) => process.stderr.write(text),
+		stdout: (text) => out.write(text),
+		stderr: (text) => err.write(text),
 		cwd: process.cwd(),
 		env: process.env,
 		isTTY: process.stdout.isTTY === true,
+	};
+}
+
+/** Whether stdout's reader went away (`skillset list | head -1`): the run then ends with status 0. */
+export function readerGone(): boolean {
+	return closedStreams.has(process.stdout);
+}
+
+const closedStreams = new WeakSet<NodeJS.WritableStream>();
+
+/**
+ * Writes to `stream` until its reader goes away: then EPIPE is no crash, and later writes are dropped (the command
+ * still finishes what it changes, only its output has nowhere to go). Other stream errors still surface.
+ */
+function quietWhenClosed(stream: NodeJS.WriteStream): { write: (text: string) => void } {
+	stream.on("error", (error: NodeJS.ErrnoException) => {
+		if (error.code !== "EPIPE" && error.code !== "ERR_STREAM_DESTROYED") throw error;
+		closedStreams.add(stream);
+		// The error can come after the command returned and its status was set.
+		if (stream === process.stdout) process.exitCode = 0;
+	});
+	return {
+		write: (text) => {
+			if (!closedStreams.has(stream) && !stream.destroyed) stream.write(text);
+		},
 	};
 }
 

@@ -10,6 +10,7 @@ import {
 } from "./io.ts";
 import { originExitCode } from "./origin-exit.ts";
 import { terminalJson } from "./terminal-text.ts";
+import { closestWord, describeParseError } from "./usage-hints.ts";
 
 /** What every command module exports. */
 export interface CommandModule {
@@ -101,7 +102,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
 	if (name === "help") return help(io, rest);
 	if (name === "--version" || name === "-V" || name === "-v") return print(io, `${readVersion()}\n`);
 	const entry = lookup(name);
-	if (!entry) return usageError(io, `unknown command '${name}'`, undefined);
+	if (!entry) return unknownCommand(io, name);
 	let command: CommandModule;
 	try {
 		command = await entry.load();
@@ -130,9 +131,12 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
 		if (stderr) io.stderr(stderr);
 		return exitCode;
 	} catch (error) {
-		if (error instanceof UsageError || isParseArgsError(error) || isSettingsError(error)) {
-			return usageError(io, (error as Error).message, name);
+		if (isParseArgsError(error)) {
+			// An unknown or misused flag: the closest flag and the command's usage line, not Node's own text.
+			const message = describeParseError(error as Error & { code: string }, command.options);
+			return usageError(io, message, name, command.usage.split("\n")[0]);
 		}
+		if (error instanceof UsageError || isSettingsError(error)) return usageError(io, (error as Error).message, name);
 		// A discovering command given an MCP origin loads the optional SDK only then.
 		const missing = missingOptionalPackage(error);
 		if (missing) return missingPackage(io, name, missing);
@@ -169,11 +173,22 @@ function print(io: CliIo, text: string): number {
 	return 0;
 }
 
-/** One line naming the mistake and where the help is; the full usage only on --help. */
-function usageError(io: CliIo, message: string, command: string | undefined): number {
+/**
+ * One line naming the mistake and one pointing on: where the help is, or the usage line itself (for a mistyped
+ * flag or command); the full usage only on --help.
+ */
+function usageError(io: CliIo, message: string, command: string | undefined, usageLine?: string): number {
 	const pointer = command ? `skillset ${command} --help` : "skillset --help";
-	io.stderr(`skillset: ${message}\nRun '${pointer}' for usage.\n`);
+	const next = usageLine ? `${usageLine} (see '${pointer}')` : `Run '${pointer}' for usage.`;
+	io.stderr(`skillset: ${message}\n${next}\n`);
 	return 2;
+}
+
+/** `skillset serach`: the closest command, and the usage line. */
+function unknownCommand(io: CliIo, name: string): number {
+	const near = closestWord(name, Object.keys(COMMANDS));
+	const hint = near ? `; did you mean '${near}'?` : "";
+	return usageError(io, `unknown command '${name}'${hint}`, undefined, "Usage: skillset COMMAND [options]");
 }
 
 function lookup(name: string): CommandEntry | undefined {
@@ -185,7 +200,7 @@ async function help(io: CliIo, rest: readonly string[]): Promise<number> {
 	const [name, ...extra] = rest;
 	if (name === undefined) return print(io, mainUsage());
 	const entry = lookup(name);
-	if (!entry) return usageError(io, `unknown command '${name}'`, undefined);
+	if (!entry) return unknownCommand(io, name);
 	if (extra.length > 0) return usageError(io, `help takes one COMMAND, not '${rest.join(" ")}'`, undefined);
 	return print(io, `${(await entry.load()).usage}\n`);
 }

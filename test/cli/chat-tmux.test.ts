@@ -112,6 +112,17 @@ describe("skillset chat in a real terminal (tmux)", () => {
 		await waitFor("unloaded pdf-tools");
 	});
 
+	it("points an unknown slash command to /help, with the closest command, and sends nothing (issue 20)", async () => {
+		const before = llm.requests.length;
+		type("/skils");
+		await waitFor("unknown command '/skils'. Did you mean /skills? /help lists the commands.");
+		type("/what?");
+		await waitFor("unknown command '/what?'. /help lists the commands.");
+		expect(llm.requests.length).toBe(before);
+		type("/help");
+		await waitFor("/compact          summarise the conversation so far");
+	});
+
 	it("shows context use with /tokens and leaves with /quit", async () => {
 		type("/tokens");
 		const shown = await waitFor("tier 3 (resources)");
@@ -135,10 +146,14 @@ describe("skillset chat without a terminal", () => {
 			stdio: ["pipe", "pipe", "pipe"],
 		});
 		let stdout = "";
+		let stderr = "";
 		child.stdout.on("data", (chunk) => {
 			stdout += chunk;
 		});
-		child.stdin.end("write a file\n/tokens\n");
+		child.stderr.on("data", (chunk) => {
+			stderr += chunk;
+		});
+		child.stdin.end("write a file\n/tokens\n/nosuch\n");
 		const code = await new Promise<number | null>((resolve) => {
 			const timer = setTimeout(() => child.kill("SIGKILL"), 15_000);
 			child.on("close", (exit) => {
@@ -149,6 +164,13 @@ describe("skillset chat without a terminal", () => {
 		expect(code).toBe(0);
 		expect(stdout).toContain("Could not write it.");
 		expect(stdout).toContain("tier 2 (skills)");
+		expect(stdout).toContain("unknown command '/nosuch'. /help lists the commands.");
 		expect(existsSync(join(fixture.workspace, "piped.txt"))).toBe(false);
+		// Said once, at the start, before anything is denied (issue 20).
+		const note = "input is not a terminal, so no one can answer a question";
+		expect(stderr.split(note)).toHaveLength(2);
+		expect(stderr).toContain(
+			"writes, shell commands and other calls that need approval are denied (--yes answers them)",
+		);
 	});
 });

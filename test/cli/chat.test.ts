@@ -39,10 +39,10 @@ describe("skillset chat -p", () => {
 	it("prints the result as JSON with --json", async () => {
 		const run = await chat(["-p", "hi", "--json"], [{ content: "Hello." }]);
 		expect(run.exitCode).toBe(0);
-		expect(JSON.parse(run.stdout)).toEqual({ status: "done", text: "Hello.", toolCalls: 0 });
+		expect(JSON.parse(run.stdout)).toEqual({ status: "done", text: "Hello.", toolCalls: 0, refusals: [] });
 	});
 
-	it("exits 1 when a call is refused (ask without a terminal is deny)", async () => {
+	it("prints the answer and lists a refused call (ask without a terminal is deny), exit 0 (issue 20)", async () => {
 		const run = await chat(
 			["-p", "write a file"],
 			[
@@ -50,8 +50,9 @@ describe("skillset chat -p", () => {
 				{ content: "I could not write it." },
 			],
 		);
-		expect(run.exitCode).toBe(1);
-		expect(run.stderr).toContain("the task was refused");
+		expect(run).toMatchObject({ exitCode: 0, stdout: "I could not write it.\n" });
+		expect(run.stderr).toMatch(/^refused: write_file x\.txt \(rule [a-z-]+\)$/m);
+		expect(existsSync(join(run.fixture.workspace, "x.txt"))).toBe(false);
 	});
 
 	it("exits 1 when the model cannot be reached, and on an unknown $name without calling the model", async () => {
@@ -74,7 +75,8 @@ describe("skillset chat -p", () => {
 			["-p", "list", "--yes", "--events", events, "--deny", "list_dir"],
 			[{ toolCalls: [{ name: "list_dir", arguments: {} }] }, { content: "ok" }],
 		);
-		expect(run.exitCode).toBe(1);
+		expect(run).toMatchObject({ exitCode: 0, stdout: "ok\n" });
+		expect(run.stderr).toContain("refused: list_dir (rule ceiling-deny)");
 		const types = (await readFile(events, "utf8"))
 			.trim()
 			.split("\n")
@@ -194,7 +196,10 @@ describe("chat --no-network (issue 18)", () => {
 			expect(results[0]).toMatch(/^Refused by the permission policy \(rule ceiling-network\)/);
 			expect(results[1]).toMatch(/^exit code 3/);
 			expect(server.hits).toEqual([]);
-			expect(run.exitCode).toBe(1);
+			expect(run.stderr).toContain(
+				`refused: run_shell curl -s http://127.0.0.1:${server.port}/curl (rule ceiling-network)`,
+			);
+			expect(run.exitCode).toBe(0);
 		} finally {
 			await server.close();
 		}
@@ -257,7 +262,7 @@ describe("chat --config (issue 18: the config in use decides what loads next tim
 		const results = (llm.requests[2]?.body.messages ?? []).filter((m) => m.role === "tool").map((m) => m.content);
 		expect(results[1]).toMatch(/^Refused by the permission policy \(rule runs-later\)/);
 		expect(await readFile(join(fixture.workspace, "team.json"), "utf8")).toBe("{}\n");
-		expect(run.exitCode).toBe(1);
+		expect(run.stderr).toContain("refused: write_file team.json (rule runs-later)");
 	});
 
 	it("protects the trust file the trust command uses: under SKILLSET_HOME, not HOME", async () => {

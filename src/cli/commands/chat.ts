@@ -1,5 +1,3 @@
-import { constants } from "node:fs";
-import { open } from "node:fs/promises";
 import { resolve } from "node:path";
 import type { ParseArgsConfig } from "node:util";
 import {
@@ -8,12 +6,13 @@ import {
 	createAgent,
 	createOpenAIClient,
 	type McpServerSpec,
-	type SavedConversation,
+	type Refusal,
 } from "../../agent/index.ts";
 import { defaultTrustFile } from "../../policy/index.ts";
 import { type McpServerSetting, ORIGIN_LABEL, splitCommandLine } from "../../settings/index.ts";
 import { SkillsetError } from "../../skill/index.ts";
 import { ChatRepl } from "../chat-repl.ts";
+import { readSaved } from "../chat-resume.ts";
 import {
 	type DiscoveryFlagValues,
 	discoveryFlags,
@@ -21,9 +20,9 @@ import {
 	settingsFor,
 	trustFileFor,
 } from "../discovery-flags.ts";
-import { type CliIo, type CommandResult, createStyle, type Style, UsageError } from "../io.ts";
+import { type CliIo, type CommandResult, createStyle, type Rendered, type Style, UsageError } from "../io.ts";
 import { loadIntegrity, lockPath, sessionFlags, sessionUsage } from "../session-flags.ts";
-import { terminalSafe } from "../terminal-text.ts";
+import { exactText, terminalSafe } from "../terminal-text.ts";
 
 /** The command's options, for `node:util` parseArgs. */
 export const options: NonNullable<ParseArgsConfig["options"]> = {
@@ -46,6 +45,7 @@ export const options: NonNullable<ParseArgsConfig["options"]> = {
 	resume: { type: "string" },
 	mcp: { type: "string", multiple: true },
 	json: { type: "boolean", default: false },
+	"fail-on-refusal": { type: "boolean", default: false },
 };
 
 /** Shown with --help and after a usage error. */
@@ -81,12 +81,15 @@ Agent options:
                              (~/.agents/skills); every new skill is asked about (or --yes)
   --events FILE              append every event to FILE as JSON lines
   --resume FILE              continue a conversation saved with /save
-  --json                     with -p: print {status, text, toolCalls} as JSON instead of the answer
+  --json                     with -p: print {status, text, toolCalls, refusals} as JSON instead of the answer
+  --fail-on-refusal          with -p: exit 1 when any call was refused (the answer is still printed)
   --mcp [NAME=]SERVER        an MCP server whose tools join as deferred tools: a command line (stdio) or an
                              http(s) URL (Streamable HTTP), e.g. --mcp 'files=npx -y some-mcp-server .' (repeatable);
                              if it declares the skills extension its skills join too, as origin mcp:NAME
 
-Exit status: 0 done, 1 the task was refused or failed (-p), 2 usage error.`;
+With -p the model's final answer goes to stdout and each refused call to stderr (tool, target, rule).
+Exit status: 0 done (refused calls included), 1 the model failed, the turn hit a limit, the $name invocation was
+refused, or --fail-on-refusal and a call was refused (-p), 2 usage error.`;
 
 type ChatValues = DiscoveryFlagValues & {
 	verify?: boolean;
@@ -108,6 +111,7 @@ type ChatValues = DiscoveryFlagValues & {
 	resume?: string;
 	mcp?: string[];
 	json?: boolean;
+	"fail-on-refusal"?: boolean;
 };
 
 /** What `chat -p` returns (and `--json` would print). */
@@ -115,7 +119,11 @@ export interface ChatData {
 	status: string;
 	text: string;
 	toolCalls: number;
+	/** The calls the permission gate refused: tool, target (command, path or name) and rule. */
+	refusals: Refusal[];
 	error?: string;
+	/** With status failed: `model` (the model call failed) or `limit` (too many model calls in the turn). */
+	failure?: "model" | "limit";
 }
 
 /** Runs the REPL, or one task with -p. */
@@ -126,6 +134,8 @@ export async function run(
 ): Promise<CommandResult<ChatData | null>> {
 	if (positionals.length > 1) throw new UsageError("chat takes at most one DIR");
 	if (values.json && values.prompt === undefined) throw new UsageError("--json needs -p: the REPL prints as it goes");
+	if (values["fail-on-refusal"] && values.prompt === undefined)
+		throw new UsageError("--fail-on-refusal needs -p: the REPL has no exit status per task");
 	const terminal = values.prompt === undefined && io.isTTY && process.stdin.isTTY === true;
 	const style = createStyle({ env: io.env, isTTY: io.isTTY });
 	// The REPL opens stdin, so it starts only once the agent is ready (a bad option must not leave stdin open).
@@ -138,8 +148,12 @@ export async function run(
 		io.stderr(
 			`${style.yellow("warning:")} MCP server ${problem.server} is not available: ${terminalSafe(problem.message)}\n`,
 		);
+	if (repl && !terminal && values.yes !== true)
+		io.stderr(
+			`${style.yellow("note:")} input is not a terminal, so no one can answer a question: writes, shell commands and other calls that need approval are denied (--yes answers them)\n`,
+		);
 	try {
-		return await runAgent(agent, repl, values.prompt, io, style, values["no-network"] === true);
+		return await runAgent(agent, repl, values, io, style);
 	} finally {
 		await agent.close();
 	}
@@ -148,11 +162,11 @@ export async function run(
 async function runAgent(
 	agent: Agent,
 	repl: ChatRepl | undefined,
-	prompt: string | undefined,
+	values: ChatValues,
 	io: CliIo,
 	style: Style,
-	noNetwork: boolean,
 ): Promise<CommandResult<ChatData | null>> {
+	const noNetwork = values["no-network"] === true;
 	if (!agent.sandboxed)
 		io.stderr(
 			`${style.yellow("warning:")} no OS sandbox (${agent.sandboxProblem}): every shell command needs approval${noNetwork ? "; --no-network can only deny the commands known to use the network" : ""}\n`,
@@ -161,14 +175,33 @@ async function runAgent(
 		await repl.run(agent);
 		return { exitCode: 0, data: null };
 	}
-	const result = await agent.send(prompt as string);
-	if (result.status !== "done") {
-		const why = result.error ?? (result.text || "a call was refused");
+	const result = await agent.send(values.prompt as string);
+	// The model finished when it answered, refused calls or not; only then is its answer the output.
+	const answered = result.status === "done" || (result.status === "refused" && result.refusals.length > 0);
+	// A failed model call may be the missing key's doing: say which variable was read.
+	const error = result.error && `${result.error}${result.failure === "model" ? keyHint(values, io) : ""}`;
+	if (!answered) {
+		const why = error || result.text || "no answer";
 		io.stderr(`skillset: the task ${result.status === "refused" ? "was refused" : "failed"}: ${terminalSafe(why)}\n`);
 	}
-	const data: ChatData = { status: result.status, text: result.text, toolCalls: result.toolCalls };
-	if (result.error) data.error = result.error;
-	return { exitCode: result.status === "done" ? 0 : 1, data };
+	const data: ChatData = { ...result, refusals: result.refusals.map((refusal) => ({ ...refusal })) };
+	if (error) data.error = error;
+	// A refused `$name`: its message is the error, not an answer.
+	if (!answered && result.status === "refused") Object.assign(data, { text: "", error: result.text });
+	const failed = !answered || (values["fail-on-refusal"] === true && result.refusals.length > 0);
+	return { exitCode: failed ? 1 : 0, data };
+}
+
+/** When no key was set: which variable was read, and (with no endpoint given) how to name a local server. */
+function keyHint(values: ChatValues, io: CliIo): string {
+	const name = values["api-key-env"] ?? "OPENAI_API_KEY";
+	if (io.env[name]) return "";
+	const variable =
+		name === "OPENAI_API_KEY"
+			? "OPENAI_API_KEY is not set (--api-key-env NAME reads another)"
+			: `${name} (--api-key-env) is not set`;
+	const endpoint = values["base-url"] ?? io.env.OPENAI_BASE_URL;
+	return `; no API key was sent: ${variable}${endpoint ? "" : "; for a local server give --base-url URL"}`;
 }
 
 async function agentFor(
@@ -200,6 +233,12 @@ async function agentFor(
 	const keyName = values["api-key-env"] ?? "OPENAI_API_KEY";
 	const apiKey = io.env[keyName];
 	const { name, baseURL } = settings.model;
+	if (baseURL !== undefined && !/^https?:\/\/[^/]/i.test(baseURL)) {
+		const source = values["base-url"] !== undefined ? "--base-url" : "OPENAI_BASE_URL";
+		throw new UsageError(
+			`${source} must be an http:// or https:// URL such as http://127.0.0.1:11434/v1, not '${exactText(baseURL.replace(/^[^/@]*@/, "…@"))}'`,
+		);
+	}
 	const model = createOpenAIClient({
 		model: name,
 		apiKey: apiKey ?? "not-needed",
@@ -266,51 +305,6 @@ function originServers(servers: readonly McpServerSpec[]): Record<string, McpSer
 	return out;
 }
 
-/** Largest saved conversation `--resume` reads. */
-const MAX_SAVED_BYTES = 64 * 1024 * 1024;
-
-async function readSaved(file: string): Promise<SavedConversation> {
-	let data: unknown;
-	try {
-		data = JSON.parse(await readRegularFile(file, MAX_SAVED_BYTES));
-	} catch (error) {
-		throw new UsageError(
-			`cannot resume from ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
-		);
-	}
-	const saved = data as Partial<SavedConversation> | null;
-	if (
-		saved?.version !== 1 ||
-		!Array.isArray(saved.entries) ||
-		!Array.isArray(saved.active) ||
-		!Array.isArray(saved.grants)
-	)
-		throw new UsageError(`${file} is not a conversation saved with /save`);
-	return saved as SavedConversation;
-}
-
-// A FIFO, a device or an endless file at the name (planted in the workspace) must not hang or fill memory.
-async function readRegularFile(file: string, maxBytes: number): Promise<string> {
-	const handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK);
-	try {
-		const stat = await handle.stat();
-		if (!stat.isFile()) throw new Error("not a regular file");
-		if (stat.size > maxBytes) throw new Error(`over ${maxBytes} bytes`);
-		// Read no more than the cap even if the file grows meanwhile.
-		const buffer = Buffer.alloc(stat.size + 1);
-		let length = 0;
-		for (;;) {
-			const { bytesRead } = await handle.read(buffer, length, buffer.length - length, length);
-			if (bytesRead === 0) break;
-			length += bytesRead;
-			if (length === buffer.length) throw new Error("it grew while it was read");
-		}
-		return buffer.toString("utf8", 0, length);
-	} finally {
-		await handle.close();
-	}
-}
-
 function positiveInteger(value: string | undefined, flag: string): number | undefined {
 	if (value === undefined) return undefined;
 	const number = Number(value);
@@ -319,10 +313,28 @@ function positiveInteger(value: string | undefined, flag: string): number | unde
 	return number;
 }
 
-/** The final answer of -p (made safe for a terminal); the REPL has printed everything already. */
-export function render(data: ChatData | null, _style: Style): string {
-	if (data?.status !== "done" || !data.text) return "";
+/**
+ * The final answer of -p on stdout (made safe for a terminal) and each refused call on stderr; the REPL has
+ * printed everything already.
+ */
+export function render(data: ChatData | null, style: Style): Rendered {
+	if (data === null) return { stdout: "", stderr: "" };
+	const refused = data.refusals.map(
+		(r) => `${style.yellow("refused:")} ${r.tool}${r.target ? ` ${oneLine(r.target)}` : ""} (rule ${r.rule})\n`,
+	);
+	if (!data.text || data.status === "failed" || data.status === "cancelled")
+		return { stdout: "", stderr: refused.join("") };
 	// The model's text, with control characters and escape sequences made visible.
 	const text = terminalSafe(data.text);
-	return text.endsWith("\n") ? text : `${text}\n`;
+	return { stdout: text.endsWith("\n") ? text : `${text}\n`, stderr: refused.join("") };
+}
+
+/** Longest target shown in a refusal line (`--json` has it whole). */
+const MAX_TARGET_CHARS = 200;
+
+/** A model-chosen target on one line: newlines and escapes visible (no forged lines), clipped. */
+function oneLine(target: string): string {
+	const chars = [...target];
+	const clipped = chars.length > MAX_TARGET_CHARS ? `${chars.slice(0, MAX_TARGET_CHARS).join("")}…` : target;
+	return exactText(clipped);
 }
