@@ -34,7 +34,7 @@ export interface PublishOptions {
 	include?: readonly string[];
 	/** Write nothing: only report what would be published, left out and refused (`publish --check`). */
 	check?: boolean;
-	/** Also write `OUT/index.html`, a browsable page of the index (see {@link renderIndexPage}). */
+	/** Also write `OUT/index.html`, a browsable page of the index. */
 	html?: boolean | { siteUrl?: string };
 }
 
