@@ -2,6 +2,7 @@ import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import type { ParseArgsConfig } from "node:util";
 import type { IntegrityOptions } from "../../runtime/index.ts";
+import { SkillsetError } from "../../skill/index.ts";
 import {
 	type DiscoveryFlagValues,
 	discoverFor,
@@ -112,16 +113,18 @@ export async function run(
 		if (!token)
 			throw new UsageError(`--http ${values.http}: a non-loopback address needs --token-file or SKILLSET_MCP_TOKEN`);
 	}
-	const server = await createSkillServer({
-		...settings.discover,
-		...(scanned ? { index: scanned.index } : { watch: true }),
-		tools: !values["no-tools"],
-		...(budgetTokens ? { budgetTokens } : {}),
-		...(integrity ? { integrity } : {}),
-		allowHardLinks: values["allow-hard-links"] === true,
-		info: { name: "skillset", version: readVersion() },
-		onLog: values.check ? undefined : (level, message) => io.stderr(`skillset mcp: ${level}: ${message}\n`),
-	});
+	const server = await budgeted(() =>
+		createSkillServer({
+			...settings.discover,
+			...(scanned ? { index: scanned.index } : { watch: true }),
+			tools: !values["no-tools"],
+			...(budgetTokens ? { budgetTokens } : {}),
+			...(integrity ? { integrity } : {}),
+			allowHardLinks: values["allow-hard-links"] === true,
+			info: { name: "skillset", version: readVersion() },
+			onLog: values.check ? undefined : (level, message) => io.stderr(`skillset mcp: ${level}: ${message}\n`),
+		}),
+	);
 	if (values.check) {
 		await server.close();
 		const incomplete = scanned ? incompleteRoots(scanned.report) : [];
@@ -217,4 +220,16 @@ function interrupted(): Promise<void> {
 		process.once("SIGINT", () => done());
 		process.once("SIGTERM", () => done());
 	});
+}
+
+/** A budget too small for the instructions is the user's to raise: a usage error naming the flag, not a crash. */
+async function budgeted<T>(make: () => Promise<T>): Promise<T> {
+	try {
+		return await make();
+	} catch (error) {
+		const option = (error as { data?: { option?: unknown } }).data?.option;
+		if (error instanceof SkillsetError && error.code === "invalid-option" && option === "budgetTokens")
+			throw new UsageError(error.message);
+		throw error;
+	}
 }
