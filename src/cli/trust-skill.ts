@@ -2,6 +2,7 @@ import { discover } from "../discovery/index.ts";
 import { type PermissionDiff, resolveApproval, type TrustStore } from "../policy/index.ts";
 import { createCachedOrigin, defaultCacheDir } from "../sources/index.ts";
 import { type CliIo, type Style, UsageError } from "./io.ts";
+import { plural } from "./render-diagnostics.ts";
 
 /** An approval given or revoked by `skillset trust --skill NAME@ORIGIN`. */
 export interface SkillTrustChange {
@@ -53,7 +54,7 @@ export function renderSkillTrust(change: SkillTrustChange, style: Style): string
 			? `${style.yellow("not approved")}: ${change.name} had no approval\n`
 			: `${style.yellow("revoked")}: ${change.name}\n`;
 	}
-	const lines = [`approved: ${change.name} (${change.files} files, bound to their digests)`];
+	const lines = [`approved: ${change.name} (${plural(change.files, "file")}, bound to their digests)`];
 	const added = change.diff?.added;
 	if (added) {
 		const parts = Object.entries(added).filter(([, list]) => list.length > 0);

@@ -196,7 +196,7 @@ function changeBetween(previous: ServeSnapshot, next: ServeSnapshot): ServeChang
 function reportLeftOut(leftOut: readonly LeftOutSkill[], log: (level: McpLogLevel, message: string) => void): void {
 	if (leftOut.length === 0) return;
 	const lines = leftOut.map((skill) => `  ${printable(skill.name)}: ${printable(skill.message)} (${skill.code})`);
-	log("warning", `${leftOut.length} selected skill(s) not served:\n${lines.join("\n")}`);
+	log("warning", `${leftOut.length} selected skill${leftOut.length === 1 ? "" : "s"} not served:\n${lines.join("\n")}`);
 }
 
 /** The roots a walk bound cut short, as a comparable string. */

@@ -55,7 +55,7 @@ describe("a plain folder of skills", () => {
 	it("mcp serves its skills", async () => {
 		const check = await run("mcp", "collection", "--check");
 		expect(check.exitCode).toBe(0);
-		expect(check.stdout).toContain("2 skill(s) served");
+		expect(check.stdout).toContain("2 skills served");
 		expect(check.stderr).toMatch(NOTE);
 	}, 60_000);
 

@@ -339,7 +339,7 @@ describe("skillset mcp --check", () => {
 		// Every request is answered (in any order: a refusal can come before a listing), even after stdin closed.
 		expect(messages.map((message) => message.id).sort()).toEqual([1, 2, 3]);
 		expect(messages.find((message) => message.id === 3)?.error?.code).toBe(-32602);
-		expect(run.stderr).toContain("skillset mcp: serving 3 skill(s), 3 left out");
+		expect(run.stderr).toContain("skillset mcp: serving 3 skills, 3 left out");
 		// The client closed stdin: a clean end, exit 0.
 		expect(run.status).toBe(0);
 	}, 30_000);

@@ -122,8 +122,15 @@ describe("skillset add from git", () => {
 		expect(outcome.permissions.added.network).toEqual(["*"]);
 		expect(outcome.files).toEqual({ added: [], changed: ["SKILL.md"], removed: [] });
 		expect(await readFile(join(ws.cwd, ".agents/skills/pinned/SKILL.md"), "utf8")).toContain("Version two.");
+		// The status is said once: "not updated pinned: <why>", never "not updated pinned: not updated: <why>".
+		const text = await ws.run("update");
+		expect(text.stdout).toMatch(/^not updated pinned: it asks for more permissions or has P1 findings; pass --yes/);
+		expect(text.stdout.match(/not updated/g)).toHaveLength(1);
 
-		expect((await ws.run("update", "--yes")).exitCode).toBe(0);
+		const applied = await ws.run("update", "--yes");
+		expect(applied.exitCode).toBe(0);
+		expect(applied.stdout).toMatch(/^updated pinned: written to \S+pinned\n/);
+		expect(applied.stdout.match(/updated/g)).toHaveLength(1);
 		expect(await readFile(join(ws.cwd, ".agents/skills/pinned/SKILL.md"), "utf8")).toContain("Version three.");
 		expect((await ws.run("outdated")).exitCode).toBe(0);
 	});

@@ -12,6 +12,7 @@ import {
 } from "../discovery-flags.ts";
 import { type CliIo, type CommandResult, readVersion, type Style, UsageError } from "../io.ts";
 import { type IncompleteRoot, incompleteRoots, renderIncomplete } from "../render-bounds.ts";
+import { plural } from "../render-diagnostics.ts";
 import { loadIntegrity, lockPath, sessionFlags, sessionUsage } from "../session-flags.ts";
 
 /** The command's options, for `node:util` parseArgs. */
@@ -131,7 +132,7 @@ export async function run(
 		const data = { served: [...server.served], leftOut: [...server.leftOut], incomplete };
 		return { exitCode: data.leftOut.length > 0 || incomplete.length > 0 ? 1 : 0, data };
 	}
-	io.stderr(`skillset mcp: serving ${server.served.length} skill(s), ${server.leftOut.length} left out\n`);
+	io.stderr(`skillset mcp: serving ${plural(server.served.length, "skill")}, ${server.leftOut.length} left out\n`);
 	if (listen) {
 		const serving = await serveHttp(server, {
 			...listen,
@@ -167,9 +168,9 @@ export async function run(
 /** `--check` as text; nothing otherwise (on stdio, stdout belongs to the protocol). */
 export function render(data: McpCheck | Record<string, never>, style: Style): string {
 	if (!("served" in data)) return "";
-	const lines = [...renderIncomplete(data.incomplete, style), `${data.served.length} skill(s) served`];
+	const lines = [...renderIncomplete(data.incomplete, style), `${plural(data.served.length, "skill")} served`];
 	for (const skill of data.served) lines.push(`  ${skill.name}  ${style.dim(skill.uri)}`);
-	if (data.leftOut.length > 0) lines.push(`${data.leftOut.length} skill(s) left out`);
+	if (data.leftOut.length > 0) lines.push(`${plural(data.leftOut.length, "skill")} left out`);
 	for (const skill of data.leftOut)
 		lines.push(`  ${style.yellow(skill.name)}: ${skill.message} ${style.dim(`(${skill.code}, ${skill.file})`)}`);
 	return `${lines.join("\n")}\n`;
