@@ -155,7 +155,17 @@ describe("skillset mcp over stdio", () => {
 		]);
 		const assets = await served.skills.readDirectory("skill://demo/assets");
 		expect(assets.resources.map((r) => r.name)).toEqual(["logo.png", "space name.txt"]);
-		for (const uri of ["skill://demo/SKILL.md", "skill://demo/nothing", "skill://demo/.git", "skill://linky"]) {
+		// A folder written with a trailing slash, as a path to a folder often is, is the same folder.
+		expect((await served.skills.readDirectory("skill://demo/assets/")).resources).toEqual(assets.resources);
+		expect((await served.skills.readDirectory("skill://demo/")).resources).toEqual(root.resources);
+		for (const uri of [
+			"skill://demo/SKILL.md",
+			"skill://demo/SKILL.md/",
+			"skill://demo/assets//",
+			"skill://demo/nothing",
+			"skill://demo/.git",
+			"skill://linky",
+		]) {
 			expect(await errorCode(served.skills.readDirectory(uri)), uri).toBe(-32602);
 		}
 	});
