@@ -280,7 +280,9 @@ export class Agent {
 	/** Every selected skill, with whether the model can see it and whether it is active. */
 	skills(): { name: string; description: string; listed: boolean; active: boolean }[] {
 		const active = new Set(this.session.active);
-		const listed = new Set(this.#skillState().catalog.report.kept);
+		// Listed: what the model sees by name, with a description or on the line of names.
+		const { kept, named } = this.#skillState().catalog.report;
+		const listed = new Set([...kept, ...named]);
 		return this.#skillState().index.selected.map((skill) => ({
 			name: skill.name,
 			description: skill.description,

@@ -1,5 +1,6 @@
-import { buildCatalog, type Catalog, systemPromptSection, type Tokenizer } from "../catalog/index.ts";
+import { buildSkillsSection, type Catalog, type Tokenizer } from "../catalog/index.ts";
 import type { SkillIndex } from "../discovery/index.ts";
+import { SkillsetError } from "../skill/index.ts";
 import { createSkillTools } from "../tools/index.ts";
 import type { AgentTool } from "./agent-tool.ts";
 import { TriggerMatcher } from "./triggers.ts";
@@ -13,17 +14,34 @@ export interface SkillState {
 	triggers: TriggerMatcher;
 }
 
-/** Builds the per-index state; the agent rebuilds it only when a rescan returns a different index. */
+/**
+ * Builds the per-index state; the agent rebuilds it only when a rescan returns a different index. The section is
+ * the library's (`buildSkillsSection`): heading, instruction and catalog fitted together to the budget, and the
+ * same catalog gives `load_skill` its enum.
+ */
 export async function buildSkillState(
 	index: SkillIndex,
 	session: Parameters<typeof createSkillTools>[0],
 	options: { tokenizer: Tokenizer; contextWindow: number },
 ): Promise<SkillState> {
-	const catalog = await buildCatalog(index, {
+	const { text, catalog } = await buildSkillsSection(index, {
 		tokenizer: options.tokenizer,
 		budget: { contextWindow: options.contextWindow },
+		activation: "tool",
+	}).catch((error: unknown) => {
+		if (!(error instanceof SkillsetError) || error.code !== "invalid-option") throw error;
+		throw new SkillsetError(
+			"invalid-option",
+			`the skills section does not fit in its share of a ${options.contextWindow}-token context window: raise contextWindow`,
+			{ data: { option: "contextWindow" }, cause: error },
+		);
 	});
-	const tools = createSkillTools(session, { include: ["load_skill", "read_skill_resource", "search_skills"] }).map(
+	const tools = createSkillTools(session, {
+		include: ["load_skill", "read_skill_resource", "search_skills"],
+		catalog,
+		// The system prompt carries the catalog: the tool description does not repeat it.
+		describeCatalog: false,
+	}).map(
 		(tool): AgentTool => ({
 			name: tool.name,
 			description: tool.description,
@@ -35,7 +53,7 @@ export async function buildSkillState(
 	return {
 		index,
 		catalog,
-		section: systemPromptSection(catalog),
+		section: text,
 		tools,
 		triggers: new TriggerMatcher(index.catalogSkills),
 	};

@@ -124,17 +124,11 @@ function addOverlaps(items: { result: LintResult; words: Set<string>; file: stri
 			const similarity = jaccard(a.words, b.words);
 			if (similarity < threshold) continue;
 			const percent = Math.round(similarity * 100);
-			a.result.diagnostics.push(
-				lintDiagnostic(
-					"lint.overlap",
-					`'${a.result.name}' and '${b.result.name}' have descriptions ${percent}% alike`,
-					a.file,
-				),
-			);
+			// Once per pair, on the later skill: a pair reported on both sides reads as two problems.
 			b.result.diagnostics.push(
 				lintDiagnostic(
 					"lint.overlap",
-					`'${b.result.name}' and '${a.result.name}' have descriptions ${percent}% alike`,
+					`'${b.result.name}' and '${a.result.name}' (${a.file}) have descriptions ${percent}% alike`,
 					b.file,
 				),
 			);

@@ -76,6 +76,8 @@ export async function buildSkillsSection(
 	if (!budget) return { text: systemPromptSection(catalog, options), catalog };
 	const measure = (text: string) => (budget.unit === "tokens" ? tokenizer.count(text) : codePointLength(text));
 	for (let attempt = 0; attempt < SECTION_ATTEMPTS; attempt++) {
+		// Skills that the budget hides entirely (not even the count line fits) would leave no section at all.
+		if (catalog.text === "" && catalog.report.skills > 0) break;
 		const text = systemPromptSection(catalog, options);
 		const over = measure(text) - budget.limit;
 		if (over <= 0) return { text, catalog };

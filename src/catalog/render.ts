@@ -166,7 +166,7 @@ function moreLine(omitted: number): string {
 
 /** The "more" line at its shortest. */
 function briefLine(omitted: number): string {
-	return `${omitted} skills: use search_skills`;
+	return `${omitted} skill${omitted === 1 ? "" : "s"}: use search_skills`;
 }
 
 /** A name or description in xml: one line, escaped. */

@@ -4,6 +4,7 @@ import type { Agent, PermissionAnswer, PermissionRequest } from "../agent/index.
 import { writeFileAtomic } from "../runtime/index.ts";
 import type { CliIo, Style } from "./io.ts";
 import { renderAllowQuestion, renderCallSummary, renderPermissionRequest } from "./permission-prompt.ts";
+import { plural } from "./render-diagnostics.ts";
 import { terminalSafe } from "./terminal-text.ts";
 import { closestWord } from "./usage-hints.ts";
 
@@ -77,7 +78,9 @@ export class ChatRepl {
 		const { io, style, terminal } = this.#options;
 		const skills = agent.skills();
 		const sandbox = agent.sandboxed ? "on" : "off";
-		io.stdout(`${style.bold("skillset chat")} ${style.dim(`— ${skills.length} skills, sandbox ${sandbox}; /help`)}\n`);
+		io.stdout(
+			`${style.bold("skillset chat")} ${style.dim(`— ${plural(skills.length, "skill")}, sandbox ${sandbox}; /help`)}\n`,
+		);
 		this.#rl.setPrompt(style.blue("› "));
 		try {
 			for (;;) {

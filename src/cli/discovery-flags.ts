@@ -8,6 +8,7 @@ import { type CliIo, UsageError } from "./io.ts";
 import { createOriginProviders, type OriginSummary, summarizeOrigins } from "./origin-providers.ts";
 import { warnFailedOrigins } from "./origin-warnings.ts";
 import { announceBounds } from "./render-bounds.ts";
+import { terminalSafe } from "./terminal-text.ts";
 
 /** The options every command that discovers takes. */
 export const discoveryFlags: NonNullable<ParseArgsConfig["options"]> = {
@@ -139,6 +140,17 @@ export async function settingsFor(
 		isTrusted: (path) => trustedByStore(path, io),
 		checkCatalog: extra.catalog !== undefined,
 	});
+	// Only when the user chose no roots: `--root` or `--no-default-roots` already say where the skills are.
+	if (dir !== undefined && !values.root?.length && !values["no-default-roots"]) {
+		const { conventionNames, isPlainSkillsFolder } = await import("./plain-folder.ts");
+		const conventions = settings.discover.conventions;
+		if (await isPlainSkillsFolder(workspace, conventions)) {
+			io.stderr(
+				`skillset: ${terminalSafe(dir)} holds skill folders and no conventional skills folder (${conventionNames(conventions)}): using it as a skills root\n`,
+			);
+			return settingsFor({ ...values, root: [workspace] }, dir, io, extra);
+		}
+	}
 	const originList = await summarizeOrigins(settings.origins, settings.cacheDir);
 	if (originList.length > 0) {
 		settings.discover.origins = await createOriginProviders(settings.origins, io.env, settings.cacheDir);

@@ -2,6 +2,7 @@ import { readdir, stat } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import type { DiscoveryReport } from "../discovery/index.ts";
 import type { Diagnostic, Finding } from "../skill/index.ts";
+import { plural } from "./render-diagnostics.ts";
 
 /** The skill stage, loaded only when a diagnostic is made: a scan that finds nothing to report never loads it. */
 const skillStage = () => import("../skill/index.ts");
@@ -106,7 +107,7 @@ export async function deeperSkillsNote(
 	const run = `skillset ${command} ${given} --root ${shorter(cwd, root)}${hidden ? " --include-hidden" : ""}`;
 	const example = shorter(cwd, join(folders[0] as string, "SKILL.md"));
 	const note = folders.some(isHidden(dir)) ? " Skills in hidden folders are scanned only with --include-hidden." : "";
-	return `No skill folder at a conventional place in ${given}, but ${folders.length} SKILL.md file(s) below it (e.g. ${example}).${note} To find them: ${run}`;
+	return `No skill folder at a conventional place in ${given}, but ${plural(folders.length, "SKILL.md file")} below it (e.g. ${example}).${note} To find them: ${run}`;
 }
 
 /** `path` relative to `cwd` when it is below it, else absolute. */

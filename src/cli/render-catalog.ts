@@ -1,4 +1,5 @@
 import type { CatalogReport } from "../catalog/index.ts";
+import { plural } from "./render-diagnostics.ts";
 
 /** The budget report as a few readable lines. */
 export function renderCatalogReport(report: CatalogReport): string {
@@ -12,8 +13,10 @@ export function renderCatalogReport(report: CatalogReport): string {
 		const names = firstFew(report.truncated.map((t) => `${t.name} (-${t.droppedChars})`));
 		lines.push(`truncated: ${report.truncated.length} descriptions, ${report.truncatedChars} chars cut: ${names}`);
 	}
-	if (report.named.length > 0) lines.push(`by name only: ${report.named.length} skills: ${firstFew(report.named)}`);
-	if (report.omitted.length > 0) lines.push(`omitted: ${report.omitted.length} skills: ${firstFew(report.omitted)}`);
+	if (report.named.length > 0)
+		lines.push(`by name only: ${plural(report.named.length, "skill")}: ${firstFew(report.named)}`);
+	if (report.omitted.length > 0)
+		lines.push(`omitted: ${plural(report.omitted.length, "skill")}: ${firstFew(report.omitted)}`);
 	return `${lines.join("\n")}\n`;
 }
 

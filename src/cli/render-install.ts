@@ -1,5 +1,6 @@
 import type { PermissionDiff } from "../policy/index.ts";
 import type { SkillReview } from "../sources/index.ts";
+import { plural } from "./render-diagnostics.ts";
 import { terminalSafe } from "./terminal-text.ts";
 
 /**
@@ -12,7 +13,9 @@ export function renderReview(review: SkillReview): string {
 }
 
 function reviewText(review: SkillReview): string {
-	const lines = [`audit: ${review.verdict}${review.findings.length ? ` (${review.findings.length} findings)` : ""}`];
+	const lines = [
+		`audit: ${review.verdict}${review.findings.length ? ` (${plural(review.findings.length, "finding")})` : ""}`,
+	];
 	for (const finding of review.findings.filter((f) => f.severity !== "P2").slice(0, 5)) {
 		lines.push(
 			`  ${finding.severity} ${finding.rule}: ${finding.file.split("/").slice(-2).join("/")}:${finding.line ?? 0} ${finding.snippet}`,

@@ -2,6 +2,7 @@ import { type FSWatcher, watch as watchPath } from "node:fs";
 import type { Discovery, DiscoveryResult } from "./discover.ts";
 import type { IndexedSkill } from "./resolve.ts";
 import type { SkillIndex } from "./skill-index.ts";
+import { MissingRoots } from "./watch-missing.ts";
 
 /** Default longest wait from a file event to the rescan that covers it. */
 const DEFAULT_MAX_WAIT_MS = 2000;
@@ -44,8 +45,8 @@ export interface SkillWatcher {
  * Watches the discovery's existing roots recursively. File events are debounced (with a maximum wait, so a steady
  * stream of events still gets rescans); then an incremental rescan runs and, only if the index differs, the new
  * index replaces the old one in one step and `onChange` says exactly what changed. Rescans never overlap or queue up:
- * events during a rescan lead to one more. Roots created after the watch starts are not watched; call `scan()` to
- * pick them up.
+ * events during a rescan lead to one more. A root that does not exist yet (a conventional folder) is waited for
+ * through its nearest existing folder: when it appears, it is rescanned and watched like the others.
  */
 export function watchSkills(discovery: Discovery, options: WatchOptions): SkillWatcher {
 	const debounceMs = options.debounceMs ?? 200;
@@ -95,19 +96,30 @@ export function watchSkills(discovery: Discovery, options: WatchOptions): SkillW
 		timer = setTimeout(run, Math.max(0, Math.min(debounceMs, firstEventAt + maxWaitMs - now)));
 	};
 
+	const watchRoot = (path: string): void => {
+		try {
+			const watcher = watchPath(path, { recursive: true }, schedule);
+			watcher.on("error", (error) => options.onError?.(error));
+			watchers.push(watcher);
+		} catch (error) {
+			options.onError?.(error);
+		}
+	};
+	const missing = new MissingRoots(
+		(path) => {
+			if (closed) return;
+			watchRoot(path);
+			schedule();
+		},
+		(error) => options.onError?.(error),
+	);
 	const ready = discovery.scan().then((result) => {
 		if (closed) return result;
 		// An origin's verified copies change only when the origin is read again (each rescan does), never by a file
 		// event; its cache folder does not even exist before its first good load.
-		for (const root of result.report.roots.filter((r) => r.exists && r.origin === undefined)) {
-			try {
-				const watcher = watchPath(root.path, { recursive: true }, schedule);
-				watcher.on("error", (error) => options.onError?.(error));
-				watchers.push(watcher);
-			} catch (error) {
-				options.onError?.(error);
-			}
-		}
+		for (const root of result.report.roots) if (root.exists && root.origin === undefined) watchRoot(root.path);
+		// Local folders only: an origin's root is a cache the origin fills, not a folder a user creates.
+		missing.add(result.report.roots.filter((root) => !root.exists && !root.origin).map((root) => root.path));
 		return result;
 	});
 	return {
@@ -119,6 +131,7 @@ export function watchSkills(discovery: Discovery, options: WatchOptions): SkillW
 			closed = true;
 			clearTimeout(timer);
 			for (const watcher of watchers) watcher.close();
+			missing.close();
 		},
 	};
 }

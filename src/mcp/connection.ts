@@ -6,6 +6,7 @@ import {
 	ProtocolErrorCode,
 	type RegisteredTool,
 } from "@modelcontextprotocol/server";
+import type { Catalog } from "../catalog/index.ts";
 import type { DiscoveryReport, IndexedSkill, SkillIndex } from "../discovery/index.ts";
 import { createSession, type IntegrityOptions, type SessionOptions, type SkillSession } from "../runtime/index.ts";
 import { createSkillTools, type SkillTool, type SkillToolName } from "../tools/index.ts";
@@ -50,11 +51,17 @@ export interface ConnectionOptions {
 }
 
 /** The keys of a snapshot. */
-export function snapshotKeys(index: SkillIndex, plan: ServePlan): SnapshotKeys {
+export function snapshotKeys(index: SkillIndex, plan: ServePlan, catalog: Catalog): SnapshotKeys {
 	const skills = new Map(plan.served.map((served) => [served.uri, `${served.skill.mtimeMs}:${served.skill.size}`]));
 	return {
 		resources: JSON.stringify(plan.served.map((s) => [s.uri, s.frontmatter.name, s.frontmatter.description])),
-		tools: JSON.stringify(index.catalogSkills.map((skill) => skill.name)),
+		// The tools show the catalog's described names and counts of the rest, besides every skill they accept.
+		tools: JSON.stringify([
+			index.catalogSkills.map((skill) => skill.name),
+			catalog.report.kept,
+			catalog.report.named.length,
+			catalog.report.omitted.length,
+		]),
 		prompts: JSON.stringify(promptSkills(index).map((skill) => [skill.name, skill.description])),
 		skills,
 	};

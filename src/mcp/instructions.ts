@@ -1,11 +1,6 @@
-import {
-	buildCatalog,
-	type Catalog,
-	loadDefaultTokenizer,
-	systemPromptSection,
-	type Tokenizer,
-} from "../catalog/index.ts";
+import { buildSkillsSection, type Catalog, type Tokenizer } from "../catalog/index.ts";
 import type { SkillIndex } from "../discovery/index.ts";
+import { SkillsetError } from "../skill/index.ts";
 
 /** What the instructions depend on. */
 export interface InstructionOptions {
@@ -17,27 +12,36 @@ export interface InstructionOptions {
 /** Default token budget of the catalog in the server instructions. */
 export const DEFAULT_INSTRUCTION_TOKENS = 2000;
 
-/**
- * The server `instructions`: the tier-1 catalog fitted to the budget, with the usage instruction for the load tool,
- * or, without tools, for reading a skill's SKILL.md resource. Empty when no skill can be offered.
- */
-export async function buildInstructions(index: SkillIndex, options: InstructionOptions): Promise<string> {
-	const tokenizer = options.tokenizer ?? (await loadDefaultTokenizer());
-	const budget = options.budgetTokens ?? DEFAULT_INSTRUCTION_TOKENS;
-	const render = async (tokens: number) => {
-		const catalog = await buildCatalog(index, { budget: { tokens }, tokenizer });
-		return { catalog, text: wrap(catalog, options.tools !== false) };
-	};
-	const first = await render(budget);
-	const total = tokenizer.count(first.text);
-	if (total <= budget) return first.text;
-	// The budget covers the usage instruction too: fit the catalog again into what the instruction leaves.
-	const overhead = total - first.catalog.report.tokens;
-	return (await render(Math.max(1, budget - overhead))).text;
+/** The server instructions of one snapshot and the catalog in them (which `load_skill`'s enum then lists). */
+export interface ServeSection {
+	instructions: string;
+	catalog: Catalog;
 }
 
-function wrap(catalog: Catalog, tools: boolean): string {
-	if (tools) return systemPromptSection(catalog, { activation: "tool" });
-	if (catalog.text === "") return "";
-	return `## Skills\n\nSkills are folders of instructions and resources for particular tasks. When a task matches a skill's description, read its SKILL.md resource (skill://<name>/SKILL.md; skills/list gives every skill's URI) before you start, then follow it. Read the files it mentions as resources beside it.\n\n${catalog.text}\n`;
+const READ_INSTRUCTION =
+	"When a task matches a skill's description, read its SKILL.md resource (skill://<name>/SKILL.md; skills/list gives every skill's URI) before you start, then follow it. Read the files it mentions as resources beside it.";
+
+/**
+ * The server `instructions`: the library's skills section (the same catalog, fitted as a whole to the budget), with
+ * the usage instruction for the load tool or, without tools, for reading a skill's SKILL.md resource. Built once per
+ * snapshot. Empty when no skill can be offered. A budget that cannot hold even the instruction is an
+ * `invalid-option` error naming `budgetTokens`.
+ */
+export async function buildServeSection(index: SkillIndex, options: InstructionOptions): Promise<ServeSection> {
+	const budget = options.budgetTokens ?? DEFAULT_INSTRUCTION_TOKENS;
+	try {
+		const section = await buildSkillsSection(index, {
+			budget: { tokens: budget },
+			...(options.tokenizer ? { tokenizer: options.tokenizer } : {}),
+			...(options.tools === false ? { instruction: READ_INSTRUCTION } : { activation: "tool" as const }),
+		});
+		return { instructions: section.text, catalog: section.catalog };
+	} catch (error) {
+		if (!(error instanceof SkillsetError) || error.code !== "invalid-option") throw error;
+		throw new SkillsetError(
+			"invalid-option",
+			`the skills catalog does not fit in ${budget} tokens of server instructions: raise the budget (budgetTokens, --budget-tokens)`,
+			{ data: { option: "budgetTokens" } },
+		);
+	}
 }

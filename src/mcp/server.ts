@@ -6,7 +6,7 @@ import { DEFAULT_MAX_RESOURCE_BYTES } from "../runtime/index.ts";
 import { discoverOptionsFor } from "../settings/index.ts";
 import { attachConnection, type Connection, type ServeSnapshot, snapshotKeys } from "./connection.ts";
 import { DigestCache, type ServeRules } from "./entries.ts";
-import { buildInstructions } from "./instructions.ts";
+import { buildServeSection } from "./instructions.ts";
 import { LargeReads } from "./large-reads.ts";
 import type { McpLogLevel, SkillServerOptions } from "./options.ts";
 import { type LeftOutSkill, planServe } from "./plan.ts";
@@ -78,8 +78,10 @@ export async function createSkillServer(given: SkillServerOptions = {}): Promise
 		const plan = planServe(discovered, rules);
 		// Tools, prompts and instructions offer exactly the served skills: one set, whichever way a client reads it.
 		const index = new SkillIndex(plan.served.map((served) => served.skill));
-		const instructions = await buildInstructions(index, options);
-		return { index, report, plan, instructions, keys: snapshotKeys(index, plan), tools: new SnapshotTools(index) };
+		// One catalog per snapshot, for the instructions and the tools alike: never rebuilt per request or client.
+		const { instructions, catalog } = await buildServeSection(index, options);
+		const keys = snapshotKeys(index, plan, catalog);
+		return { index, report, plan, instructions, keys, tools: new SnapshotTools(index, catalog) };
 	};
 
 	const snapshots = await startSnapshots(options, {
@@ -211,7 +213,7 @@ function changeBetween(previous: ServeSnapshot, next: ServeSnapshot): ServeChang
 function reportLeftOut(leftOut: readonly LeftOutSkill[], log: (level: McpLogLevel, message: string) => void): void {
 	if (leftOut.length === 0) return;
 	const lines = leftOut.map((skill) => `  ${printable(skill.name)}: ${printable(skill.message)} (${skill.code})`);
-	log("warning", `${leftOut.length} selected skill(s) not served:\n${lines.join("\n")}`);
+	log("warning", `${leftOut.length} selected skill${leftOut.length === 1 ? "" : "s"} not served:\n${lines.join("\n")}`);
 }
 
 /** The roots a walk bound cut short, as a comparable string. */

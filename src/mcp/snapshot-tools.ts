@@ -5,6 +5,7 @@ import {
 	type jsonSchemaValidator,
 	type StandardSchemaWithJSON,
 } from "@modelcontextprotocol/server";
+import type { Catalog } from "../catalog/index.ts";
 import type { SkillIndex } from "../discovery/index.ts";
 import { createSession } from "../runtime/index.ts";
 import { createSkillTools, type JsonSchema, type SkillToolName, validateInput } from "../tools/index.ts";
@@ -40,15 +41,22 @@ const TOOL_INPUT_VALIDATOR: jsonSchemaValidator = {
  */
 export class SnapshotTools {
 	readonly #index: SkillIndex;
+	readonly #catalog: Catalog;
 	#definitions: readonly ToolDefinition[] | undefined;
 
-	constructor(index: SkillIndex) {
+	/** `catalog` is the one in the instructions: `load_skill`'s enum lists the skills it describes, as the library's. */
+	constructor(index: SkillIndex, catalog: Catalog) {
 		this.#index = index;
+		this.#catalog = catalog;
 	}
 
 	/** The definitions, made on first use (a server without tools never makes them). */
 	get definitions(): readonly ToolDefinition[] {
-		this.#definitions ??= createSkillTools(createSession(this.#index)).map((tool) => ({
+		this.#definitions ??= createSkillTools(createSession(this.#index), {
+			catalog: this.#catalog,
+			// The instructions carry the catalog already: the tool description does not repeat it.
+			describeCatalog: false,
+		}).map((tool) => ({
 			name: tool.name as SkillToolName,
 			description: tool.description,
 			inputSchema: fromJsonSchema(tool.inputSchema as JsonSchemaType, TOOL_INPUT_VALIDATOR),

@@ -44,7 +44,9 @@ export function createSkillSource(state: () => SourceState): SkillSource {
 		},
 		async readDirectory(uri, params) {
 			const { plan, rules, cache, pageSize } = state();
-			const children = await readDirectory(plan, uri, rules, cache);
+			// One trailing slash names the same folder (`skill://x/dir/`); an empty segment anywhere else stays invalid.
+			const folder = /[^/]\/$/.test(uri) ? uri.slice(0, -1) : uri;
+			const children = await readDirectory(plan, folder, rules, cache);
 			if (!children) return undefined;
 			const start = parseCursor(params.cursor, children.length);
 			const end = Math.min(start + pageSize, children.length);

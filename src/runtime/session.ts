@@ -269,7 +269,7 @@ export class SkillSession {
 	#overLimit(skill: IndexedSkill, count: number, tokens: number): Refusal | undefined {
 		const mark = this.watermark();
 		if (mark.active + count > mark.maxActive) {
-			const message = `Activating '${skill.name}' needs ${count} more active skill(s); ${mark.active} of ${mark.maxActive} are active. Deactivate one first.`;
+			const message = `Activating '${skill.name}' needs ${count} more active skill${count === 1 ? "" : "s"}; ${mark.active} of ${mark.maxActive} are active. Deactivate one first.`;
 			return { code: "limit", name: skill.name, message };
 		}
 		if (mark.tokens + tokens > mark.maxTokens) {

@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { dirname, isAbsolute, join, relative, sep } from "node:path";
 import { hashPackage, type LockedSource } from "../runtime/index.ts";
 import { describeFailure, SourceError, type SourceErrorCode } from "./errors.ts";
@@ -138,11 +139,16 @@ async function installOne(
 	source: LockedSource,
 	options: AddOptions,
 ): Promise<InstallOutcome> {
+	const lockPath = relative(dirname(options.lockFile), join(options.target, review.name)).split(sep).join("/");
+	const elsewhere = await otherCopy(options.lockFile, review.name, lockPath || ".");
+	if (elsewhere) {
+		const message = `${review.name} is already installed at ${elsewhere} (${options.lockFile} keeps one copy per name): update it there, or remove it first (skillset remove ${review.name})`;
+		return { name: review.name, status: "refused", code: "install.exists", message, review };
+	}
 	const outcome = await installReviewed(review, target, options);
 	if (outcome.status === "refused") return outcome;
 	const { placement, ...done } = outcome;
 	const dir = placement?.dir ?? join(target, review.name);
-	const lockPath = relative(dirname(options.lockFile), join(options.target, review.name)).split(sep).join("/");
 	try {
 		await recordInstall(options.lockFile, review.name, dir, lockPath, source);
 	} catch (error) {
@@ -155,6 +161,17 @@ async function installOne(
 	}
 	await placement?.keep();
 	return done;
+}
+
+/**
+ * Where the lock already keeps `name`, when that is another folder that still exists. The lock has one entry per
+ * name: a second copy would move it, and outdated, update and lock --verify would then follow the wrong copy.
+ */
+async function otherCopy(lockFile: string, name: string, path: string): Promise<string | undefined> {
+	const { skills } = await readLockFile(lockFile);
+	const entry = Object.hasOwn(skills, name) ? skills[name] : undefined;
+	if (!entry || entry.path === path) return undefined;
+	return existsSync(join(dirname(lockFile), entry.path)) ? entry.path : undefined;
 }
 
 function choose(reviews: SkillReview[], options: AddOptions, result: AddResult): SkillReview[] {

@@ -174,7 +174,7 @@ async function updateOne(name: string, skill: LockedSkill, options: UpdateOption
 				...base,
 				status: "refused",
 				code: "install.needs-approval",
-				message: `not updated: ${why}; pass --yes to accept`,
+				message: `${why}; pass --yes to accept`,
 			};
 		}
 		const placement = await placeSkill(review, installedDir, true, options.signal);
@@ -188,11 +188,11 @@ async function updateOne(name: string, skill: LockedSkill, options: UpdateOption
 		} catch (error) {
 			await placement?.undo();
 			const why = describeFailure(error, "install.io").message;
-			const message = `not updated: the lock file ${options.lockFile} cannot be written, so the update was undone (${why})`;
+			const message = `the lock file ${options.lockFile} cannot be written, so the update was undone (${why})`;
 			return { ...base, status: "refused", code: "install.unpinned", message };
 		}
 		await placement?.keep();
-		return { ...base, status: "updated", message: `updated ${installedDir}` };
+		return { ...base, status: "updated", message: `written to ${installedDir}` };
 	} catch (error) {
 		return { name, status: "refused", ...describeFailure(error, "source.fetch") };
 	} finally {

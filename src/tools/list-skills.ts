@@ -92,7 +92,8 @@ function fitPage(
 /** Where the page ends, and how to get the next one; empty when the page holds every skill. */
 function footer(offset: number, count: number, total: number): string {
 	if (offset === 0 && count >= total) return "";
-	const range = count > 0 ? `Skills ${offset + 1}-${offset + count} of ${total}.` : `${total} skills.`;
+	const range =
+		count > 0 ? `Skills ${offset + 1}-${offset + count} of ${total}.` : `${total} skill${total === 1 ? "" : "s"}.`;
 	const next = offset + count < total ? ` Call list_skills with offset ${offset + count} for more.` : "";
 	return `${range}${next}`;
 }

@@ -206,6 +206,11 @@ describe("buildSkillsSection", () => {
 		await expect(buildSkillsSection(entries(5), { budget: { tokens: 20 } })).rejects.toMatchObject({
 			code: "invalid-option",
 		});
+		// So small that not even the catalog's count line fits: an error, not a section that silently hides every skill.
+		for (const tokens of [1, 5])
+			await expect(buildSkillsSection(entries(5), { budget: { tokens } })).rejects.toMatchObject({
+				code: "invalid-option",
+			});
 		const file = await buildSkillsSection(entries(3), { activation: "file-read" });
 		expect(file.text).toContain("/skills/0/SKILL.md");
 	});

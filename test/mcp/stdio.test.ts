@@ -155,7 +155,17 @@ describe("skillset mcp over stdio", () => {
 		]);
 		const assets = await served.skills.readDirectory("skill://demo/assets");
 		expect(assets.resources.map((r) => r.name)).toEqual(["logo.png", "space name.txt"]);
-		for (const uri of ["skill://demo/SKILL.md", "skill://demo/nothing", "skill://demo/.git", "skill://linky"]) {
+		// A folder written with a trailing slash, as a path to a folder often is, is the same folder.
+		expect((await served.skills.readDirectory("skill://demo/assets/")).resources).toEqual(assets.resources);
+		expect((await served.skills.readDirectory("skill://demo/")).resources).toEqual(root.resources);
+		for (const uri of [
+			"skill://demo/SKILL.md",
+			"skill://demo/SKILL.md/",
+			"skill://demo/assets//",
+			"skill://demo/nothing",
+			"skill://demo/.git",
+			"skill://linky",
+		]) {
 			expect(await errorCode(served.skills.readDirectory(uri)), uri).toBe(-32602);
 		}
 	});
@@ -339,7 +349,7 @@ describe("skillset mcp --check", () => {
 		// Every request is answered (in any order: a refusal can come before a listing), even after stdin closed.
 		expect(messages.map((message) => message.id).sort()).toEqual([1, 2, 3]);
 		expect(messages.find((message) => message.id === 3)?.error?.code).toBe(-32602);
-		expect(run.stderr).toContain("skillset mcp: serving 3 skill(s), 3 left out");
+		expect(run.stderr).toContain("skillset mcp: serving 3 skills, 3 left out");
 		// The client closed stdin: a clean end, exit 0.
 		expect(run.status).toBe(0);
 	}, 30_000);

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { createSkillServer, serveHttp } from "skillset/mcp";
 import { describe, expect, it } from "vitest";
 import { skillMd, tempDir, writeTree } from "../helpers/temp.ts";
-import { httpClient } from "./mcp-helpers.ts";
+import { httpClient, stdioClient } from "./mcp-helpers.ts";
 
 describe("watch under a steady stream of changes", () => {
 	it("unlists a deleted skill while changes keep arriving faster than the quiet period", async () => {
@@ -38,5 +38,32 @@ describe("watch under a steady stream of changes", () => {
 			await serving.close();
 			await server.close();
 		}
+	}, 60_000);
+});
+
+describe("watch of a workspace with no skills folder yet", () => {
+	it("serves the skills of a conventional folder created after the server started (built CLI, --watch)", async () => {
+		const base = await tempDir();
+		const workspace = join(base, "project");
+		const home = join(base, "home");
+		await writeTree(base, { "project/README.md": "A project.\n", "home/.keep": "" });
+		const { client } = await stdioClient(workspace, [workspace, "--watch"], { HOME: home });
+		const listed = async () => (await client.listResources()).resources.map((resource) => resource.uri).sort();
+		expect(await listed()).toEqual([]);
+		// Made in steps, as `mkdir -p` and an editor do: the folder, its parent's child, then the skill.
+		await writeTree(workspace, { ".agents/skills/demo/SKILL.md": skillMd("demo") });
+		let now = await listed();
+		for (let polls = 0; polls < 60 && now.length === 0; polls++) {
+			await new Promise((resolve) => setTimeout(resolve, 250));
+			now = await listed();
+		}
+		expect(now).toEqual(["skill://demo/SKILL.md"]);
+		// And later changes inside the new folder are seen too.
+		await writeTree(workspace, { ".agents/skills/later/SKILL.md": skillMd("later") });
+		for (let polls = 0; polls < 60 && now.length < 2; polls++) {
+			await new Promise((resolve) => setTimeout(resolve, 250));
+			now = await listed();
+		}
+		expect(now).toEqual(["skill://demo/SKILL.md", "skill://later/SKILL.md"]);
 	}, 60_000);
 });

@@ -227,7 +227,15 @@ describe("skillset trust --skill", () => {
 		const { index } = await ws.run();
 		const store = join(await tempDir(), "trust.json");
 		const io = { cwd: ws.cwd, env: { SKILLSET_CACHE_DIR: ws.cacheDir } };
-		const approve = await cli(["trust", "--skill", "deployer@index:acme", "--store", store, "--json"], io);
+		// No terminal and no --yes: nothing is granted, and the refusal shows what would have been.
+		const unasked = await cli(["trust", "--skill", "deployer@index:acme", "--store", store], io);
+		expect(unasked.exitCode).toBe(1);
+		expect(unasked.stderr).toMatch(
+			/^deployer@index:acme would be approved: 2 files[^\n]*\n( {2}grants [^\n]*\n)* {2}grants allowedTools: Bash\(git status:\*\), Write\n/,
+		);
+		expect(unasked.stderr).toMatch(/not approved: no terminal to ask; pass --yes to approve/);
+		expect((await loadTrustStore(store)).skillApproval("deployer@index:acme")).toBeUndefined();
+		const approve = await cli(["trust", "--skill", "deployer@index:acme", "--yes", "--store", store, "--json"], io);
 		expect(approve.exitCode).toBe(0);
 		expect(JSON.parse(approve.stdout).skill).toMatchObject({
 			name: "deployer@index:acme",
@@ -240,7 +248,7 @@ describe("skillset trust --skill", () => {
 		const policy = createPolicy({ workspace: ws.cwd, approvals: await loadTrustStore(store) });
 		expect(policy.approval(index.get("deployer") as IndexedSkill)).toMatchObject({ status: "approved" });
 
-		const text = await cli(["trust", "--skill", "deployer@index:acme", "--store", store], io);
+		const text = await cli(["trust", "--skill", "deployer@index:acme", "--yes", "--store", store], io);
 		expect(text.stdout).toMatch(/^approved: deployer@index:acme \(2 files/);
 		const revoke = await cli(["trust", "--skill", "deployer@index:acme", "--untrust", "--store", store], io);
 		expect(revoke.stdout).toBe("revoked: deployer@index:acme\n");

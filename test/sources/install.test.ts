@@ -78,6 +78,32 @@ describe("skillset add from git", () => {
 		expect(await ws.run("lock", "--verify", "--root", join(ws.cwd, ".agents/skills"))).toMatchObject({ exitCode: 0 });
 	});
 
+	it("keeps one lock entry per skill: a second copy in another folder is refused, and the first stays followed", async () => {
+		const source = await repo({ "SKILL.md": skill("twice", MANIFEST_NO_NETWORK, "Version one.\n") });
+		const ws = await workspace();
+		expect((await ws.run("add", `file://${source}`)).exitCode).toBe(0);
+		const before = await ws.lock();
+		const second = await ws.run("add", `file://${source}`, "--dir", "vendor");
+		expect(second.exitCode).toBe(1);
+		expect(second.stdout).toMatch(
+			/refused twice: twice is already installed at \.agents\/skills\/twice \(.*skills\.lock\.json keeps one copy per name\)/,
+		);
+		expect(existsSync(join(ws.cwd, "vendor", "twice"))).toBe(false);
+		expect(await ws.lock()).toEqual(before);
+		// outdated, update and lock --verify still follow the one copy.
+		await commit(source, { "SKILL.md": skill("twice", MANIFEST_NO_NETWORK, "Version two.\n") }, "two");
+		expect(JSON.parse((await ws.run("outdated", "--json")).stdout)).toMatchObject([
+			{ name: "twice", status: "outdated" },
+		]);
+		expect((await ws.run("update", "--yes")).exitCode).toBe(0);
+		expect(await readFile(join(ws.cwd, ".agents/skills/twice/SKILL.md"), "utf8")).toContain("Version two.");
+		expect((await ws.run("lock", "--verify")).exitCode).toBe(0);
+		// Once the first copy is gone, the skill may live elsewhere: the entry moves with it.
+		await rm(join(ws.cwd, ".agents/skills/twice"), { recursive: true });
+		expect((await ws.run("add", `file://${source}`, "--dir", "vendor")).exitCode).toBe(0);
+		expect((await ws.lock()).skills.twice.path).toBe("vendor/twice");
+	});
+
 	it("makes the user choose from a collection, hidden collection folders included", async () => {
 		const source = await repo({
 			"skills/.curated/alpha/SKILL.md": skill("alpha"),
@@ -122,8 +148,15 @@ describe("skillset add from git", () => {
 		expect(outcome.permissions.added.network).toEqual(["*"]);
 		expect(outcome.files).toEqual({ added: [], changed: ["SKILL.md"], removed: [] });
 		expect(await readFile(join(ws.cwd, ".agents/skills/pinned/SKILL.md"), "utf8")).toContain("Version two.");
+		// The status is said once: "not updated pinned: <why>", never "not updated pinned: not updated: <why>".
+		const text = await ws.run("update");
+		expect(text.stdout).toMatch(/^not updated pinned: it asks for more permissions or has P1 findings; pass --yes/);
+		expect(text.stdout.match(/not updated/g)).toHaveLength(1);
 
-		expect((await ws.run("update", "--yes")).exitCode).toBe(0);
+		const applied = await ws.run("update", "--yes");
+		expect(applied.exitCode).toBe(0);
+		expect(applied.stdout).toMatch(/^updated pinned: written to \S+pinned\n/);
+		expect(applied.stdout.match(/updated/g)).toHaveLength(1);
 		expect(await readFile(join(ws.cwd, ".agents/skills/pinned/SKILL.md"), "utf8")).toContain("Version three.");
 		expect((await ws.run("outdated")).exitCode).toBe(0);
 	});

@@ -10,6 +10,7 @@ import {
 	withInterrupt,
 } from "../install-flags.ts";
 import { type CliIo, type CommandResult, type Style, UsageError } from "../io.ts";
+import { plural } from "../render-diagnostics.ts";
 import { renderReview } from "../render-install.ts";
 import { exactText, terminalSafe } from "../terminal-text.ts";
 
@@ -97,7 +98,7 @@ async function pickSkills(io: CliIo, reviews: readonly SkillReview[]): Promise<r
 		(r, i) =>
 			`  ${String(i + 1).padStart(3)}  ${exactText(r.name)}  [${r.verdict}]  ${exactText(r.description.slice(0, 70))}`,
 	);
-	io.stderr(`The source holds ${reviews.length} skills:\n${rows.join("\n")}\n`);
+	io.stderr(`The source holds ${plural(reviews.length, "skill")}:\n${rows.join("\n")}\n`);
 	const prompt = createInterface({ input: process.stdin, output: process.stderr });
 	try {
 		const answer = (await prompt.question("Install which? (numbers or names, space-separated; 'all') ")).trim();

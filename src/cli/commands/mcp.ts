@@ -2,6 +2,7 @@ import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import type { ParseArgsConfig } from "node:util";
 import type { IntegrityOptions } from "../../runtime/index.ts";
+import { SkillsetError } from "../../skill/index.ts";
 import {
 	type DiscoveryFlagValues,
 	discoverFor,
@@ -12,6 +13,7 @@ import {
 import { type CliIo, type CommandResult, readVersion, type Style, UsageError } from "../io.ts";
 import { warnFailedOrigins } from "../origin-warnings.ts";
 import { type IncompleteRoot, incompleteRoots, renderIncomplete } from "../render-bounds.ts";
+import { plural } from "../render-diagnostics.ts";
 import { loadIntegrity, lockPath, sessionFlags, sessionUsage } from "../session-flags.ts";
 
 /** The command's options, for `node:util` parseArgs. */
@@ -150,16 +152,18 @@ export async function run(
 		if (!token)
 			throw new UsageError(`--http ${values.http}: a non-loopback address needs --token-file or SKILLSET_MCP_TOKEN`);
 	}
-	const server = await createSkillServer({
-		...settings.discover,
-		...(scanned ? { index: scanned.index, scanMs: scanned.report.timings.totalMs } : { watch: true }),
-		tools: !values["no-tools"],
-		...(budgetTokens ? { budgetTokens } : {}),
-		...(integrity ? { integrity } : {}),
-		allowHardLinks: values["allow-hard-links"] === true,
-		info: { name: "skillset", version: readVersion() },
-		onLog: values.check ? undefined : (level, message) => io.stderr(`skillset mcp: ${level}: ${message}\n`),
-	});
+	const server = await budgeted(() =>
+		createSkillServer({
+			...settings.discover,
+			...(scanned ? { index: scanned.index, scanMs: scanned.report.timings.totalMs } : { watch: true }),
+			tools: !values["no-tools"],
+			...(budgetTokens ? { budgetTokens } : {}),
+			...(integrity ? { integrity } : {}),
+			allowHardLinks: values["allow-hard-links"] === true,
+			info: { name: "skillset", version: readVersion() },
+			onLog: values.check ? undefined : (level, message) => io.stderr(`skillset mcp: ${level}: ${message}\n`),
+		}),
+	);
 	if (values.check) {
 		await server.close();
 		const incomplete = scanned ? incompleteRoots(scanned.report) : [];
@@ -168,7 +172,7 @@ export async function run(
 	}
 	if (!scanned && server.report)
 		await warnFailedOrigins(settings.originList, settings.origins, server.report, startedAt, io, { failRun: false });
-	io.stderr(`skillset mcp: serving ${server.served.length} skill(s), ${server.leftOut.length} left out\n`);
+	io.stderr(`skillset mcp: serving ${plural(server.served.length, "skill")}, ${server.leftOut.length} left out\n`);
 	if (listen) {
 		const serving = await serveHttp(server, {
 			...listen,
@@ -211,9 +215,9 @@ export async function run(
 /** `--check` as text; nothing otherwise (on stdio, stdout belongs to the protocol). */
 export function render(data: McpCheck | Record<string, never>, style: Style): string {
 	if (!("served" in data)) return "";
-	const lines = [...renderIncomplete(data.incomplete, style), `${data.served.length} skill(s) served`];
+	const lines = [...renderIncomplete(data.incomplete, style), `${plural(data.served.length, "skill")} served`];
 	for (const skill of data.served) lines.push(`  ${skill.name}  ${style.dim(skill.uri)}`);
-	if (data.leftOut.length > 0) lines.push(`${data.leftOut.length} skill(s) left out`);
+	if (data.leftOut.length > 0) lines.push(`${plural(data.leftOut.length, "skill")} left out`);
 	for (const skill of data.leftOut)
 		lines.push(`  ${style.yellow(skill.name)}: ${skill.message} ${style.dim(`(${skill.code}, ${skill.file})`)}`);
 	return `${lines.join("\n")}\n`;
@@ -294,4 +298,16 @@ function jsonLogIo(io: CliIo): CliIo {
 		io.stderr(`${JSON.stringify({ time: new Date().toISOString(), level, event: "log", message })}\n`);
 	};
 	return { ...io, stderr };
+}
+
+/** A budget too small for the instructions is the user's to raise: a usage error naming the flag, not a crash. */
+async function budgeted<T>(make: () => Promise<T>): Promise<T> {
+	try {
+		return await make();
+	} catch (error) {
+		const option = (error as { data?: { option?: unknown } }).data?.option;
+		if (error instanceof SkillsetError && error.code === "invalid-option" && option === "budgetTokens")
+			throw new UsageError(error.message);
+		throw error;
+	}
 }

@@ -5,8 +5,10 @@ import type { ParseArgsConfig } from "node:util";
 import { defaultTrustFile, loadTrustStore } from "../../policy/index.ts";
 import { homeFrom } from "../../settings/index.ts";
 import { trustFileFor } from "../discovery-flags.ts";
+import { confirm } from "../install-flags.ts";
 import { type CliIo, type CommandResult, type Rendered, type Style, UsageError } from "../io.ts";
-import { renderSkillTrust, type SkillTrustChange, trustSkill } from "../trust-skill.ts";
+import { terminalSafe } from "../terminal-text.ts";
+import { renderSkillGrant, renderSkillTrust, type SkillTrustChange, trustSkill } from "../trust-skill.ts";
 
 /** The command's options, for `node:util` parseArgs. */
 export const options: NonNullable<ParseArgsConfig["options"]> = {
@@ -15,6 +17,7 @@ export const options: NonNullable<ParseArgsConfig["options"]> = {
 	store: { type: "string" },
 	force: { type: "boolean", default: false },
 	skill: { type: "string" },
+	yes: { type: "boolean", short: "y", default: false },
 	json: { type: "boolean", default: false },
 };
 
@@ -30,11 +33,14 @@ Options:
   --force                    trust / or the home folder (every workspace below it) anyway
   --list                     list the trusted and untrusted workspaces
   --skill NAME@ORIGIN        approve a remote skill (NAME@mcp:LABEL, NAME@index:LABEL) as cached now, bound to
-                             every file and digest; any change revokes it. With --untrust: revoke the approval
+                             every file and digest; any change revokes it. Shows what it grants and asks
+                             first (no terminal: needs --yes). With --untrust: revoke the approval
+  -y, --yes                  with --skill: approve without asking
   --store FILE               the store (default: $SKILLSET_TRUST_FILE, else ~/.config/skillset/trust.json)
   --json                     print the result as JSON
 
-Exit status: 0 done, 1 refused (DIR does not exist, / or home without --force, the store cannot be written),
+Exit status: 0 done, 1 refused (DIR does not exist, / or home without --force, the store cannot be written, a
+skill approval not confirmed),
 2 usage error.`;
 
 /** The store's entries after the change, or why nothing changed. */
@@ -51,7 +57,7 @@ export interface TrustResult {
 
 /** Trusts, untrusts or lists. */
 export async function run(
-	values: { untrust?: boolean; list?: boolean; store?: string; force?: boolean; skill?: string },
+	values: { untrust?: boolean; list?: boolean; store?: string; force?: boolean; skill?: string; yes?: boolean },
 	positionals: readonly string[],
 	io: CliIo,
 ): Promise<CommandResult<TrustResult>> {
@@ -63,8 +69,17 @@ export async function run(
 	});
 	if (values.skill !== undefined) {
 		if (positionals.length > 0) throw new UsageError("trust --skill takes no DIR");
-		const skill = await trustSkill(store, values.skill, values.untrust === true, io);
-		return { exitCode: 0, data: { store: file, workspaces: store.list(), skill } };
+		const ask = async (change: SkillTrustChange): Promise<boolean> => {
+			io.stderr(terminalSafe(renderSkillGrant(change)));
+			if (values.yes) return true;
+			if (!io.isTTY || !process.stdin.isTTY) {
+				io.stderr("skillset: not approved: no terminal to ask; pass --yes to approve\n");
+				return false;
+			}
+			return confirm(io, `Approve ${terminalSafe(change.name)}?`);
+		};
+		const skill = await trustSkill(store, values.skill, values.untrust === true, io, ask);
+		return { exitCode: skill.declined ? 1 : 0, data: { store: file, workspaces: store.list(), skill } };
 	}
 	const path = resolve(io.cwd, positionals[0] ?? ".");
 	if (values.list) {
