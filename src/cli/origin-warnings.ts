@@ -4,6 +4,7 @@ import type { CliIo } from "./io.ts";
 import { markOriginFailed } from "./origin-exit.ts";
 import type { OriginSummary } from "./origin-providers.ts";
 import { type OriginStatus, originStatuses } from "./origin-status.ts";
+import { plural } from "./render-diagnostics.ts";
 import { terminalSafe } from "./terminal-text.ts";
 
 // A failed origin must never look like an empty one: every command that discovers says on stderr which origin
@@ -35,7 +36,7 @@ function warningLine(status: OriginStatus, settings: OriginSettings): string {
 	const reason = reasonOf(status);
 	const served =
 		status.status === "cached"
-			? `serving ${status.skills} cached skill(s) from ${status.refreshedAt ?? "an earlier run"}`
+			? `serving ${plural(status.skills, "cached skill")} from ${status.refreshedAt ?? "an earlier run"}`
 			: "nothing cached to serve (--allow-offline to go on without it)";
 	const hint = /\bHTTP 401\b/.test(reason) ? `; ${tokenHint(status, settings)}` : "";
 	return `skillset: warning: origin ${status.origin} (${status.where}) failed: ${reason}${hint}; ${served}`;

@@ -141,7 +141,7 @@ export class OriginCache {
 			}
 		}
 		if (stale && served.length > 0) {
-			const message = `${served.length} skill(s) served from the last verified copies`;
+			const message = `${served.length} ${served.length === 1 ? "skill" : "skills"} served from the last verified copies`;
 			diagnostics.push({ code: "origin.cached", severity: "info", message, file: this.#origin });
 		}
 		return { folder: this.skillsFolder, skills: served, diagnostics };

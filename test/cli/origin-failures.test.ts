@@ -98,7 +98,7 @@ describe("a failed origin is named, and fails the command when nothing was cache
 		});
 		expect(warnings(run.stderr)).toHaveLength(1);
 		expect(warnings(run.stderr)[0]).toMatch(/mcp:team .*ECONNREFUSED/);
-		expect(run.stderr).toContain("serving 1 skill(s)");
+		expect(run.stderr).toContain("serving 1 skill,");
 		expect(run.status).toBe(0);
 	}, 60_000);
 
