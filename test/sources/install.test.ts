@@ -220,10 +220,12 @@ describe("skillset add from git", () => {
 		const ws = await workspace();
 		expect((await ws.run("add", `file://${source}`, "--client", "claude")).exitCode).toBe(0);
 		expect(existsSync(join(ws.cwd, ".claude/skills/clienty/SKILL.md"))).toBe(true);
-		// Codex's current documentation lists .agents/skills; .codex/skills is its legacy folder.
-		expect((await ws.run("add", `file://${source}`, "--client", "codex", "--force")).exitCode).toBe(0);
-		expect(existsSync(join(ws.cwd, ".agents/skills/clienty/SKILL.md"))).toBe(true);
-		expect(existsSync(join(ws.cwd, ".codex"))).toBe(false);
+		// Codex's current documentation lists .agents/skills; .codex/skills is its legacy folder. (A second copy in the
+		// same workspace is refused: the lock keeps one entry per skill.)
+		const codex = await workspace();
+		expect((await codex.run("add", `file://${source}`, "--client", "codex")).exitCode).toBe(0);
+		expect(existsSync(join(codex.cwd, ".agents/skills/clienty/SKILL.md"))).toBe(true);
+		expect(existsSync(join(codex.cwd, ".codex"))).toBe(false);
 		expect((await ws.run("add", `file://${source}`, "--client", "nope")).exitCode).toBe(2);
 	});
 
