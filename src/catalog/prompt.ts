@@ -81,7 +81,12 @@ export async function buildSkillsSection(
 		const text = systemPromptSection(catalog, options);
 		const over = measure(text) - budget.limit;
 		if (over <= 0) return { text, catalog };
-		const limit = (catalog.report.budget?.limit ?? budget.limit) - over;
+		// Refit from what the catalog really takes, not from its limit: a catalog a few units under its limit would
+		// otherwise shrink by one unit per attempt and never fit. Each attempt cuts one unit more than the last.
+		const limit = Math.min(
+			(catalog.report.budget?.limit ?? budget.limit) - over,
+			measure(catalog.text) - over - attempt,
+		);
 		if (limit < 1) break;
 		catalog = await buildCatalog(source, { ...catalogOptions, budget: { [budget.unit]: limit } });
 	}

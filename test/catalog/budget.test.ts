@@ -1,3 +1,4 @@
+import { join } from "node:path";
 import fc from "fast-check";
 import {
 	buildCatalog,
@@ -5,6 +6,7 @@ import {
 	type CatalogEntry,
 	type CatalogFormat,
 	codePointLength,
+	discover,
 	ELLIPSIS,
 	estimateTokenizer,
 	loadDefaultTokenizer,
@@ -14,6 +16,8 @@ import {
 	systemPromptSection,
 } from "skillset";
 import { beforeAll, describe, expect, it } from "vitest";
+import { generateTree } from "../../bench/generate.ts";
+import { tempDir } from "../helpers/temp.ts";
 
 const WORDS =
 	"extract convert review deploy summarise tables charts forms release notes when the user asks about".split(" ");
@@ -195,6 +199,17 @@ describe("buildSkillsSection", () => {
 			expect(catalog.report.kept.length + catalog.report.named.length + catalog.report.omitted.length).toBe(80);
 		}
 	});
+
+	it("fits a collection whose names alone overflow the budget (1,000 skills in the agent's 2% of 128k)", async () => {
+		// The bench's tree: the refit used to stall a token over the budget and give up with an error.
+		const tree = await generateTree(join(await tempDir(), "skills"), 1000);
+		const { index } = await discover({ home: tree.root, defaultRoots: false, roots: [tree.root] });
+		for (const tokens of [2560, 2000, 3000]) {
+			const { text, catalog } = await buildSkillsSection(index, { budget: { tokens } });
+			expect(count(text), `1,000 skills in ${tokens} tokens`).toBeLessThanOrEqual(tokens);
+			expect(catalog.report.kept.length + catalog.report.named.length).toBeGreaterThan(0);
+		}
+	}, 60_000);
 
 	it("takes a host's own instruction, and says when the budget cannot hold even that", async () => {
 		const instruction = "Read a skill's SKILL.md resource before you start.";
