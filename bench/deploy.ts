@@ -59,7 +59,7 @@ const answers = (url: string) => () =>
 
 /** The README's nginx block with `ports` in place of 8101-8103 and `listen` in place of 8080. */
 async function readmeConfig(ports: number[], listen: number): Promise<string> {
-	const text = await readFile(join(REPO, "README.md"), "utf8");
+	const text = await readFile(join(REPO, "docs", "deploying.md"), "utf8");
 	const block = /<!-- deploy-nginx:start -->\n```nginx\n([\s\S]*?)```\n<!-- deploy-nginx:end -->/.exec(text)?.[1] ?? "";
 	let config = block.replace("listen 8080;", `listen 127.0.0.1:${listen};`);
 	for (const [i, port] of ports.entries()) config = config.replaceAll(`127.0.0.1:${8101 + i}`, `127.0.0.1:${port}`);

@@ -148,8 +148,8 @@ describe("module layering", () => {
 		expect(findCycles(dir)).toEqual([]);
 	});
 
-	it("matches the README's module map: every stage in order, and no stage using one the map leaves out", () => {
-		const readme = readFileSync(join(SRC, "..", "README.md"), "utf8");
+	it("matches the module map in docs/architecture.md: every stage in order, and no stage using one the map leaves out", () => {
+		const readme = readFileSync(join(SRC, "..", "docs", "architecture.md"), "utf8");
 		const map = readme.slice(readme.indexOf("## Module map"));
 		const rows = [...map.matchAll(/^\| `(\w+)\/` \| [^|]+ \| ([^|]+) \|$/gm)].map((m) => ({
 			name: m[1] ?? "",
@@ -166,7 +166,7 @@ describe("module layering", () => {
 					.filter((parts) => parts.length > 1 && parts[0] !== name)
 					.map((parts) => parts[0] ?? ""),
 			);
-			expect([...used].sort(), `the README's "depends on" for ${name}/`).toEqual([...declared].sort());
+			expect([...used].sort(), `docs/architecture.md's "depends on" for ${name}/`).toEqual([...declared].sort());
 		}
 	});
 

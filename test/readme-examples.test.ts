@@ -1,12 +1,12 @@
 import { execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { validateSkillMd } from "skillset";
 import { describe, expect, it } from "vitest";
+import { docsText } from "./helpers/docs-pages.ts";
 
-// The README's samples are checked against what the project itself says of them.
+// The documentation's samples (README and docs/) are checked against what the project itself says of them.
 const ROOT = join(import.meta.dirname, "..");
-const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+const readme = docsText();
 
 function fenced(language: string): string[] {
 	return [...readme.matchAll(new RegExp(`\`\`\`${language}\\n([\\s\\S]*?)\`\`\``, "g"))].map((m) => m[1] ?? "");

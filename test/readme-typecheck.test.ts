@@ -1,17 +1,19 @@
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
+import { docsPages } from "./helpers/docs-pages.ts";
 
-// Issue 20 §3: every TypeScript sample in the README compiles as a user pastes it, each a module of its own, under
+// Issue 20 §3 (and 25): every TypeScript sample in the README and docs/ compiles as a user pastes it, each a module of its own, under
 // `strict`, against the SDK versions package.json pins (openai, @anthropic-ai/sdk) and skillset's built types.
 
 const ROOT = join(import.meta.dirname, "..");
-const readme = readFileSync(join(ROOT, "README.md"), "utf8");
-const samples = [...readme.matchAll(/^```ts\n([\s\S]*?)^```/gm)].map((match) => ({
-	line: readme.slice(0, match.index).split("\n").length,
-	text: match[1] ?? "",
-}));
+const samples = docsPages().flatMap(({ page, text }) =>
+	[...text.matchAll(/^```ts\n([\s\S]*?)^```/gm)].map((match) => ({
+		page,
+		line: text.slice(0, match.index).split("\n").length,
+		text: match[1] ?? "",
+	})),
+);
 
 /** What a user's project has: strict, Node's ESM resolution, no project-only options. */
 const OPTIONS: ts.CompilerOptions = {
@@ -49,7 +51,9 @@ describe("README TypeScript samples (issue 20)", () => {
 	});
 
 	it("each compiles on its own under strict against the pinned SDKs (a broken control sample must fail)", () => {
-		const files = new Map(samples.map((s) => [join(ROOT, `readme-sample-line-${s.line}.mts`), s.text]));
+		const files = new Map(
+			samples.map((s) => [join(ROOT, `${s.page.replace(/\W/g, "-")}-sample-line-${s.line}.mts`), s.text]),
+		);
 		// The check can fail: a sample with a type error, checked in the same program, is reported.
 		const control = join(ROOT, "readme-sample-control.mts");
 		files.set(control, 'import { discover } from "skillset";\nawait discover({ cwd: 42 });\n');

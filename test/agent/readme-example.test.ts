@@ -1,4 +1,4 @@
-// The README's createAgent example, run as written against the scripted server (only the URL and the workspace
+// The createAgent example in docs/agent.md, run as written against the scripted server (only the URL and the workspace
 // are swapped in).
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -11,7 +11,7 @@ import { workspaceFixture } from "./fixture.ts";
 const ROOT = join(import.meta.dirname, "..", "..");
 
 function example(): string {
-	const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+	const readme = readFileSync(join(ROOT, "docs", "agent.md"), "utf8");
 	const start = readme.indexOf("As a library (`skillset/agent`");
 	const code = readme.slice(start).split("```ts\n")[1]?.split("```")[0] ?? "";
 	return code;

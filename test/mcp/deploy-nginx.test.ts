@@ -32,7 +32,7 @@ if (!HAVE_NGINX && process.env.CI !== "true")
 // In CI a missing nginx is a failure, never a skip.
 const run = HAVE_NGINX || process.env.CI === "true" ? describe : describe.skip;
 
-const README = join(import.meta.dirname, "..", "..", "README.md");
+const README = join(import.meta.dirname, "..", "..", "docs", "deploying.md");
 const children: ChildProcess[] = [];
 afterAll(() => {
 	for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
@@ -42,7 +42,7 @@ afterAll(() => {
 async function readmeConfig(ports: number[], listen: number): Promise<string> {
 	const text = await readFile(README, "utf8");
 	const block = /<!-- deploy-nginx:start -->\n```nginx\n([\s\S]*?)```\n<!-- deploy-nginx:end -->/.exec(text)?.[1];
-	if (!block) throw new Error("README has no deploy-nginx block");
+	if (!block) throw new Error("docs/deploying.md has no deploy-nginx block");
 	let config = block.replace("listen 8080;", `listen 127.0.0.1:${listen};`);
 	ports.forEach((port, i) => {
 		config = config.replaceAll(`127.0.0.1:${8101 + i}`, `127.0.0.1:${port}`);
