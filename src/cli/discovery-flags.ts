@@ -6,7 +6,6 @@ import { type DiscoveryResult, discover } from "../discovery/index.ts";
 import { homeFrom, type ResolvedSettings, resolveSettings, type SettingsFlags } from "../settings/index.ts";
 import { type CliIo, UsageError } from "./io.ts";
 import { createOriginProviders, type OriginSummary, summarizeOrigins } from "./origin-providers.ts";
-import { warnFailedOrigins } from "./origin-warnings.ts";
 import { announceBounds } from "./render-bounds.ts";
 import { terminalSafe } from "./terminal-text.ts";
 
@@ -114,7 +113,11 @@ export async function discoverFor(
 	result.report.diagnostics.unshift(...settings.diagnostics);
 	if (options.announceBounds !== false) announceBounds(result.report, io);
 	const failRun = options.failOnOrigins !== false;
-	await warnFailedOrigins(settings.originList, settings.origins, result.report, startedAt, io, { failRun });
+	if (settings.originList.length > 0) {
+		// Only a run with remote origins has failures to name: start-up pays for every module.
+		const { warnFailedOrigins } = await import("./origin-warnings.ts");
+		await warnFailedOrigins(settings.originList, settings.origins, result.report, startedAt, io, { failRun });
+	}
 	return { ...settings, ...result };
 }
 

@@ -10,7 +10,6 @@ import {
 } from "./io.ts";
 import { originExitCode } from "./origin-exit.ts";
 import { terminalJson } from "./terminal-text.ts";
-import { closestWord, describeParseError } from "./usage-hints.ts";
 
 /** What every command module exports. */
 export interface CommandModule {
@@ -133,6 +132,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
 	} catch (error) {
 		if (isParseArgsError(error)) {
 			// An unknown or misused flag: the closest flag and the command's usage line, not Node's own text.
+			// Loaded only on a mistake: start-up pays for every module.
+			const { describeParseError } = await import("./usage-hints.ts");
 			const message = describeParseError(error as Error & { code: string }, command.options);
 			return usageError(io, message, name, command.usage.split("\n")[0]);
 		}
@@ -185,7 +186,8 @@ function usageError(io: CliIo, message: string, command: string | undefined, usa
 }
 
 /** `skillset serach`: the closest command, and the usage line. */
-function unknownCommand(io: CliIo, name: string): number {
+async function unknownCommand(io: CliIo, name: string): Promise<number> {
+	const { closestWord } = await import("./usage-hints.ts");
 	const near = closestWord(name, Object.keys(COMMANDS));
 	const hint = near ? `; did you mean '${near}'?` : "";
 	return usageError(io, `unknown command '${name}'${hint}`, undefined, "Usage: skillset COMMAND [options]");
