@@ -1,4 +1,5 @@
 import type { ParseArgsConfig } from "node:util";
+import { editDistance } from "../skill/index.ts";
 
 /**
  * "Did you mean" for a mistyped command or flag. Kept in the CLI (not the index's `closest`) so that a usage
@@ -9,7 +10,7 @@ export function closestWord(word: string, candidates: readonly string[]): string
 	let best: { candidate: string; score: number } | undefined;
 	for (const candidate of candidates) {
 		// A prefix of a long flag (`--al` for `--all`) is what people type first.
-		const score = candidate.startsWith(word) ? 0.5 + candidate.length / 1000 : distance(word, candidate);
+		const score = candidate.startsWith(word) ? 0.5 + candidate.length / 1000 : editDistance(word, candidate);
 		if (score <= limit && (!best || score < best.score)) best = { candidate, score };
 	}
 	return best?.candidate;
@@ -35,18 +36,4 @@ export function describeParseError(
 		return option?.type === "boolean" ? `${flag} takes no value` : `${flag} needs a value`;
 	}
 	return error.message;
-}
-
-/** Levenshtein distance, two rows. */
-function distance(a: string, b: string): number {
-	let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
-	for (let i = 1; i <= a.length; i++) {
-		const current = [i];
-		for (let j = 1; j <= b.length; j++) {
-			const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-			current.push(Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, (previous[j - 1] ?? 0) + cost));
-		}
-		previous = current;
-	}
-	return previous[b.length] ?? 0;
 }

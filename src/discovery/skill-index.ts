@@ -1,4 +1,5 @@
 import { basename } from "node:path";
+import { editDistance } from "../skill/index.ts";
 import type { IndexedSkill } from "./resolve.ts";
 
 /**
@@ -52,7 +53,7 @@ export class SkillIndex {
 		const exact = this.selected
 			.filter((s) => s.name !== name && (basename(s.dir) === name || s.properties.declaredName === name))
 			.map((s) => s.name);
-		const scored = this.names().map((candidate) => ({ candidate, score: distance(name, candidate) }));
+		const scored = this.names().map((candidate) => ({ candidate, score: editDistance(name, candidate) }));
 		scored.sort((a, b) => a.score - b.score || (a.candidate < b.candidate ? -1 : 1));
 		const limit = Math.max(2, Math.floor(name.length / 2));
 		if (name.trim() === "") return [];
@@ -68,18 +69,4 @@ export class SkillIndex {
 
 function freezeSkill(skill: IndexedSkill): IndexedSkill {
 	return Object.freeze({ ...skill, diagnostics: Object.freeze([...skill.diagnostics]) }) as IndexedSkill;
-}
-
-/** Levenshtein distance, two rows. */
-function distance(a: string, b: string): number {
-	let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
-	for (let i = 1; i <= a.length; i++) {
-		const current = [i];
-		for (let j = 1; j <= b.length; j++) {
-			const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-			current.push(Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, (previous[j - 1] ?? 0) + cost));
-		}
-		previous = current;
-	}
-	return previous[b.length] ?? 0;
 }

@@ -10,18 +10,7 @@ import { tempDir, writeTree } from "./temp.ts";
 /** A node:http peer on loopback serving a well-known index that `publish` rewrites; closed after the file's tests. */
 export async function startIndexSite() {
 	const site = await tempDir();
-	const server = createServer(async (req, res) => {
-		const path = decodeURIComponent(new URL(req.url ?? "/", "http://x").pathname);
-		const body = await readFile(join(site, path)).catch(() => undefined);
-		if (body === undefined) return void res.writeHead(404).end();
-		res.writeHead(200).end(body);
-	});
-	await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-	afterAll(() => {
-		server.closeAllConnections();
-		return new Promise<void>((resolve) => server.close(() => resolve()));
-	});
-	const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+	const base = await serveFolder(site);
 	/** Publishes exactly these skills (`<name>/<path>` → text): the index then lists only them. */
 	const publish = async (files: Record<string, string>): Promise<void> => {
 		const root = await writeTree(await tempDir(), files);
@@ -43,4 +32,20 @@ export async function startIndexSite() {
 		return { cwd, cacheDir, run };
 	};
 	return { base, publish, workspace };
+}
+
+/** Serves the files under `folder` on loopback until the file's tests end (404 for anything else); its base URL. */
+export async function serveFolder(folder: string): Promise<string> {
+	const server = createServer(async (req, res) => {
+		const path = decodeURIComponent(new URL(req.url ?? "/", "http://x").pathname);
+		const body = await readFile(join(folder, path)).catch(() => undefined);
+		if (body === undefined) return void res.writeHead(404).end();
+		res.writeHead(200).end(body);
+	});
+	await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+	afterAll(() => {
+		server.closeAllConnections();
+		return new Promise<void>((resolve) => server.close(() => resolve()));
+	});
+	return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }

@@ -1,4 +1,3 @@
-import { execFileSync } from "node:child_process";
 import { existsSync, readdirSync } from "node:fs";
 import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
@@ -8,25 +7,8 @@ import { gzipSync } from "node:zlib";
 import { addSkills, writeTar } from "skillset/sources";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cli } from "../helpers/cli.ts";
+import { git } from "../helpers/git.ts";
 import { tempDir, writeTree } from "../helpers/temp.ts";
-
-const GIT_ENV = {
-	...process.env,
-	GIT_AUTHOR_NAME: "t",
-	GIT_AUTHOR_EMAIL: "t@example.com",
-	GIT_COMMITTER_NAME: "t",
-	GIT_COMMITTER_EMAIL: "t@example.com",
-	GIT_CONFIG_NOSYSTEM: "1",
-	HOME: "/nonexistent",
-};
-
-function git(dir: string, ...args: string[]): string {
-	return execFileSync("git", ["-c", "init.defaultBranch=main", ...args], {
-		cwd: dir,
-		env: GIT_ENV,
-		encoding: "utf8",
-	}).trim();
-}
 
 function skill(name: string, extra = "", body = "Steps.\n"): string {
 	return `---\nname: ${name}\ndescription: Does ${name} things for the tests.\n${extra}---\n# ${name}\n\n${body}`;

@@ -1,10 +1,9 @@
 import { existsSync } from "node:fs";
 import { chmod, readFile, stat } from "node:fs/promises";
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { cli } from "../helpers/cli.ts";
+import { serveFolder } from "../helpers/index-site.ts";
 import { skillMd, tempDir, writeTree } from "../helpers/temp.ts";
 
 // Issue 21, items 1 and 8: what peers found when they read skillset's own published index.
@@ -17,22 +16,6 @@ async function workspace(files: Record<string, string>) {
 		return { ...result, data: argv.includes("--json") && result.stdout ? JSON.parse(result.stdout) : undefined };
 	};
 	return { cwd, run };
-}
-
-/** Serves `folder` on loopback until the file's tests end; returns its base URL. */
-async function serve(folder: string): Promise<string> {
-	const server = createServer(async (req, res) => {
-		const path = decodeURIComponent(new URL(req.url ?? "/", "http://x").pathname);
-		const body = await readFile(join(folder, path)).catch(() => undefined);
-		if (body === undefined) return void res.writeHead(404).end();
-		res.writeHead(200).end(body);
-	});
-	await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-	afterAll(() => {
-		server.closeAllConnections();
-		return new Promise<void>((resolve) => server.close(() => resolve()));
-	});
-	return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
 const LONG = `Handles the long case. ${"x".repeat(1024)}`;
@@ -101,7 +84,7 @@ describe("issue 21.8: add from skillset's own published index keeps a script's e
 		await chmod(join(ws.cwd, ".agents/skills/runner/scripts/run.sh"), 0o755);
 		const site = join(await tempDir(), "site");
 		expect((await ws.run("publish", "--out", site)).exitCode).toBe(0);
-		const base = await serve(site);
+		const base = await serveFolder(site);
 		const target = await workspace({});
 		const add = await target.run("add", base, "--skill", "runner", "--yes");
 		expect(add.stderr).toBe("");
