@@ -1,5 +1,5 @@
 import type { ParseArgsConfig } from "node:util";
-import { editDistance } from "../skill/index.ts";
+import { editDistance } from "../discovery/index.ts";
 
 /**
  * "Did you mean" for a mistyped command or flag. Kept in the CLI (not the index's `closest`) so that a usage

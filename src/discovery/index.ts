@@ -16,7 +16,7 @@ export type { CollisionPolicy, IndexedSkill, RejectedSkill, SkillStatus } from "
 export { COLLISION_POLICIES } from "./resolve.ts";
 export type { DiscoveryRoot, Preset, PresetName, RootOptions, RootSource, Scope } from "./roots.ts";
 export { DEFAULT_CONVENTIONS, DEFAULT_SCOPE_ORDER, PRESET_NAMES, PRESETS, resolveRoots } from "./roots.ts";
-export { SkillIndex } from "./skill-index.ts";
+export { editDistance, SkillIndex } from "./skill-index.ts";
 export type { RootWalk, WalkLimits, WalkOptions } from "./walk.ts";
 export { DEFAULT_EXPLICIT_WALK_LIMITS, DEFAULT_WALK_LIMITS, walkRoot } from "./walk.ts";
 export type { IndexChanges, SkillWatcher, WatchEvent, WatchOptions } from "./watch.ts";

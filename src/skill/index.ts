@@ -12,7 +12,7 @@ export type { ExtensionSet, FieldType } from "./fields.ts";
 export { EXTENSION_FIELDS, EXTENSION_SETS, SPEC_FIELDS, splitToolList } from "./fields.ts";
 export { describeInvisibleChars, hasInvisibleChars, stripInvisible } from "./invisible.ts";
 export type { NameProblem } from "./names.ts";
-export { checkSkillName, editDistance, isValidSkillName, MAX_NAME_CODE_POINTS, normalizeSkillName } from "./names.ts";
+export { checkSkillName, isValidSkillName, MAX_NAME_CODE_POINTS, normalizeSkillName } from "./names.ts";
 export type { ParsedFrontmatterPrefix, ParsedSkill, ParseSkillOptions, SkillFrontmatter } from "./parse-skill.ts";
 export { DEFAULT_MAX_FILE_BYTES, parseSkillFrontmatter, parseSkillMd } from "./parse-skill.ts";
 export type { FrontmatterField, FrontmatterMap, FrontmatterValue, ParsedYaml } from "./parsed-yaml.ts";

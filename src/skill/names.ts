@@ -79,17 +79,3 @@ function checkCharacters(name: string): NameProblem | undefined {
 	}
 	return undefined;
 }
-
-/** Levenshtein distance (insertions, deletions, substitutions), in two rows: for "did you mean" suggestions. */
-export function editDistance(a: string, b: string): number {
-	let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
-	for (let i = 1; i <= a.length; i++) {
-		const current = [i];
-		for (let j = 1; j <= b.length; j++) {
-			const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-			current.push(Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, (previous[j - 1] ?? 0) + cost));
-		}
-		previous = current;
-	}
-	return previous[b.length] ?? 0;
-}
