@@ -1,5 +1,5 @@
 import type { Tokenizer } from "../catalog/index.ts";
-import type { Discovery } from "../discovery/index.ts";
+import type { Discovery, DiscoveryReport } from "../discovery/index.ts";
 import type { SandboxAvailability } from "../policy/index.ts";
 import { type Activation, type ActivationRefusal, createSession, type SkillSession } from "../runtime/index.ts";
 import { SkillsetError } from "../skill/index.ts";
@@ -132,6 +132,11 @@ export class Agent {
 		} finally {
 			this.#eventLog?.close();
 		}
+	}
+
+	/** The report of the last scan: roots, counts, and what each origin said (a host names failed origins from it). */
+	get discoveryReport(): DiscoveryReport | undefined {
+		return this.#discovery.current?.report;
 	}
 
 	/** The number of user turns so far. */

@@ -196,3 +196,25 @@ describe("chat -p output under attack (issue 20; THREATS: terminal, structure fo
 		}
 	});
 });
+
+describe("chat names a failed origin like every discovering command (issue 21 item 6)", () => {
+	async function closedPort(): Promise<number> {
+		const probe = createServer();
+		await new Promise<void>((done) => probe.listen(0, "127.0.0.1", done));
+		const { port } = probe.address() as AddressInfo;
+		await new Promise<void>((done) => probe.close(() => done()));
+		return port;
+	}
+
+	it("says which origin failed on stderr, still answers, and exits 1 unless --allow-offline", async () => {
+		const index = `--index=site=http://127.0.0.1:${await closedPort()}/`;
+		const run = await chat(["--base-url", llm.url, "-p", "hi", index], [{ content: "Hello." }]);
+		expect(run.stdout).toBe("Hello.\n");
+		const warnings = run.stderr.split("\n").filter((line) => line.startsWith("skillset: warning: origin"));
+		expect(warnings).toEqual([expect.stringMatching(/origin index:site .*failed: .*nothing cached/)]);
+		expect(run.exitCode).toBe(1);
+		const offline = await chat(["--base-url", llm.url, "-p", "hi", index, "--allow-offline"], [{ content: "Hi." }]);
+		expect(offline).toMatchObject({ exitCode: 0, stdout: "Hi.\n" });
+		expect(offline.stderr).toMatch(/^skillset: warning: origin index:site /m);
+	});
+});

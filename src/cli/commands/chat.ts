@@ -259,8 +259,10 @@ async function agentFor(
 		...(allow.length > 0 ? { tools: allow } : {}),
 		...(values["no-network"] ? { network: false } : {}),
 	};
+	const startedAt = Date.now();
+	let agent: Agent;
 	try {
-		return await createAgent({
+		agent = await createAgent({
 			model,
 			workspace,
 			discover: settings.discover,
@@ -282,6 +284,13 @@ async function agentFor(
 		if (error instanceof SkillsetError && error.code === "invalid-option") throw new UsageError(error.message);
 		throw error;
 	}
+	const report = agent.discoveryReport;
+	if (settings.originList.length > 0 && report) {
+		// A failed origin must not look like an empty one here either: the same line and exit status as `list`.
+		const { warnFailedOrigins } = await import("../origin-warnings.ts");
+		await warnFailedOrigins(settings.originList, settings.origins, report, startedAt, io);
+	}
+	return agent;
 }
 
 /** `[NAME=]COMMAND ARGS...` or `[NAME=]URL`; words split on spaces, quotes keep them together (no shell). */
