@@ -1,0 +1,97 @@
+import { randomBytes } from "node:crypto";
+import type { ServerContext } from "@modelcontextprotocol/server";
+
+/**
+ * Contents over this many bytes, read for an HTTP request, are not handed to the SDK: it would serialize the whole
+ * result in one `JSON.stringify` (tens of milliseconds for 8 MiB, during which no other request is served). The
+ * SDK gets a placeholder instead, and the HTTP layer writes the content in its place, a slice at a time.
+ */
+export const DEFERRED_BYTES: number = 256 * 1024;
+
+/** A file's bytes, as a `resources/read` answer carries them: JSON text (decoded as said) or base64. */
+export interface FileBytes {
+	bytes: Uint8Array;
+	mimeType: string;
+	/** How the bytes become the answer: `text` decoded as Latin-1 (ASCII only) or UTF-8, or a base64 `blob`. */
+	encoding: "latin1" | "utf8" | "base64";
+}
+
+/** A content the HTTP layer writes itself: the JSON string in the SDK's answer that stands for it, and its bytes. */
+export interface DeferredContent {
+	/** The placeholder as it appears in the SDK's JSON body, quotes included. */
+	needle: string;
+	file: FileBytes;
+}
+
+/**
+ * The contents deferred while one HTTP request is answered. Each placeholder is random (a client cannot name or
+ * forge one); one the answer does not carry (the request failed after the read) is simply dropped with this object.
+ */
+export class Deferrals {
+	readonly #items: DeferredContent[] = [];
+
+	/** The contents deferred so far. */
+	get items(): readonly DeferredContent[] {
+		return this.#items;
+	}
+
+	/** Defers `file`; returns what the SDK answers in its place. */
+	defer(file: FileBytes): { text: string; mimeType: string } | { bytes: Uint8Array; mimeType: string } {
+		if (file.encoding === "base64") {
+			// 48 bytes are 64 base64 characters without padding: the SDK's own encoding of them is the needle.
+			const marker = randomBytes(48);
+			this.#items.push({ needle: `"${marker.toString("base64")}"`, file });
+			return { bytes: marker, mimeType: file.mimeType };
+		}
+		const marker = `skillset-deferred-${randomBytes(24).toString("hex")}`;
+		this.#items.push({ needle: `"${marker}"`, file });
+		return { text: marker, mimeType: file.mimeType };
+	}
+}
+
+// Keyed by the Fetch request the HTTP layer made (the SDK hands it to the handler as `ctx.http.req`); an entry goes
+// with its request, so nothing here outlives one answer.
+const byRequest = new WeakMap<Request, Deferrals>();
+
+/** Lets large contents read for `request` be deferred; the HTTP layer then writes them into the answer. */
+export function deferralsFor(request: Request): Deferrals {
+	const deferrals = new Deferrals();
+	byRequest.set(request, deferrals);
+	return deferrals;
+}
+
+/** `file` as the SDK should answer it: the content itself, or a placeholder when the HTTP layer will write it. */
+export function answerFor(
+	file: FileBytes,
+	ctx: ServerContext | undefined,
+): { text: string; mimeType: string } | { bytes: Uint8Array; mimeType: string } {
+	const request = ctx?.http?.req;
+	const deferrals = request ? byRequest.get(request) : undefined;
+	if (deferrals && file.bytes.length > DEFERRED_BYTES) return deferrals.defer(file);
+	if (file.encoding === "base64") return { bytes: file.bytes, mimeType: file.mimeType };
+	const bytes = Buffer.from(file.bytes.buffer, file.bytes.byteOffset, file.bytes.byteLength);
+	return { text: bytes.toString(file.encoding), mimeType: file.mimeType };
+}
+
+/** Bytes per slice of a deferred content: a multiple of 3, so base64 slices join without padding in between. */
+const SLICE_BYTES = 3 * 16 * 1024;
+
+/**
+ * The JSON string of a content, quotes excluded, in slices whose concatenation is exactly what `JSON.stringify`
+ * gives for the whole (text is cut at character boundaries, base64 at multiples of 3 bytes).
+ */
+export function* jsonSlices(file: FileBytes): Generator<string> {
+	const { bytes } = file;
+	const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+	for (let start = 0; start < buffer.length; ) {
+		let end = Math.min(start + SLICE_BYTES, buffer.length);
+		if (file.encoding === "base64") {
+			yield buffer.toString("base64", start, end);
+		} else {
+			// Never inside a UTF-8 sequence: back up over continuation bytes (the file is valid UTF-8).
+			while (end < buffer.length && end > start + 1 && ((buffer[end] ?? 0) & 0xc0) === 0x80) end--;
+			yield JSON.stringify(buffer.toString(file.encoding, start, end)).slice(1, -1);
+		}
+		start = end;
+	}
+}
