@@ -77,21 +77,74 @@ export function answerFor(
 const SLICE_BYTES = 3 * 16 * 1024;
 
 /**
- * The JSON string of a content, quotes excluded, in slices whose concatenation is exactly what `JSON.stringify`
- * gives for the whole (text is cut at character boundaries, base64 at multiples of 3 bytes).
+ * What `JSON.stringify` writes for each ASCII byte it escapes (quote, backslash, control characters), taken from
+ * `JSON.stringify` itself. It escapes nothing else in well-formed text: every other byte of UTF-8 text, multi-byte
+ * sequences included (their bytes are all over 0x7f), stands for itself.
  */
-export function* jsonSlices(file: FileBytes): Generator<string> {
+const ESCAPES: readonly (Buffer | undefined)[] = Array.from({ length: 256 }, (_, byte) => {
+	if (byte > 0x7f) return undefined;
+	const escaped = JSON.stringify(String.fromCharCode(byte)).slice(1, -1);
+	return escaped.length === 1 ? undefined : Buffer.from(escaped, "latin1");
+});
+
+/**
+ * The JSON string of a content, quotes excluded, as UTF-8 bytes in slices whose concatenation is exactly what
+ * `JSON.stringify` gives for the whole, UTF-8 encoded: text is escaped byte by byte (never decoded), base64 is cut
+ * at multiples of 3 bytes.
+ */
+export function* jsonSlices(file: FileBytes): Generator<Uint8Array> {
 	const { bytes } = file;
 	const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-	for (let start = 0; start < buffer.length; ) {
-		let end = Math.min(start + SLICE_BYTES, buffer.length);
-		if (file.encoding === "base64") {
-			yield buffer.toString("base64", start, end);
-		} else {
-			// Never inside a UTF-8 sequence: back up over continuation bytes (the file is valid UTF-8).
-			while (end < buffer.length && end > start + 1 && ((buffer[end] ?? 0) & 0xc0) === 0x80) end--;
-			yield JSON.stringify(buffer.toString(file.encoding, start, end)).slice(1, -1);
-		}
-		start = end;
+	for (let start = 0; start < buffer.length; start += SLICE_BYTES) {
+		const end = Math.min(start + SLICE_BYTES, buffer.length);
+		yield file.encoding === "base64"
+			? Buffer.from(buffer.toString("base64", start, end), "latin1")
+			: escapeSlice(buffer, start, end);
 	}
+}
+
+/** The bytes JSON escapes. */
+const SPECIAL: readonly number[] = ESCAPES.flatMap((sequence, byte) => (sequence ? [byte] : []));
+/** More escapes than this in a slice (a file of tabs, say): `JSON.stringify` over the slice beats a search per escape. */
+const SEARCH_LIMIT = 512;
+
+/** `bytes[start, end)` with every byte JSON escapes replaced by its escape; the bytes themselves when none is. */
+function escapeSlice(bytes: Buffer, start: number, end: number): Uint8Array {
+	const slice = bytes.subarray(start, end);
+	const at = escapesIn(slice);
+	if (at === undefined) return escapeEvery(slice);
+	if (at.length === 0) return slice;
+	const parts: Uint8Array[] = [];
+	let run = 0;
+	for (const i of at) {
+		if (i > run) parts.push(slice.subarray(run, i));
+		parts.push(ESCAPES[slice[i] ?? 0] as Buffer);
+		run = i + 1;
+	}
+	if (slice.length > run) parts.push(slice.subarray(run));
+	return Buffer.concat(parts);
+}
+
+/**
+ * Where `slice` has bytes to escape, in order. Most text has few (a newline per line): each is found by the native
+ * byte search, which skips the rest much faster than a loop. Undefined past `SEARCH_LIMIT` (a file of tabs).
+ */
+function escapesIn(slice: Buffer): number[] | undefined {
+	const found: number[] = [];
+	for (const byte of SPECIAL) {
+		for (let i = slice.indexOf(byte); i !== -1; i = slice.indexOf(byte, i + 1)) {
+			found.push(i);
+			if (found.length > SEARCH_LIMIT) return undefined;
+		}
+	}
+	return found.sort((a, b) => a - b);
+}
+
+/**
+ * A slice dense with bytes to escape, through `JSON.stringify` itself: read as Latin-1, every byte is one character
+ * (bytes over 0x7f stay as they are, being no escape's business), so writing the result as Latin-1 gives the bytes
+ * back with the escapes in place, whatever UTF-8 sequence a slice boundary cut.
+ */
+function escapeEvery(slice: Buffer): Uint8Array {
+	return Buffer.from(JSON.stringify(slice.toString("latin1")).slice(1, -1), "latin1");
 }

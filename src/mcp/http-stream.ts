@@ -42,10 +42,10 @@ async function writeContent(res: ServerResponse, item: DeferredContent, stallMs:
 }
 
 /**
- * Writes `text`, then waits: for the client to take it when the socket's buffer is full, else for one turn of the
+ * Writes `text` (a string or bytes), then waits: for the client to take it when the socket's buffer is full, else for one turn of the
  * event loop. False when the connection closed or stalled (then it is destroyed): stop writing.
  */
-async function write(res: ServerResponse, text: string, stallMs: number): Promise<boolean> {
+async function write(res: ServerResponse, text: string | Uint8Array, stallMs: number): Promise<boolean> {
 	if (res.destroyed) return false;
 	if (res.write(text)) {
 		await new Promise((resolve) => setImmediate(resolve));

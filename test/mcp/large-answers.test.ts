@@ -16,9 +16,9 @@ import { connectClient, type Instance, startInstance } from "./deploy-helpers.ts
 import { stdioClient } from "./mcp-helpers.ts";
 
 const MODERN = "2026-07-28";
-/** Text with every kind of character JSON escapes, and multi-byte ones, in a run whose length is not a power of 2. */
-const TRICKY =
-	'quote " backslash \\ tab \t cr \r nl \n bell \u0007 esc \u001b del \u007f é 中 😀 \u2028 \u2029 </script> ';
+/** Text with every character JSON escapes (all controls but NUL), multi-byte ones, in a run of odd length. */
+const CONTROLS = Array.from({ length: 31 }, (_, i) => String.fromCharCode(i + 1)).join("");
+const TRICKY = `quote " backslash \\ ${CONTROLS} del \u007f é 中 😀 \u2028 \u2029 </script> `;
 
 let ws: string;
 let root: string;
