@@ -191,6 +191,9 @@ export async function serveHttp(server: SkillServer, options: HttpServeOptions):
 		const body = req.method === "POST" ? await readBody(req) : undefined;
 		if (body === null) return sendError(res, 413, "Request body too large");
 		const parsed = body === undefined ? undefined : parseJson(body);
+		// The SDK takes a parsed body as it is: the Fetch request then carries none (making its stream costs more than
+		// the rest of the request). A body that is not JSON goes along, for the SDK's own parse error.
+		const unparsed = parsed === undefined ? body : undefined;
 		const sessionId = req.headers["mcp-session-id"];
 		const facts = requestFacts(req.method ?? "GET", parsed);
 		res.once("close", () => record(req, res, facts, started));
@@ -198,7 +201,7 @@ export async function serveHttp(server: SkillServer, options: HttpServeOptions):
 		if (typeof sessionId === "string" && !transport)
 			return sendError(res, 404, "Session not found: it ended, or the instance that held it stopped; initialize again");
 		if (!transport && req.method === "POST") {
-			const request = toRequest(req, res, host, body);
+			const request = toRequest(req, res, host, unparsed);
 			const deferrals = deferralsFor(request);
 			if (!(await isLegacyRequest(request, parsed)))
 				return respond(res, await modern.fetch(request, { parsedBody: parsed }), deferrals);
@@ -214,7 +217,7 @@ export async function serveHttp(server: SkillServer, options: HttpServeOptions):
 		// A GET holds the notification stream open: it marks the session used, never busy (busy ones are never closed).
 		const done = typeof sessionId === "string" ? table.begin(sessionId, req.method !== "GET") : undefined;
 		let response: Response;
-		const request = toRequest(req, res, host, body);
+		const request = toRequest(req, res, host, unparsed);
 		const deferrals = deferralsFor(request);
 		try {
 			response = await transport.handleRequest(request, { parsedBody: parsed });
