@@ -2,6 +2,8 @@ import { isAscii, isUtf8 } from "node:buffer";
 import { lstatSync, type Stats } from "node:fs";
 import { join, posix } from "node:path";
 import { mediaTypeOf, readContainedAsync, type SkillsLock } from "../runtime/index.ts";
+import type { McpCode } from "./codes.ts";
+import type { FileBytes } from "./deferred.ts";
 import { LARGE_READ_BYTES, type LargeReads } from "./large-reads.ts";
 import type { JsonValue, ServedSkill, ServePlan } from "./plan.ts";
 import { directoryUri, fileUri, uriSegments } from "./uri.ts";
@@ -19,9 +21,6 @@ export type SkillEntry = {
 	frontmatter: { name: string; description: string; [key: string]: JsonValue };
 	resources: { uri: string; digest: string; size: number }[];
 };
-
-/** A file's content for `resources/read`: text when it is UTF-8 without NUL, else bytes. */
-export type FileContent = { text: string; mimeType: string } | { bytes: Uint8Array; mimeType: string };
 
 /** A child of a directory resource. */
 export interface DirectoryChild {
@@ -131,12 +130,22 @@ export function locate(plan: ServePlan, uri: string): { served: ServedSkill; rel
 	return undefined;
 }
 
+/** A read refused for a reason the client should hear (not "no such resource"): the file is over the cap. */
+export interface ReadRefusal {
+	code: McpCode;
+	message: string;
+}
+
 /**
  * Reads a served file by URI through the runtime's contained read (no links, no `..`, size cap, hard-link rule),
  * in chunks off the event loop, refusing skipped folders and, in verify mode, files that do not match the lock.
- * Undefined for anything else.
+ * Undefined for anything else. The bytes are not decoded here: a large text may be written in slices instead.
  */
-export async function readFile(plan: ServePlan, uri: string, rules: ServeRules): Promise<FileContent | undefined> {
+export async function readFile(
+	plan: ServePlan,
+	uri: string,
+	rules: ServeRules,
+): Promise<FileBytes | ReadRefusal | undefined> {
 	const found = locate(plan, uri);
 	if (!found || found.rel === "" || found.rel.split("/").some((segment) => SKIPPED_DIRS.has(segment))) return undefined;
 	const { dir } = found.served;
@@ -145,20 +154,28 @@ export async function readFile(plan: ServePlan, uri: string, rules: ServeRules):
 	return rules.largeReads && sizeOf(join(dir, found.rel)) > LARGE_READ_BYTES ? rules.largeReads.run(read) : read();
 }
 
-async function readServed(served: ServedSkill, rel: string, rules: ServeRules): Promise<FileContent | undefined> {
+async function readServed(
+	served: ServedSkill,
+	rel: string,
+	rules: ServeRules,
+): Promise<FileBytes | ReadRefusal | undefined> {
 	const read = await readContainedAsync(served.dir, rel, {
 		maxBytes: rules.maxBytes,
 		allowHardLinks: rules.allowHardLinks,
 		...(rules.lock ? { digest: "sha256" as const } : {}),
 	});
+	if (!read.ok && read.code === "resource.too-large")
+		return {
+			code: "mcp.too-large",
+			message: `${fileUri(served.path, rel)} is over the ${rules.maxBytes}-byte read cap`,
+		};
 	if (!read.ok) return undefined;
 	if (rules.lock && !matchesLock(served, read.path, read.sha256 ?? "", rules.lock)) return undefined;
 	const mimeType = mediaTypeOf(read.path);
 	const binary = read.bytes.subarray(0, 8192).includes(0) || !isUtf8(read.bytes);
-	if (binary) return { bytes: read.bytes, mimeType };
+	if (binary) return { bytes: read.bytes, mimeType, encoding: "base64" };
 	// ASCII text (most skill files) decodes as Latin-1, which is the same characters and much cheaper for large files.
-	const text = Buffer.from(read.bytes.buffer, read.bytes.byteOffset, read.bytes.byteLength);
-	return { text: text.toString(isAscii(read.bytes) ? "latin1" : "utf8"), mimeType };
+	return { bytes: read.bytes, mimeType, encoding: isAscii(read.bytes) ? "latin1" : "utf8" };
 }
 
 function sizeOf(path: string): number {

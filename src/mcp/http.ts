@@ -6,6 +6,7 @@ import {
 	isLegacyRequest,
 	WebStandardStreamableHTTPServerTransport,
 } from "@modelcontextprotocol/server";
+import { type Deferrals, deferralsFor } from "./deferred.ts";
 import { type DrainResult, Lifecycle } from "./http-drain.ts";
 import {
 	allowedOrigins,
@@ -20,6 +21,7 @@ import { defaultInstanceId, instanceIdProblem, prefixedSessionId } from "./http-
 import { clientOf, parseJson, readBody, sendError, toRequest, writeResponse } from "./http-io.ts";
 import { type HttpRequestLog, requestFacts, ServedSkills } from "./http-log.ts";
 import { HttpMetrics, methodLabel } from "./http-metrics.ts";
+import { writeDeferred } from "./http-stream.ts";
 import type { SkillServer } from "./server.ts";
 import { SessionTable } from "./sessions.ts";
 
@@ -61,6 +63,11 @@ export interface HttpServeOptions {
 	 * address, the machine's name) and the port: `127-0-0-1-8101`.
 	 */
 	instanceId?: string;
+	/**
+	 * A large answer the client takes none of for this long has its connection closed (a reader that never drains
+	 * cannot hold a file's bytes forever). Default 30 s.
+	 */
+	stallTimeoutMs?: number;
 	/** Serve `GET /metrics` in the Prometheus text format (behind the token when one is set). Default false. */
 	metrics?: boolean;
 	/** Called once per request to `/mcp` when its answer ends, with facts safe to log (no header, no content). */
@@ -184,6 +191,9 @@ export async function serveHttp(server: SkillServer, options: HttpServeOptions):
 		const body = req.method === "POST" ? await readBody(req) : undefined;
 		if (body === null) return sendError(res, 413, "Request body too large");
 		const parsed = body === undefined ? undefined : parseJson(body);
+		// The SDK takes a parsed body as it is: the Fetch request then carries none (making its stream costs more than
+		// the rest of the request). A body that is not JSON goes along, for the SDK's own parse error.
+		const unparsed = parsed === undefined ? body : undefined;
 		const sessionId = req.headers["mcp-session-id"];
 		const facts = requestFacts(req.method ?? "GET", parsed);
 		res.once("close", () => record(req, res, facts, started));
@@ -191,9 +201,10 @@ export async function serveHttp(server: SkillServer, options: HttpServeOptions):
 		if (typeof sessionId === "string" && !transport)
 			return sendError(res, 404, "Session not found: it ended, or the instance that held it stopped; initialize again");
 		if (!transport && req.method === "POST") {
-			const request = toRequest(req, res, host, body);
+			const request = toRequest(req, res, host, unparsed);
+			const deferrals = deferralsFor(request);
 			if (!(await isLegacyRequest(request, parsed)))
-				return writeResponse(res, await modern.fetch(request, { parsedBody: parsed }), lifecycle, finalEvent());
+				return respond(res, await modern.fetch(request, { parsedBody: parsed }), deferrals);
 		}
 		let fresh: { created: WebStandardStreamableHTTPServerTransport; release: () => void } | undefined;
 		if (!transport) {
@@ -206,8 +217,10 @@ export async function serveHttp(server: SkillServer, options: HttpServeOptions):
 		// A GET holds the notification stream open: it marks the session used, never busy (busy ones are never closed).
 		const done = typeof sessionId === "string" ? table.begin(sessionId, req.method !== "GET") : undefined;
 		let response: Response;
+		const request = toRequest(req, res, host, unparsed);
+		const deferrals = deferralsFor(request);
 		try {
-			response = await transport.handleRequest(toRequest(req, res, host, body), { parsedBody: parsed });
+			response = await transport.handleRequest(request, { parsedBody: parsed });
 		} finally {
 			done?.();
 			fresh?.release();
@@ -217,8 +230,14 @@ export async function serveHttp(server: SkillServer, options: HttpServeOptions):
 			if (created && (created.sessionId === undefined || sessions.get(created.sessionId) !== created))
 				await created.close();
 		}
-		await writeResponse(res, response, lifecycle, finalEvent());
+		await respond(res, response, deferrals);
 	};
+
+	/** Writes an answer: large contents in slices in place of their placeholders, anything else as the SDK made it. */
+	const respond = (res: ServerResponse, response: Response, deferrals: Deferrals): Promise<void> =>
+		deferrals.items.length > 0
+			? writeDeferred(res, response, deferrals, options.stallTimeoutMs)
+			: writeResponse(res, response, lifecycle, finalEvent());
 
 	/** The last event of a stream a drain ends: a log notification that says why, so the client reconnects. */
 	const finalEvent = (): string => {

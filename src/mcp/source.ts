@@ -1,5 +1,6 @@
 import { ProtocolError, ProtocolErrorCode, type Resource } from "@modelcontextprotocol/server";
 import type { Skill, SkillReadResult, SkillSource } from "@modelcontextprotocol/server/ext/skills";
+import { answerFor } from "./deferred.ts";
 import { buildEntry, type DigestCache, readDirectory, readFile, type ServeRules } from "./entries.ts";
 import type { ServePlan } from "./plan.ts";
 
@@ -38,9 +39,12 @@ export function createSkillSource(state: () => SourceState): SkillSource {
 			const entry = await buildEntry(served, rules, cache);
 			return "code" in entry ? undefined : entry;
 		},
-		async read(uri): Promise<SkillReadResult | undefined> {
+		async read(uri, ctx): Promise<SkillReadResult | undefined> {
 			const { plan, rules } = state();
-			return readFile(plan, uri, rules);
+			const file = await readFile(plan, uri, rules);
+			if (file === undefined) return undefined;
+			if ("code" in file) throw new ProtocolError(ProtocolErrorCode.InvalidParams, file.message, { code: file.code });
+			return answerFor(file, ctx);
 		},
 		async readDirectory(uri, params) {
 			const { plan, rules, cache, pageSize } = state();

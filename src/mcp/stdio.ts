@@ -2,6 +2,7 @@ import { PassThrough, type Readable, type Writable } from "node:stream";
 import type { JSONRPCMessage, MessageExtraInfo, Transport, TransportSendOptions } from "@modelcontextprotocol/server";
 import { StdioServerTransport, serveStdio } from "@modelcontextprotocol/server/stdio";
 import type { SkillServer } from "./server.ts";
+import { splitLarge, stringSlices } from "./stdio-large.ts";
 
 /** The largest stdio message, in bytes (the SDK's limit, named here so the message can say it). */
 export const STDIO_MAX_MESSAGE_BYTES: number = 10 * 1024 * 1024;
@@ -66,6 +67,9 @@ class WatchedStdio implements Transport {
 	#resolve: (failure: Error | undefined) => void = () => undefined;
 	/** Ids of requests received and not yet answered. */
 	readonly #unanswered = new Set<string | number>();
+	readonly #stdout: Writable;
+	#tail: Promise<void> = Promise.resolve();
+	#closed = false;
 	#onAnswered: (() => void) | undefined;
 	onclose?: () => void;
 	onerror?: (error: Error) => void;
@@ -73,6 +77,7 @@ class WatchedStdio implements Transport {
 
 	constructor(stdin: Readable, stdout: Writable) {
 		this.#inner = new StdioServerTransport(stdin, stdout, { maxBufferSize: STDIO_MAX_MESSAGE_BYTES });
+		this.#stdout = stdout;
 		this.closed = new Promise((resolve) => {
 			this.#resolve = resolve;
 		});
@@ -88,6 +93,7 @@ class WatchedStdio implements Transport {
 			this.onerror?.(error);
 		};
 		this.#inner.onclose = () => {
+			this.#closed = true;
 			this.#resolve(this.#justFailed);
 			this.onclose?.();
 		};
@@ -100,7 +106,24 @@ class WatchedStdio implements Transport {
 	send(message: JSONRPCMessage, _options?: TransportSendOptions): Promise<void> {
 		const id = "method" in message || !("id" in message) ? undefined : message.id;
 		if (id !== undefined && id !== null && this.#unanswered.delete(id)) this.#onAnswered?.();
-		return this.#inner.send(message);
+		// Messages go out one after another: a large answer written in slices is never interleaved with another line.
+		const write = () => this.#write(message);
+		const sent = this.#tail.then(write, write);
+		this.#tail = sent.catch(() => undefined);
+		return sent;
+	}
+
+	/** Writes one message: a large `resources/read` answer in slices, between which other work is served. */
+	async #write(message: JSONRPCMessage): Promise<void> {
+		const split = splitLarge(message);
+		if (!split) return this.#inner.send(message);
+		if (this.#closed) throw new Error("the stdio connection is closed");
+		await writeLine(this.#stdout, split.before);
+		for (const slice of stringSlices(split.value)) {
+			await writeLine(this.#stdout, slice);
+			await new Promise((resolve) => setImmediate(resolve));
+		}
+		await writeLine(this.#stdout, split.after);
 	}
 
 	/** Resolves when every request received so far is answered, or after `ms`. */
@@ -121,6 +144,23 @@ class WatchedStdio implements Transport {
 	close(): Promise<void> {
 		return this.#inner.close();
 	}
+}
+
+/** Writes `text` to `out`, waiting for it to drain when its buffer is full; rejects when `out` fails meanwhile. */
+function writeLine(out: Writable, text: string): Promise<void> {
+	return new Promise((resolve, reject) => {
+		const failed = (error: Error) => {
+			out.off("drain", drained);
+			reject(error);
+		};
+		const drained = () => {
+			out.off("error", failed);
+			resolve();
+		};
+		out.once("error", failed);
+		if (out.write(text)) drained();
+		else out.once("drain", drained);
+	});
 }
 
 function describeFailure(error: Error): string {

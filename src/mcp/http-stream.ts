@@ -1,0 +1,69 @@
+import type { ServerResponse } from "node:http";
+import { type Deferrals, type DeferredContent, jsonSlices } from "./deferred.ts";
+
+/** How long an answer may wait for a client that takes none of it before the connection is closed. */
+export const STALL_MS = 30_000;
+
+/**
+ * Writes the SDK's answer `response` with every deferred content in place of its placeholder, a slice at a time:
+ * between two slices other requests are served, and when the client does not take what was written the next slice
+ * waits for it (so a stream holds the file and one slice, never the whole answer). A client that takes nothing for
+ * `stallMs` has its connection closed. Resolves when the answer is written or given up.
+ */
+export async function writeDeferred(
+	res: ServerResponse,
+	response: Response,
+	deferrals: Deferrals,
+	stallMs: number = STALL_MS,
+): Promise<void> {
+	// The SDK's answer is small here (each large content is a placeholder): it is read whole to find them.
+	const body = await response.text();
+	const found = deferrals.items
+		.map((item) => ({ item, at: body.indexOf(item.needle) }))
+		.filter((entry) => entry.at >= 0)
+		.sort((a, b) => a.at - b.at);
+	const headers = Object.fromEntries(response.headers.entries());
+	delete headers["content-length"];
+	res.writeHead(response.status, headers);
+	let from = 0;
+	for (const { item, at } of found) {
+		if (!(await write(res, `${body.slice(from, at)}"`, stallMs))) return;
+		if (!(await writeContent(res, item, stallMs))) return;
+		from = at + item.needle.length - 1;
+	}
+	res.end(body.slice(from));
+}
+
+async function writeContent(res: ServerResponse, item: DeferredContent, stallMs: number): Promise<boolean> {
+	for (const slice of jsonSlices(item.file)) {
+		if (!(await write(res, slice, stallMs))) return false;
+	}
+	return true;
+}
+
+/**
+ * Writes `text` (a string or bytes), then waits: for the client to take it when the socket's buffer is full, else for one turn of the
+ * event loop. False when the connection closed or stalled (then it is destroyed): stop writing.
+ */
+async function write(res: ServerResponse, text: string | Uint8Array, stallMs: number): Promise<boolean> {
+	if (res.destroyed) return false;
+	if (res.write(text)) {
+		await new Promise((resolve) => setImmediate(resolve));
+		return !res.destroyed;
+	}
+	const drained = await new Promise<boolean>((resolve) => {
+		const done = (ok: boolean) => {
+			clearTimeout(timer);
+			res.off("drain", onDrain);
+			res.off("close", onClose);
+			resolve(ok);
+		};
+		const onDrain = () => done(true);
+		const onClose = () => done(false);
+		const timer = setTimeout(() => done(false), stallMs);
+		res.once("drain", onDrain);
+		res.once("close", onClose);
+	});
+	if (!drained) res.destroy();
+	return drained;
+}
