@@ -80,6 +80,7 @@ function decodeUtf32(bytes: Uint8Array, little: boolean): string {
 }
 
 /** The characters {@link noiseOf} counts. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it counts
 const NOISE = /[\x00-\x08\x0b\x0e-\x1a\x1c-\x1f\ufffd]/;
 
 /** NULs, control characters other than whitespace and escape, and U+FFFD, as a share of `head`. */
