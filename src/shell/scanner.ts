@@ -75,6 +75,13 @@ function operatorAt(s: string, at: number): string {
 	return pair?.includes(s[at + 1] as string) ? `${c}${s[at + 1]}` : c;
 }
 
+/** `[`, `[[`, `]` or `]]`: the test commands and their ends, not globs. */
+function testWord(s: string, start: number, end: number): boolean {
+	const c = s.charCodeAt(start);
+	if (c !== 91 && c !== 93) return false;
+	return end - start === 1 || (end - start === 2 && s.charCodeAt(start + 1) === c);
+}
+
 function classes(reading: ShellReading): Uint8Array {
 	let table = CLASSES.get(reading);
 	if (table) return table;
@@ -201,7 +208,7 @@ export class ShellScanner {
 		const max = this.#reading.maxWordChars;
 		this.text = "";
 		this.quoted = this.expands = this.glob = this.#started = this.#escapes = false;
-		this.tilde = s[start] === "~";
+		this.tilde = s.charCodeAt(start) === 126;
 		let i = start;
 		while (i < s.length) {
 			const code = s.charCodeAt(i);
@@ -328,7 +335,7 @@ export class ShellScanner {
 		this.#at = this.end = end;
 		this.start = start;
 		// `[` and `[[` are the test commands, not globs.
-		if (end - start <= 2 && /^(?:\[\[?|\]\]?)$/.test(s.slice(start, end))) this.glob = false;
+		if (testWord(s, start, end)) this.glob = false;
 		if (this.#escapes) {
 			const windows = WINDOWS_PATH.test(this.text.replaceAll(ESCAPE, "\\"));
 			this.text = this.text.replaceAll(ESCAPE, windows ? "\\" : "");
@@ -352,8 +359,11 @@ export class ShellScanner {
 	#ifsFollows(from: number): boolean {
 		const s = this.#source;
 		let i = from;
-		while (i < s.length && (this.#blank(s[i] as string) || (s[i] === "\\" && s[i + 1] === "\n")))
-			i += s[i] === "\\" ? 2 : 1;
-		return s[i] === "$" && ifsLength(s, i) > 0;
+		for (;;) {
+			const c = s.charCodeAt(i);
+			if (c === 32 || c === 9 || (c === 13 && this.#reading.carriageReturnBlank)) i++;
+			else if (c === 92 && s.charCodeAt(i + 1) === 10) i += 2;
+			else return c === 36 && ifsLength(s, i) > 0;
+		}
 	}
 }
