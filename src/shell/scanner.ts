@@ -143,31 +143,30 @@ export class ShellScanner {
 		const s = this.#source;
 		while (this.#at < s.length) {
 			const at = this.#at;
-			const c = s[at] as string;
-			if (this.#blank(c) || (c === "\\" && s[at + 1] === "\n")) {
-				this.#at += c === "\\" ? 2 : 1;
-			} else if (c === "#") {
+			// Character codes, not one-character strings: this runs once per token of texts of millions of them.
+			const c = s.charCodeAt(at);
+			if (c === 32 || c === 9 || (c === 13 && this.#reading.carriageReturnBlank)) {
+				this.#at += 1;
+			} else if (c === 92 && s.charCodeAt(at + 1) === 10) {
+				this.#at += 2;
+			} else if (c === 35) {
 				const end = s.indexOf("\n", at);
 				this.#at = end < 0 ? s.length : end;
-			} else if ((c === "<" || c === ">") && s[at + 1] === "(") {
+			} else if ((c === 60 || c === 62) && s.charCodeAt(at + 1) === 40) {
 				return this.#substitution(at);
-			} else if (c === "$" && ifsLength(s, at) > 0) {
+			} else if (c === 36 && ifsLength(s, at) > 0) {
 				// With the default IFS, an unquoted `$IFS` splits words like a blank (`curl${IFS}-s`); the words on both
 				// sides are marked as expanded, since IFS may have been changed.
 				this.#at += ifsLength(s, at);
 				this.#afterIfs = true;
-			} else if (this.#classes[c.charCodeAt(0)] === END) {
+			} else if (c < 128 && this.#classes[c] === END) {
 				// Every character that ends a word (blanks aside) starts an operator or a redirection.
-				const redirect = c === "<" || c === ">" || c === "&" ? startingAt(REDIRECTS, s, at) : undefined;
+				const redirect = c === 60 || c === 62 || c === 38 ? startingAt(REDIRECTS, s, at) : undefined;
 				if (redirect) return this.#operator("redirect", redirect, at);
 				return this.#operator("operator", operatorAt(s, at), at);
 			} else if (this.#word(at)) return true;
 		}
 		return false;
-	}
-
-	#blank(c: string): boolean {
-		return c === " " || c === "\t" || (c === "\r" && this.#reading.carriageReturnBlank);
 	}
 
 	#operator(kind: "operator" | "redirect", op: string, at: number): true {
