@@ -205,16 +205,17 @@ export class ShellScanner {
 	#word(start: number): boolean {
 		const s = this.#source;
 		const max = this.#reading.maxWordChars;
+		const classes = this.#classes;
 		this.text = "";
 		this.quoted = this.expands = this.glob = this.#started = this.#escapes = false;
 		this.tilde = s.charCodeAt(start) === 126;
 		let i = start;
 		while (i < s.length) {
 			const code = s.charCodeAt(i);
-			const kind = code < 128 ? (this.#classes[code] as number) : ORDINARY;
+			const kind = code < 128 ? (classes[code] as number) : ORDINARY;
 			if (kind === ORDINARY) {
 				let j = i + 1;
-				while (j < s.length && (s.charCodeAt(j) >= 128 || this.#classes[s.charCodeAt(j)] === ORDINARY)) j++;
+				while (j < s.length && (s.charCodeAt(j) >= 128 || classes[s.charCodeAt(j)] === ORDINARY)) j++;
 				this.#add(s.slice(i, Math.min(j, i + max)));
 				i = j;
 			} else if (kind === END) break;
@@ -342,7 +343,8 @@ export class ShellScanner {
 		if (this.#afterIfs) this.expands = true;
 		this.#afterIfs = false;
 		// Digits (or `{name}`) directly before a redirection are its file descriptor, not a word.
-		const redirect = s[end] === "<" || s[end] === ">" ? startingAt(REDIRECTS, s, end) : undefined;
+		const after = s.charCodeAt(end);
+		const redirect = after === 60 || after === 62 ? startingAt(REDIRECTS, s, end) : undefined;
 		if (redirect && DESCRIPTOR.test(s.slice(start, end))) {
 			this.#operator("redirect", redirect, end);
 			this.fd = s.slice(start, end);
