@@ -46,6 +46,8 @@ function sniffEncoding(bytes: Uint8Array): TextSniff["encoding"] {
 	// Without a BOM: text in UTF-16 or UTF-32 has its zero bytes in fixed places; binary data has them anywhere.
 	const length = Math.min(bytes.length, HEAD) & ~3;
 	if (length < 4) return "utf-8";
+	// No zero byte at all (most files): UTF-8, as the counts below would say.
+	if (bytes.subarray(0, length).indexOf(0) === -1) return "utf-8";
 	const zeros = [0, 0, 0, 0];
 	for (let i = 0; i < length; i++) if (bytes[i] === 0) (zeros[i & 3] as number)++;
 	const [z0, z1, z2, z3] = zeros as [number, number, number, number];
@@ -77,9 +79,14 @@ function decodeUtf32(bytes: Uint8Array, little: boolean): string {
 	return parts.join("");
 }
 
+/** The characters {@link noiseOf} counts. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it counts
+const NOISE = /[\x00-\x08\x0b\x0e-\x1a\x1c-\x1f\ufffd]/;
+
 /** NULs, control characters other than whitespace and escape, and U+FFFD, as a share of `head`. */
 function noiseOf(head: string): number {
-	if (head.length === 0) return 0;
+	// Most files have none: one regular-expression scan says so faster than reading the characters one by one.
+	if (head.length === 0 || !NOISE.test(head)) return 0;
 	let bad = 0;
 	for (let i = 0; i < head.length; i++) {
 		const code = head.charCodeAt(i);

@@ -97,7 +97,7 @@ function newCommand(start: number): ShellCommand {
 
 function braces(text: string, scanner: ShellScanner): boolean {
 	const { start, end } = scanner;
-	return text[start] === "{" && text[end - 1] === "}" && BRACES.test(text.slice(start, end));
+	return text.charCodeAt(start) === 123 && text.charCodeAt(end - 1) === 125 && BRACES.test(text.slice(start, end));
 }
 
 const WRAPPERS = new Set(["sudo", "doas", "env", "nohup", "time", "nice", "command", "exec", "builtin", "xargs"]);

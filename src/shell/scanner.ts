@@ -75,6 +75,13 @@ function operatorAt(s: string, at: number): string {
 	return pair?.includes(s[at + 1] as string) ? `${c}${s[at + 1]}` : c;
 }
 
+/** `[`, `[[`, `]` or `]]`: the test commands and their ends, not globs. */
+function testWord(s: string, start: number, end: number): boolean {
+	const c = s.charCodeAt(start);
+	if (c !== 91 && c !== 93) return false;
+	return end - start === 1 || (end - start === 2 && s.charCodeAt(start + 1) === c);
+}
+
 function classes(reading: ShellReading): Uint8Array {
 	let table = CLASSES.get(reading);
 	if (table) return table;
@@ -136,31 +143,30 @@ export class ShellScanner {
 		const s = this.#source;
 		while (this.#at < s.length) {
 			const at = this.#at;
-			const c = s[at] as string;
-			if (this.#blank(c) || (c === "\\" && s[at + 1] === "\n")) {
-				this.#at += c === "\\" ? 2 : 1;
-			} else if (c === "#") {
+			// Character codes, not one-character strings: this runs once per token of texts of millions of them.
+			const c = s.charCodeAt(at);
+			if (c === 32 || c === 9 || (c === 13 && this.#reading.carriageReturnBlank)) {
+				this.#at += 1;
+			} else if (c === 92 && s.charCodeAt(at + 1) === 10) {
+				this.#at += 2;
+			} else if (c === 35) {
 				const end = s.indexOf("\n", at);
 				this.#at = end < 0 ? s.length : end;
-			} else if ((c === "<" || c === ">") && s[at + 1] === "(") {
+			} else if ((c === 60 || c === 62) && s.charCodeAt(at + 1) === 40) {
 				return this.#substitution(at);
-			} else if (c === "$" && ifsLength(s, at) > 0) {
+			} else if (c === 36 && ifsLength(s, at) > 0) {
 				// With the default IFS, an unquoted `$IFS` splits words like a blank (`curl${IFS}-s`); the words on both
 				// sides are marked as expanded, since IFS may have been changed.
 				this.#at += ifsLength(s, at);
 				this.#afterIfs = true;
-			} else if (this.#classes[c.charCodeAt(0)] === END) {
+			} else if (c < 128 && this.#classes[c] === END) {
 				// Every character that ends a word (blanks aside) starts an operator or a redirection.
-				const redirect = c === "<" || c === ">" || c === "&" ? startingAt(REDIRECTS, s, at) : undefined;
+				const redirect = c === 60 || c === 62 || c === 38 ? startingAt(REDIRECTS, s, at) : undefined;
 				if (redirect) return this.#operator("redirect", redirect, at);
 				return this.#operator("operator", operatorAt(s, at), at);
 			} else if (this.#word(at)) return true;
 		}
 		return false;
-	}
-
-	#blank(c: string): boolean {
-		return c === " " || c === "\t" || (c === "\r" && this.#reading.carriageReturnBlank);
 	}
 
 	#operator(kind: "operator" | "redirect", op: string, at: number): true {
@@ -199,16 +205,17 @@ export class ShellScanner {
 	#word(start: number): boolean {
 		const s = this.#source;
 		const max = this.#reading.maxWordChars;
+		const classes = this.#classes;
 		this.text = "";
 		this.quoted = this.expands = this.glob = this.#started = this.#escapes = false;
-		this.tilde = s[start] === "~";
+		this.tilde = s.charCodeAt(start) === 126;
 		let i = start;
 		while (i < s.length) {
 			const code = s.charCodeAt(i);
-			const kind = code < 128 ? (this.#classes[code] as number) : ORDINARY;
+			const kind = code < 128 ? (classes[code] as number) : ORDINARY;
 			if (kind === ORDINARY) {
 				let j = i + 1;
-				while (j < s.length && (s.charCodeAt(j) >= 128 || this.#classes[s.charCodeAt(j)] === ORDINARY)) j++;
+				while (j < s.length && (s.charCodeAt(j) >= 128 || classes[s.charCodeAt(j)] === ORDINARY)) j++;
 				this.#add(s.slice(i, Math.min(j, i + max)));
 				i = j;
 			} else if (kind === END) break;
@@ -328,7 +335,7 @@ export class ShellScanner {
 		this.#at = this.end = end;
 		this.start = start;
 		// `[` and `[[` are the test commands, not globs.
-		if (end - start <= 2 && /^(?:\[\[?|\]\]?)$/.test(s.slice(start, end))) this.glob = false;
+		if (testWord(s, start, end)) this.glob = false;
 		if (this.#escapes) {
 			const windows = WINDOWS_PATH.test(this.text.replaceAll(ESCAPE, "\\"));
 			this.text = this.text.replaceAll(ESCAPE, windows ? "\\" : "");
@@ -336,7 +343,8 @@ export class ShellScanner {
 		if (this.#afterIfs) this.expands = true;
 		this.#afterIfs = false;
 		// Digits (or `{name}`) directly before a redirection are its file descriptor, not a word.
-		const redirect = s[end] === "<" || s[end] === ">" ? startingAt(REDIRECTS, s, end) : undefined;
+		const after = s.charCodeAt(end);
+		const redirect = after === 60 || after === 62 ? startingAt(REDIRECTS, s, end) : undefined;
 		if (redirect && DESCRIPTOR.test(s.slice(start, end))) {
 			this.#operator("redirect", redirect, end);
 			this.fd = s.slice(start, end);
@@ -352,8 +360,11 @@ export class ShellScanner {
 	#ifsFollows(from: number): boolean {
 		const s = this.#source;
 		let i = from;
-		while (i < s.length && (this.#blank(s[i] as string) || (s[i] === "\\" && s[i + 1] === "\n")))
-			i += s[i] === "\\" ? 2 : 1;
-		return s[i] === "$" && ifsLength(s, i) > 0;
+		for (;;) {
+			const c = s.charCodeAt(i);
+			if (c === 32 || c === 9 || (c === 13 && this.#reading.carriageReturnBlank)) i++;
+			else if (c === 92 && s.charCodeAt(i + 1) === 10) i += 2;
+			else return c === 36 && ifsLength(s, i) > 0;
+		}
 	}
 }
