@@ -104,7 +104,8 @@ export function buildReport(input: ReportInput): DiscoveryReport {
 		timings: input.timings,
 		reused: input.reused,
 	};
-	for (const status of ["selected", "shadowed", "untrusted", "disabled"] as const) lazyList(report, status, input.skills);
+	for (const status of ["selected", "shadowed", "untrusted", "disabled"] as const)
+		lazyList(report, status, input.skills);
 	return report;
 }
 
