@@ -30,7 +30,7 @@ export async function memoized<T>(
 	if (cacheDir === undefined || tokenizer !== undefined) return build();
 	const key = derivedKey(HERE, [kind, rest, entries]);
 	if (key === undefined) return build();
-	const saved = readDerived(cacheDir, kind, key);
+	const saved = readDerived(cacheDir, kind, key)?.value;
 	if (valid(saved)) return saved;
 	const built = await build();
 	writeDerived(cacheDir, kind, key, built);

@@ -37,15 +37,22 @@ export function derivedKey(codeFolder: string, inputs: readonly unknown[]): stri
 	return plain ? createHash("sha256").update(text).digest("hex") : undefined;
 }
 
-/** The value saved under `key` in `<cacheDir>/<kind>/`, or undefined when there is none or it cannot be trusted. */
-export function readDerived(cacheDir: string, kind: string, key: string): unknown {
+/**
+ * The value saved under `key` in `<cacheDir>/<kind>/` and when it was written (its file's mtime, for the racy-git
+ * rule), or undefined when there is none or it cannot be trusted.
+ */
+export function readDerived(
+	cacheDir: string,
+	kind: string,
+	key: string,
+): { value: unknown; mtimeMs: number } | undefined {
 	const folder = derivedFolder(cacheDir, kind);
 	if (!folder) return undefined;
 	const read = readIndexFile(join(folder, indexFileName(key)));
 	if (!("text" in read)) return undefined;
 	try {
 		const saved = JSON.parse(read.text) as { key?: unknown; value?: unknown };
-		return saved?.key === key ? saved.value : undefined;
+		return saved?.key === key ? { value: saved.value, mtimeMs: read.mtimeMs } : undefined;
 	} catch {
 		return undefined;
 	}

@@ -87,6 +87,8 @@ function freezeInPlace(skill: IndexedSkill): IndexedSkill {
 }
 
 function freezeSkill(skill: IndexedSkill): IndexedSkill {
+	// Already immutable (a skill from another index): nothing a copy would protect.
+	if (Object.isFrozen(skill) && Object.isFrozen(skill.diagnostics)) return skill;
 	return Object.freeze({ ...skill, diagnostics: Object.freeze([...skill.diagnostics]) }) as IndexedSkill;
 }
 
