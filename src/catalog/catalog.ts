@@ -1,6 +1,7 @@
 import type { IndexedSkill, SkillIndex } from "../discovery/index.ts";
 import { codePointLength, SkillsetError } from "../skill/index.ts";
 import { fitCatalog } from "./budget.ts";
+import { isRecord, memoized } from "./catalog-cache.ts";
 import { capDescription, truncationsOf } from "./cut.ts";
 import { loadDefaultTokenizer } from "./default-tokenizer.ts";
 import type { BudgetUnit, FitStep, Meter } from "./fitter.ts";
@@ -44,6 +45,11 @@ export interface CatalogOptions extends RenderOptions {
 	 * keep theirs next (after precedence and `query`); the rest go by a stable hash of the name, never the alphabet.
 	 */
 	recent?: readonly string[];
+	/**
+	 * A cache folder (discovery's `cacheDir`): the fitted catalog is kept there under a key naming the entries, the
+	 * options and this code, and reused while all three are the same. Not used with a custom `tokenizer`.
+	 */
+	cacheDir?: string;
 }
 
 /** What the catalog cost and what the budget did to it. */
@@ -113,6 +119,10 @@ export async function buildCatalog(
 ): Promise<Catalog> {
 	validateCatalogOptions(options as Record<string, unknown>);
 	const entries = Array.isArray(source) ? (source as readonly CatalogEntry[]) : catalogEntries(source as SkillIndex);
+	return memoized("catalog", entries, options, isCatalog, () => fitNow(entries, options));
+}
+
+async function fitNow(entries: readonly CatalogEntry[], options: CatalogOptions): Promise<Catalog> {
 	const tokenizer = options.tokenizer ?? (await loadDefaultTokenizer());
 	const format = options.format ?? "markdown";
 	const budget = resolveBudget(options.budget);
@@ -220,4 +230,38 @@ function finish(input: Finish): Catalog {
 
 function emptyCatalog(format: string, budget: Catalog["report"]["budget"], tokenizer: Tokenizer): Catalog {
 	return finish({ step: "fits", kept: [], named: [], omitted: [], text: "", entries: [], format, budget, tokenizer });
+}
+
+/** True when `value` has the shape of a {@link Catalog}. */
+export function isCatalog(value: unknown): value is Catalog {
+	if (!isRecord(value) || typeof value.text !== "string" || !Array.isArray(value.entries)) return false;
+	if (!value.entries.every(isEntry) || !isRecord(value.report)) return false;
+	const report = value.report;
+	return (
+		typeof report.format === "string" &&
+		typeof report.tokenizer === "string" &&
+		typeof report.step === "string" &&
+		[report.tokens, report.chars, report.skills, report.truncatedChars, report.tokensPerSkill].every(
+			(n) => typeof n === "number",
+		) &&
+		(report.budget === null || isRecord(report.budget)) &&
+		[report.kept, report.named, report.omitted].every(isNameList) &&
+		Array.isArray(report.truncated) &&
+		report.truncated.every((t) => isRecord(t) && typeof t.name === "string" && typeof t.droppedChars === "number")
+	);
+}
+
+function isEntry(value: unknown): value is CatalogEntry {
+	return (
+		isRecord(value) &&
+		typeof value.name === "string" &&
+		typeof value.description === "string" &&
+		typeof value.location === "string" &&
+		(value.rank === undefined || typeof value.rank === "number") &&
+		(value.triggers === undefined || typeof value.triggers === "string")
+	);
+}
+
+function isNameList(value: unknown): boolean {
+	return Array.isArray(value) && value.every((name) => typeof name === "string");
 }

@@ -32,6 +32,8 @@ export function validateCatalogOptions(options: Record<string, unknown>): void {
 	if (tokenizer !== undefined && typeof (tokenizer as { count?: unknown } | null)?.count !== "function") {
 		fail("tokenizer", "an object with a count(text) function", tokenizer);
 	}
+	if (options.cacheDir !== undefined && typeof options.cacheDir !== "string")
+		fail("cacheDir", "a folder path", options.cacheDir);
 	if (budget === undefined) return;
 	if (budget === null || typeof budget !== "object") fail("budget", "an object", budget);
 	const set = BUDGET_KEYS.filter((key) => (budget as Record<string, unknown>)[key] !== undefined);

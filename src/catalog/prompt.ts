@@ -1,7 +1,16 @@
 import type { SkillIndex } from "../discovery/index.ts";
 import { codePointLength, SkillsetError } from "../skill/index.ts";
-import { buildCatalog, type Catalog, type CatalogOptions, resolveBudget } from "./catalog.ts";
+import {
+	buildCatalog,
+	type Catalog,
+	type CatalogOptions,
+	catalogEntries,
+	isCatalog,
+	resolveBudget,
+} from "./catalog.ts";
+import { isRecord, memoized } from "./catalog-cache.ts";
 import { loadDefaultTokenizer } from "./default-tokenizer.ts";
+import { validateCatalogOptions } from "./options.ts";
 import { type CatalogEntry, type CatalogFormat, formatParts } from "./render.ts";
 
 /** How the model activates a skill: through a load tool, or by reading SKILL.md with its file tool. */
@@ -68,8 +77,19 @@ export async function buildSkillsSection(
 	source: SkillIndex | readonly CatalogEntry[],
 	options: SkillsSectionOptions = {},
 ): Promise<SkillsSection> {
+	validateCatalogOptions(options as Record<string, unknown>);
+	if (options.cacheDir === undefined || options.tokenizer !== undefined) return fitSection(source, options);
+	const entries = Array.isArray(source) ? (source as readonly CatalogEntry[]) : catalogEntries(source as SkillIndex);
+	return memoized("catalog-section", entries, options, isSection, () => fitSection(entries, options));
+}
+
+async function fitSection(
+	source: SkillIndex | readonly CatalogEntry[],
+	options: SkillsSectionOptions,
+): Promise<SkillsSection> {
+	const { cacheDir: _unused, ...rest } = options;
 	const tokenizer = options.tokenizer ?? (await loadDefaultTokenizer());
-	const catalogOptions: CatalogOptions = { ...options, tokenizer };
+	const catalogOptions: CatalogOptions = { ...rest, tokenizer };
 	if (options.activation === "file-read" && options.instruction === undefined) catalogOptions.location = true;
 	let catalog = await buildCatalog(source, catalogOptions);
 	const budget = resolveBudget(options.budget);
@@ -103,4 +123,9 @@ function listsLocations(catalog: Catalog): boolean {
 	if (!first) return true;
 	const format = catalog.report.format as CatalogFormat;
 	return catalog.text.includes(formatParts({ format, location: true }).entry(first));
+}
+
+/** True when `value` is a skills section: its text and its catalog. */
+function isSection(value: unknown): value is SkillsSection {
+	return isRecord(value) && typeof value.text === "string" && isCatalog(value.catalog);
 }

@@ -12,7 +12,7 @@ import { mapInBatches } from "./pool.ts";
 import { buildReport, type DiscoveryReport } from "./report.ts";
 import { resolveSkills } from "./resolve.ts";
 import { type DiscoveryRoot, resolveRoots } from "./roots.ts";
-import { SkillIndex } from "./skill-index.ts";
+import { adoptIntoIndex, type SkillIndex } from "./skill-index.ts";
 import {
 	DEFAULT_EXPLICIT_WALK_LIMITS,
 	DEFAULT_WALK_LIMITS,
@@ -163,7 +163,7 @@ async function scanOnce(
 		disabled: options.disabled ?? [],
 		lockedRanks: new Set(roots.filter((root) => root.locked).map((root) => root.rank)),
 	});
-	const index = new SkillIndex(resolution.skills);
+	const index = adoptIntoIndex(resolution.skills);
 	if (cache) {
 		const keys = roots.map((root) => rootKey(root, options));
 		const used = new Set([...caches.values()].map((rootCache) => rootCache.key));

@@ -179,14 +179,17 @@ export function indexFileName(key: string): string {
 	return `${createHash("sha256").update(key).digest("hex").slice(0, 32)}.json`;
 }
 
-let stamp: string | undefined;
+const stamps = new Map<string, string>();
 
 /**
  * What the saved results depend on besides the files: this skillset's version and the files of its skill and
- * discovery stages (name, size, time), so results saved by other code are never taken for this code's.
+ * discovery stages (name, size, time), and of `extraFolders` (the stage that derives a value from discovery's
+ * results, e.g. the catalog), so results saved by other code are never taken for this code's.
  */
-export function codeStamp(): string {
-	if (stamp !== undefined) return stamp;
+export function codeStamp(extraFolders: readonly string[] = []): string {
+	const id = extraFolders.join("\0");
+	const known = stamps.get(id);
+	if (known !== undefined) return known;
 	const hash = createHash("sha256");
 	const here = dirname(fileURLToPath(import.meta.url));
 	try {
@@ -194,7 +197,7 @@ export function codeStamp(): string {
 	} catch {
 		hash.update("?");
 	}
-	for (const folder of [join(here, "..", "skill"), here]) {
+	for (const folder of [join(here, "..", "skill"), here, ...extraFolders]) {
 		for (const name of readdirSync(folder).sort()) {
 			// The code itself: compiled or source modules, not declaration files.
 			if (name.endsWith(".d.ts") || !/\.[cm]?[jt]s$/.test(name)) continue;
@@ -202,7 +205,8 @@ export function codeStamp(): string {
 			hash.update(`\0${name}\0${info.size}\0${info.mtimeMs}`);
 		}
 	}
-	stamp = hash.digest("hex").slice(0, 16);
+	const stamp = hash.digest("hex").slice(0, 16);
+	stamps.set(id, stamp);
 	return stamp;
 }
 

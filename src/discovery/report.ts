@@ -80,39 +80,55 @@ export interface ReportInput {
 	reused: DiscoveryReport["reused"];
 }
 
-/** Assembles the report from the stages' outputs. */
+/**
+ * Assembles the report from the stages' outputs. The skill lists are built on first access (and then kept): a
+ * command that prints only names or a catalog never pays for ten thousand summaries. They are ordinary enumerable
+ * properties to every reader, JSON included.
+ */
 export function buildReport(input: ReportInput): DiscoveryReport {
-	const byStatus = (status: IndexedSkill["status"]) => input.skills.filter((s) => s.status === status).map(summarize);
-	const report: DiscoveryReport = {
+	const counts = { roots: input.walks.length, candidates: 0, selected: 0, shadowed: 0, untrusted: 0, disabled: 0 };
+	for (const skill of input.skills) counts[skill.status]++;
+	for (const walk of input.walks) counts.candidates += walk.candidates.length + walk.rejected.length;
+	const report = {
 		cwd: input.cwd,
 		policy: input.policy,
 		roots: input.walks.map((walk) => rootReport(walk, input)),
-		selected: byStatus("selected"),
-		shadowed: byStatus("shadowed"),
-		untrusted: byStatus("untrusted"),
-		disabled: byStatus("disabled"),
+		// Placeholders keep the order of the keys (JSON output shows it); lazyList defines them in place.
+		selected: [],
+		shadowed: [],
+		untrusted: [],
+		disabled: [],
 		rejected: [...input.rejected],
 		diagnostics: [...input.diagnostics],
-		counts: { roots: 0, candidates: 0, selected: 0, shadowed: 0, untrusted: 0, disabled: 0, rejected: 0 },
+		counts: { ...counts, rejected: input.rejected.length },
 		timings: input.timings,
 		reused: input.reused,
 	};
-	report.counts = {
-		roots: report.roots.length,
-		candidates: report.roots.reduce((sum, root) => sum + root.counts.candidates, 0),
-		selected: report.selected.length,
-		shadowed: report.shadowed.length,
-		untrusted: report.untrusted.length,
-		disabled: report.disabled.length,
-		rejected: report.rejected.length,
-	};
+	for (const status of ["selected", "shadowed", "untrusted", "disabled"] as const)
+		lazyList(report, status, input.skills);
 	return report;
+}
+
+/** Defines `report[status]` as the summaries of the skills with that status, made once when first read. */
+function lazyList(report: DiscoveryReport, status: IndexedSkill["status"], skills: readonly IndexedSkill[]): void {
+	let made: SkillSummary[] | undefined;
+	Object.defineProperty(report, status, {
+		enumerable: true,
+		configurable: true,
+		get: () => {
+			made ??= skills.filter((s) => s.status === status).map(summarize);
+			return made;
+		},
+		set: (value: SkillSummary[]) => {
+			made = value;
+		},
+	});
 }
 
 function rootReport(walk: RootWalk, input: ReportInput): RootReport {
 	const { root } = walk;
-	const mine = input.skills.filter((s) => s.rank === root.rank);
-	const count = (status: IndexedSkill["status"]) => mine.filter((s) => s.status === status).length;
+	const mine = { selected: 0, shadowed: 0, untrusted: 0, disabled: 0 };
+	for (const skill of input.skills) if (skill.rank === root.rank) mine[skill.status]++;
 	return {
 		path: root.path,
 		scope: root.scope,
@@ -127,10 +143,7 @@ function rootReport(walk: RootWalk, input: ReportInput): RootReport {
 			dirs: walk.counts.dirs,
 			entries: walk.counts.entries,
 			candidates: walk.candidates.length + walk.rejected.length,
-			selected: count("selected"),
-			shadowed: count("shadowed"),
-			untrusted: count("untrusted"),
-			disabled: count("disabled"),
+			...mine,
 			rejected: input.rejected.filter((r) => r.rank === root.rank).length,
 		},
 		bounds: { ...walk.bounds },

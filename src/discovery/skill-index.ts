@@ -13,7 +13,7 @@ export class SkillIndex {
 	readonly #byQualifiedName = new Map<string, IndexedSkill>();
 
 	constructor(skills: readonly IndexedSkill[]) {
-		this.skills = Object.freeze(skills.map(freezeSkill));
+		this.skills = Object.freeze(adopting ? skills.map(freezeInPlace) : skills.map(freezeSkill));
 		for (const skill of this.skills) this.#byQualifiedName.set(skill.qualifiedName, skill);
 		// A bare name belongs to the selected copy first; shadowed copies answer only to their qualified names.
 		for (const status of ["selected", "disabled", "untrusted"] as const) {
@@ -66,7 +66,29 @@ export class SkillIndex {
 	}
 }
 
+let adopting = false;
+
+/**
+ * The index of skills that nothing else holds (discovery's own resolution): they are frozen as they are instead of
+ * copied, which for ten thousand skills is most of the cost of making the index.
+ */
+export function adoptIntoIndex(skills: IndexedSkill[]): SkillIndex {
+	adopting = true;
+	try {
+		return new SkillIndex(skills);
+	} finally {
+		adopting = false;
+	}
+}
+
+function freezeInPlace(skill: IndexedSkill): IndexedSkill {
+	Object.freeze(skill.diagnostics);
+	return Object.freeze(skill);
+}
+
 function freezeSkill(skill: IndexedSkill): IndexedSkill {
+	// Already immutable (a skill from another index): nothing a copy would protect.
+	if (Object.isFrozen(skill) && Object.isFrozen(skill.diagnostics)) return skill;
 	return Object.freeze({ ...skill, diagnostics: Object.freeze([...skill.diagnostics]) }) as IndexedSkill;
 }
 

@@ -7,6 +7,8 @@ export interface InstructionOptions {
 	tools?: boolean;
 	budgetTokens?: number;
 	tokenizer?: Tokenizer;
+	/** Where the fitted instructions are kept between runs (discovery's cache folder). */
+	cacheDir?: string;
 }
 
 /** Default token budget of the catalog in the server instructions. */
@@ -33,6 +35,7 @@ export async function buildServeSection(index: SkillIndex, options: InstructionO
 		const section = await buildSkillsSection(index, {
 			budget: { tokens: budget },
 			...(options.tokenizer ? { tokenizer: options.tokenizer } : {}),
+			...(options.cacheDir ? { cacheDir: options.cacheDir } : {}),
 			...(options.tools === false ? { instruction: READ_INSTRUCTION } : { activation: "tool" as const }),
 		});
 		return { instructions: section.text, catalog: section.catalog };

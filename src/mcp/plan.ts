@@ -3,12 +3,15 @@ import type { IndexedSkill, SkillIndex } from "../discovery/index.ts";
 import { readContained, type SkillsLock, sha256 } from "../runtime/index.ts";
 import { codePointLength, type ParsedSkill, parseSkillFrontmatter, validateParsedSkill } from "../skill/index.ts";
 import type { McpCode } from "./codes.ts";
+import type { FrontmatterCache } from "./read-cache.ts";
 import { fileUri, skillPathOf } from "./uri.ts";
 import { type FileRules, walkSkill } from "./walk.ts";
 
 /** What a plan checks files against: the read rules and, in verify mode, the lock. */
 export interface PlanRules extends FileRules {
 	lock?: SkillsLock;
+	/** What served SKILL.md files parsed to in earlier runs (never used with a lock: that needs the bytes). */
+	reads?: FrontmatterCache;
 }
 
 /** A JSON value, as frontmatter is sent. */
@@ -52,18 +55,26 @@ const MAX_NAME_LENGTH = 64;
  */
 export function planServe(index: SkillIndex, rules: PlanRules): ServePlan {
 	const plan: ServePlan = { served: [], byPath: new Map(), leftOut: [] };
+	const reads = rules.lock ? undefined : rules.reads;
+	const now = Date.now();
 	for (const skill of index.selected) {
-		const result = checkSkill(skill, rules);
+		const result = checkSkill(skill, rules, reads, now);
 		if ("code" in result) plan.leftOut.push(result);
 		else {
 			plan.served.push(result);
 			plan.byPath.set(result.path, result);
 		}
 	}
+	reads?.save(new Set(plan.served.map((served) => served.skill.realFile)), now);
 	return plan;
 }
 
-function checkSkill(skill: IndexedSkill, rules: PlanRules): ServedSkill | LeftOutSkill {
+function checkSkill(
+	skill: IndexedSkill,
+	rules: PlanRules,
+	reads: FrontmatterCache | undefined,
+	now: number,
+): ServedSkill | LeftOutSkill {
 	const leave = (code: McpCode, message: string): LeftOutSkill => ({
 		name: skill.name,
 		file: skill.file,
@@ -76,19 +87,17 @@ function checkSkill(skill: IndexedSkill, rules: PlanRules): ServedSkill | LeftOu
 	if (basename(skill.realFile) !== "SKILL.md")
 		return leave("mcp.skill-file", `${basename(skill.realFile)} is not named SKILL.md`);
 	const dir = dirname(skill.realFile);
-	const read = readContained(dir, "SKILL.md", { maxBytes: rules.maxBytes, allowHardLinks: rules.allowHardLinks });
-	if (!read.ok) return leave(read.code === "resource.too-large" ? "mcp.too-large" : "mcp.unreadable", read.message);
-	if (rules.lock && rules.lock.skills[skill.name]?.files["SKILL.md"]?.sha256 !== sha256(read.bytes))
-		return leave("mcp.lock-mismatch", "SKILL.md does not match the lock");
-	const parsed = parseSkillFrontmatter(read.bytes, { profile: "lenient", complete: true });
-	if ("needMore" in parsed) return leave("mcp.frontmatter", "the frontmatter does not parse");
-	if (!parsed.frontmatter) return leave("mcp.frontmatter", "the frontmatter does not parse");
-	if (parsed.diagnostics.some((d) => d.code === "yaml.repaired"))
-		return leave("mcp.frontmatter", "the frontmatter parses only after quoting values that contain ': '");
-	// The catalog, prompts and tools show what discovery read: in verify mode that must be the verified bytes too.
-	if (rules.lock && !sameProperties(skill, parsed))
-		return leave("mcp.lock-mismatch", "SKILL.md changed after discovery read it; what it read was not verified");
-	const frontmatter = JSON.parse(JSON.stringify(parsed.frontmatter.data)) as { [key: string]: JsonValue };
+	// The folder is walked first (its problems still come last): its lstat of SKILL.md tells whether the file is
+	// the one an earlier run parsed.
+	const walked = walkSkill(dir, rules, rules.listings);
+	const stats = "files" in walked ? walked.files.find((file) => file.rel === "SKILL.md")?.stats : undefined;
+	let frontmatter = stats ? (reads?.get(skill.realFile, stats) as Frontmatter | undefined) : undefined;
+	if (!frontmatter) {
+		const read = readFrontmatter(skill, dir, rules);
+		if ("code" in read) return leave(read.code, read.message);
+		frontmatter = read.frontmatter;
+		if (stats) reads?.set(skill.realFile, stats, frontmatter, now);
+	}
 	const name = frontmatter.name;
 	if (typeof name !== "string" || name.length > MAX_NAME_LENGTH || !NAME_PATTERN.test(name))
 		return leave("mcp.name-invalid", `the frontmatter name ${JSON.stringify(name ?? null)} is not a spec-valid name`);
@@ -96,10 +105,36 @@ function checkSkill(skill: IndexedSkill, rules: PlanRules): ServedSkill | LeftOu
 		return leave("mcp.name-mismatch", `the frontmatter name '${name}' differs from the indexed name '${skill.id}'`);
 	const field = fieldProblem(frontmatter);
 	if (field) return leave("mcp.field-invalid", field);
-	const walked = walkSkill(dir, rules, rules.listings);
 	if ("code" in walked) return leave(walked.code, walked.message);
 	const path = skillPathOf(skill);
 	return { skill, path, uri: fileUri(path, "SKILL.md"), dir, frontmatter };
+}
+
+type Frontmatter = { [key: string]: JsonValue };
+
+/** Reads and parses SKILL.md itself (contained, within the cap; in verify mode against the lock). */
+function readFrontmatter(
+	skill: IndexedSkill,
+	dir: string,
+	rules: PlanRules,
+): { frontmatter: Frontmatter } | { code: McpCode; message: string } {
+	const read = readContained(dir, "SKILL.md", { maxBytes: rules.maxBytes, allowHardLinks: rules.allowHardLinks });
+	if (!read.ok)
+		return { code: read.code === "resource.too-large" ? "mcp.too-large" : "mcp.unreadable", message: read.message };
+	if (rules.lock && rules.lock.skills[skill.name]?.files["SKILL.md"]?.sha256 !== sha256(read.bytes))
+		return { code: "mcp.lock-mismatch", message: "SKILL.md does not match the lock" };
+	const parsed = parseSkillFrontmatter(read.bytes, { profile: "lenient", complete: true });
+	if ("needMore" in parsed || !parsed.frontmatter)
+		return { code: "mcp.frontmatter", message: "the frontmatter does not parse" };
+	if (parsed.diagnostics.some((d) => d.code === "yaml.repaired"))
+		return { code: "mcp.frontmatter", message: "the frontmatter parses only after quoting values that contain ': '" };
+	// The catalog, prompts and tools show what discovery read: in verify mode that must be the verified bytes too.
+	if (rules.lock && !sameProperties(skill, parsed))
+		return {
+			code: "mcp.lock-mismatch",
+			message: "SKILL.md changed after discovery read it; what it read was not verified",
+		};
+	return { frontmatter: JSON.parse(JSON.stringify(parsed.frontmatter.data)) as Frontmatter };
 }
 
 /** Whether `parsed` (verified bytes) gives the properties discovery recorded for the skill. */

@@ -9,7 +9,8 @@ import { DigestCache, type ServeRules } from "./entries.ts";
 import { buildServeSection } from "./instructions.ts";
 import { LargeReads } from "./large-reads.ts";
 import type { McpLogLevel, SkillServerOptions } from "./options.ts";
-import { type LeftOutSkill, planServe } from "./plan.ts";
+import { type LeftOutSkill, type PlanRules, planServe } from "./plan.ts";
+import { FrontmatterCache } from "./read-cache.ts";
 import { SnapshotTools } from "./snapshot-tools.ts";
 import { startSnapshots } from "./snapshots.ts";
 import { createSkillSource, resourcesPage } from "./source.ts";
@@ -56,13 +57,16 @@ export interface ServeChange {
  */
 export async function createSkillServer(given: SkillServerOptions = {}): Promise<SkillServer> {
 	const options = given.settings ? { ...given, ...discoverOptionsFor(given.settings, given) } : given;
-	const rules: ServeRules = {
+	const rules: ServeRules & PlanRules = {
 		maxBytes: options.maxResourceBytes ?? DEFAULT_MAX_RESOURCE_BYTES,
 		allowHardLinks: options.allowHardLinks === true,
 		...(options.integrity ? { lock: options.integrity.lock } : {}),
 		listings: new ListingCache(),
 		largeReads: new LargeReads(),
 	};
+	// A verified server checks every SKILL.md's bytes against the lock: nothing read earlier may stand in for them.
+	if (options.cacheDir !== undefined && !options.integrity)
+		rules.reads = FrontmatterCache.open(options.cacheDir, rules);
 	const cache = new DigestCache();
 	const connections = new Set<Connection>();
 	const listeners = new Set<(change: ServeChange) => void>();

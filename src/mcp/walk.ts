@@ -35,29 +35,72 @@ export const SKILL_BYTE_LIMIT: number = 16 * 1024 * 1024;
 /** Folders that are never part of a served skill (and are refused on read). */
 export const SKIPPED_DIRS: ReadonlySet<string> = new Set([".git", "node_modules"]);
 
+/** A saved listing: the folder, its signature key, when it last changed (ms), and its sorted entry names. */
+export type ListingRow = [string, string, number, string[]];
+
 /**
- * Folder listings reused while the folder's (device, inode, mtime) stay the same: adding, removing or renaming an
- * entry changes the folder's mtime, so an unchanged folder costs one `lstat` instead of a `readdir`.
+ * Folder listings reused while the folder's (device, inode, mtime, ctime) stay the same: adding, removing or
+ * renaming an entry changes the folder's mtime, so an unchanged folder costs one `lstat` instead of a `readdir`.
  */
 export class ListingCache {
-	readonly #entries = new Map<string, { key: string; names: string[] }>();
+	readonly #entries = new Map<string, { key: string; names: string[]; changedMs: number }>();
+	/** True when a listing was read or forgotten since the last {@link ListingCache.rows}. */
+	changed = false;
 
 	/** Forgets the folders for which `keep` says no. */
 	prune(keep: (path: string) => boolean): void {
-		for (const path of this.#entries.keys()) if (!keep(path)) this.#entries.delete(path);
+		for (const path of this.#entries.keys()) {
+			if (keep(path)) continue;
+			this.#entries.delete(path);
+			this.changed = true;
+		}
 	}
 
 	/** The sorted entry names of `path`, read again only when the folder changed. */
 	list(path: string): string[] {
 		const stats = lstatSync(path);
 		if (!stats.isDirectory()) throw Object.assign(new Error(`${path} is not a folder`), { code: "ENOTDIR" });
-		const key = `${stats.dev}:${stats.ino}:${stats.mtimeMs}`;
+		const key = `${stats.dev}:${stats.ino}:${stats.mtimeMs}:${stats.ctimeMs}`;
 		const cached = this.#entries.get(path);
 		if (cached?.key === key) return cached.names;
 		const names = readdirSync(path).sort();
-		this.#entries.set(path, { key, names });
+		this.#entries.set(path, { key, names, changedMs: Math.max(stats.mtimeMs, stats.ctimeMs) });
+		this.changed = true;
 		return names;
 	}
+
+	/** The listings of folders that last changed before `before` (ms): the ones a later run may trust. */
+	rows(before: number): ListingRow[] {
+		const rows: ListingRow[] = [];
+		for (const [path, entry] of this.#entries)
+			if (entry.changedMs < before) rows.push([path, entry.key, entry.changedMs, entry.names]);
+		this.changed = false;
+		return rows;
+	}
+
+	/**
+	 * Takes back a saved listing when it is well-formed and was saved (`savedAt`) after its folder last changed.
+	 * Names are single entries (no separator, `.` or `..`), so a listing can only name what is in its folder.
+	 */
+	restore(row: unknown, savedAt: number): void {
+		if (!Array.isArray(row) || row.length !== 4) return;
+		const [path, key, changedMs, names] = row as unknown[];
+		if (typeof path !== "string" || !path.startsWith("/") || typeof key !== "string") return;
+		if (typeof changedMs !== "number" || !(changedMs < savedAt) || !Array.isArray(names)) return;
+		if (!names.every(isEntryName)) return;
+		this.#entries.set(path, { key, names: names as string[], changedMs });
+	}
+}
+
+function isEntryName(name: unknown): boolean {
+	return (
+		typeof name === "string" &&
+		name !== "" &&
+		name !== "." &&
+		name !== ".." &&
+		!name.includes("/") &&
+		!name.includes("\0")
+	);
 }
 
 /**

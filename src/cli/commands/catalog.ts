@@ -81,11 +81,17 @@ export async function run(
 	if (positionals.length > 1) throw new UsageError("catalog takes at most one DIR");
 	const activation = parseActivation(values.prompt);
 	const flags = { catalog: catalogSettingsFlags(values) };
-	const { index, catalog: settings, report: found } = await discoverFor(values, positionals[0], io, { flags });
+	const {
+		index,
+		catalog: settings,
+		report: found,
+		discover,
+	} = await discoverFor(values, positionals[0], io, { flags });
 	const deeper = await noteDeeperSkills("catalog", positionals[0], found, io);
 	const recent = values.recent?.flatMap((names) => names.split(",")).map((name) => name.trim());
 	const options: CatalogOptions = {
 		...settings,
+		...(discover.cacheDir !== undefined ? { cacheDir: discover.cacheDir } : {}),
 		...(values.query !== undefined ? { query: values.query } : {}),
 		...(recent ? { recent: recent.filter(Boolean) } : {}),
 	};

@@ -1,0 +1,82 @@
+import { createHash } from "node:crypto";
+import { join } from "node:path";
+import {
+	checkIndexFolder,
+	codeStamp,
+	indexFileName,
+	pruneIndexFolder,
+	readIndexFile,
+	writeIndexFile,
+} from "./index-file.ts";
+
+// Values a later stage derives from discovery's results (the fitted catalog of an index), kept beside the index
+// in `<cacheDir>/<kind>/` with the index's file rules: no links, ours, writable by no one else, a digest over the
+// content, written whole. A value is found only by a key that names every input it was made from, so it never
+// depends on when the inputs were read: a changed input is a different key.
+
+const KIND = /^[a-z][a-z-]{0,31}$/;
+
+/**
+ * The key of a derived value: a digest of the code stamp (with the deriving stage's `codeFolder`) and `inputs`,
+ * or undefined when an input is not plain data JSON carries unchanged (a function, a non-finite number).
+ */
+export function derivedKey(codeFolder: string, inputs: readonly unknown[]): string | undefined {
+	let stamp: string;
+	try {
+		stamp = codeStamp([codeFolder]);
+	} catch {
+		return undefined;
+	}
+	let plain = true;
+	const text = JSON.stringify([stamp, ...inputs], (_key, value: unknown) => {
+		const type = typeof value;
+		if (type === "function" || type === "symbol" || type === "bigint") plain = false;
+		if (type === "number" && !Number.isFinite(value as number)) plain = false;
+		return value;
+	});
+	return plain ? createHash("sha256").update(text).digest("hex") : undefined;
+}
+
+/**
+ * The value saved under `key` in `<cacheDir>/<kind>/` and when it was written (its file's mtime, for the racy-git
+ * rule), or undefined when there is none or it cannot be trusted.
+ */
+export function readDerived(
+	cacheDir: string,
+	kind: string,
+	key: string,
+): { value: unknown; mtimeMs: number } | undefined {
+	const folder = derivedFolder(cacheDir, kind);
+	if (!folder) return undefined;
+	const read = readIndexFile(join(folder, indexFileName(key)));
+	if (!("text" in read)) return undefined;
+	try {
+		const saved = JSON.parse(read.text) as { key?: unknown; value?: unknown };
+		return saved?.key === key ? { value: saved.value, mtimeMs: read.mtimeMs } : undefined;
+	} catch {
+		return undefined;
+	}
+}
+
+/** Saves `value` under `key`; a failed write only costs the next run its speed. */
+export function writeDerived(cacheDir: string, kind: string, key: string, value: unknown): void {
+	const folder = derivedFolder(cacheDir, kind);
+	if (!folder) return;
+	try {
+		writeIndexFile(folder, indexFileName(key), JSON.stringify({ key, value }));
+		pruneIndexFolder(folder, Date.now());
+	} catch {
+		// A full disk or a folder made read-only since the check: the value stands for this run only.
+	}
+}
+
+/** The checked folder of `kind`, or undefined when it cannot be used. */
+function derivedFolder(cacheDir: string, kind: string): string | undefined {
+	if (!KIND.test(kind)) return undefined;
+	const folder = join(cacheDir, kind);
+	try {
+		return checkIndexFolder(folder) ? undefined : folder;
+	} catch {
+		return undefined;
+	}
+}

@@ -1,0 +1,116 @@
+import type { Stats } from "node:fs";
+import { dirname } from "node:path";
+import { fileURLToPath } from "node:url";
+import { derivedKey, readDerived, writeDerived } from "../discovery/index.ts";
+import type { ListingCache } from "./walk.ts";
+
+// What a served SKILL.md's frontmatter parsed to, and the listings of skill folders, kept between runs so a warm
+// start-up checks each skill with `lstat`s instead of reading, parsing and listing again. An entry stands only for
+// the same file (device, inode), size, mtime, ctime and link count (a folder: device, inode, mtime, ctime),
+// recorded well after its last change (the racy-git rule); resources, prompts and tools still read the files.
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const KIND = "mcp-frontmatter";
+/** As discovery's index: a change within this long of a read may not show in the file's times yet. */
+const RACY_MARGIN_MS = 2000;
+
+/** Frontmatter as JSON carries it (plan.ts narrows it to its JSON type). */
+type Frontmatter = Record<string, unknown>;
+/** [dev, ino, size, mtimeMs, ctimeMs, nlink] of an `lstat`. */
+type Signature = [number, number, number, number, number, number];
+
+interface Entry {
+	signature: Signature;
+	frontmatter: Frontmatter;
+}
+
+/** The parsed frontmatter of served SKILL.md files, by real path, for one read cap and hard-link rule. */
+export class FrontmatterCache {
+	readonly #cacheDir: string;
+	readonly #key: string;
+	readonly #entries = new Map<string, Entry>();
+	readonly #listings: ListingCache | undefined;
+	#changed = false;
+
+	private constructor(cacheDir: string, key: string, listings: ListingCache | undefined) {
+		this.#cacheDir = cacheDir;
+		this.#key = key;
+		this.#listings = listings;
+	}
+
+	/** The cache kept in `cacheDir` for these rules (empty when there is none, or it cannot be trusted). */
+	static open(
+		cacheDir: string,
+		rules: { maxBytes: number; allowHardLinks: boolean; listings?: ListingCache },
+	): FrontmatterCache | undefined {
+		const key = derivedKey(HERE, [KIND, rules.maxBytes, rules.allowHardLinks]);
+		if (key === undefined) return undefined;
+		const cache = new FrontmatterCache(cacheDir, key, rules.listings);
+		const saved = readDerived(cacheDir, KIND, key);
+		const value = saved?.value as { files?: unknown; dirs?: unknown } | undefined;
+		if (!saved || typeof value !== "object" || value === null) return cache;
+		if (Array.isArray(value.files)) for (const row of value.files) cache.#restore(row, saved.mtimeMs);
+		if (Array.isArray(value.dirs)) for (const row of value.dirs) rules.listings?.restore(row, saved.mtimeMs);
+		return cache;
+	}
+
+	/** The frontmatter `file` parsed to when its `lstat` was `stats`, if known. */
+	get(file: string, stats: Stats): Frontmatter | undefined {
+		const entry = this.#entries.get(file);
+		return entry && same(entry.signature, signatureOf(stats)) ? entry.frontmatter : undefined;
+	}
+
+	/** Remembers what `file` parsed to; `stats` is its `lstat` taken before it was read, `now` when that was. */
+	set(file: string, stats: Stats, frontmatter: Frontmatter, now: number): void {
+		if (Math.max(stats.mtimeMs, stats.ctimeMs) >= now - RACY_MARGIN_MS) {
+			if (this.#entries.delete(file)) this.#changed = true;
+			return;
+		}
+		this.#entries.set(file, { signature: signatureOf(stats), frontmatter });
+		this.#changed = true;
+	}
+
+	/** Keeps only the files in `served`, and saves the cache when it changed; `now` is when the plan began. */
+	save(served: ReadonlySet<string>, now: number): void {
+		for (const file of this.#entries.keys()) {
+			if (served.has(file)) continue;
+			this.#entries.delete(file);
+			this.#changed = true;
+		}
+		const folders = new Set([...served].map((file) => dirname(file)));
+		this.#listings?.prune((path) => insideAny(path, folders));
+		if (!this.#changed && !this.#listings?.changed) return;
+		const files = [...this.#entries].map(([file, entry]) => [file, ...entry.signature, entry.frontmatter]);
+		const dirs = this.#listings?.rows(now - RACY_MARGIN_MS) ?? [];
+		writeDerived(this.#cacheDir, KIND, this.#key, { files, dirs });
+		this.#changed = false;
+	}
+
+	/** Takes back one saved row when it has the right shape and was saved well after the file's last change. */
+	#restore(row: unknown, savedAt: number): void {
+		if (!Array.isArray(row) || row.length !== 8 || typeof row[0] !== "string") return;
+		const signature = row.slice(1, 7);
+		const frontmatter: unknown = row[7];
+		if (!signature.every((n) => typeof n === "number" && Number.isFinite(n))) return;
+		if (typeof frontmatter !== "object" || frontmatter === null || Array.isArray(frontmatter)) return;
+		const [, , , mtimeMs, ctimeMs] = signature as Signature;
+		if (Math.max(mtimeMs, ctimeMs) >= savedAt) return;
+		this.#entries.set(row[0], { signature: signature as Signature, frontmatter: frontmatter as Frontmatter });
+	}
+}
+
+/** True when `path` is one of `dirs` or below one. */
+function insideAny(path: string, dirs: ReadonlySet<string>): boolean {
+	for (let at = path; ; at = dirname(at)) {
+		if (dirs.has(at)) return true;
+		if (dirname(at) === at) return false;
+	}
+}
+
+function signatureOf(stats: Stats): Signature {
+	return [stats.dev, stats.ino, stats.size, stats.mtimeMs, stats.ctimeMs, stats.nlink];
+}
+
+function same(a: Signature, b: Signature): boolean {
+	return a.every((value, i) => value === b[i]);
+}

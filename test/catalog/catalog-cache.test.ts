@@ -1,0 +1,140 @@
+import { chmodSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { buildCatalog, buildSkillsSection, type DiscoverOptions, discover, estimateTokenizer } from "skillset";
+import { beforeAll, describe, expect, it } from "vitest";
+import { forgePayload, readPayload } from "../discovery/index-helpers.ts";
+import { pastRacyWindow } from "../helpers/racy.ts";
+import { skillMd, tempDir, writeTree } from "../helpers/temp.ts";
+
+// Issue 23: a warm `catalog` (and the MCP server's instructions) reuses the fitted catalog kept in the cache folder.
+// It must never show what the skills no longer say, and a cached catalog someone changed must be refused.
+
+let base: string;
+let root: string;
+let caches = 0;
+
+const SKILLS: Record<string, string> = {};
+for (let i = 0; i < 30; i++) {
+	SKILLS[`s${i}/SKILL.md`] = skillMd(`skill-${i}`, `Handles case ${i} of the thing. Use when case ${i} comes up.`);
+}
+
+beforeAll(async () => {
+	base = await tempDir();
+	root = await writeTree(join(base, "skills"), SKILLS);
+	await pastRacyWindow();
+});
+
+function freshCache(): string {
+	return join(base, `cache-${caches++}`);
+}
+
+function optionsFor(cacheDir?: string): DiscoverOptions {
+	return {
+		cwd: base,
+		home: join(base, "no-home"),
+		defaultRoots: false,
+		roots: [root],
+		...(cacheDir ? { cacheDir } : {}),
+	};
+}
+
+/** The cached values of one kind (full paths). */
+function cached(cacheDir: string, kind: string): string[] {
+	try {
+		return readdirSync(join(cacheDir, kind))
+			.filter((name) => name.endsWith(".json"))
+			.map((name) => join(cacheDir, kind, name));
+	} catch {
+		return [];
+	}
+}
+
+async function catalogText(cacheDir: string | undefined, budgetTokens = 300): Promise<string> {
+	const { index } = await discover(optionsFor(cacheDir));
+	const catalog = await buildCatalog(index, { budget: { tokens: budgetTokens }, ...(cacheDir ? { cacheDir } : {}) });
+	return catalog.text;
+}
+
+describe("the cached catalog", () => {
+	it("gives warm what a cold build gives, for catalogs and skills sections alike", async () => {
+		const cacheDir = freshCache();
+		const { index } = await discover(optionsFor());
+		const cold = await buildCatalog(index, { budget: { tokens: 300 } });
+		expect(await buildCatalog(index, { budget: { tokens: 300 }, cacheDir })).toEqual(cold);
+		expect(cached(cacheDir, "catalog")).toHaveLength(1);
+		expect(await buildCatalog(index, { budget: { tokens: 300 }, cacheDir })).toEqual(cold);
+		// Other options are another catalog, never the one kept for these.
+		const wider = await buildCatalog(index, { budget: { tokens: 5000 } });
+		expect(await buildCatalog(index, { budget: { tokens: 5000 }, cacheDir })).toEqual(wider);
+		expect(cached(cacheDir, "catalog")).toHaveLength(2);
+		const section = await buildSkillsSection(index, { budget: { tokens: 400 }, activation: "tool" });
+		for (let run = 0; run < 2; run++) {
+			expect(await buildSkillsSection(index, { budget: { tokens: 400 }, activation: "tool", cacheDir })).toEqual(
+				section,
+			);
+		}
+		expect(cached(cacheDir, "catalog-section")).toHaveLength(1);
+	});
+
+	it("shows a description changed within the same second, in a file of the same size and time", async () => {
+		const cacheDir = freshCache();
+		const file = join(root, "s3", "SKILL.md");
+		const before = readFileSync(file, "utf8");
+		const info = statSync(file);
+		expect(await catalogText(cacheDir, 5000)).toContain("Handles case 3 of");
+		try {
+			const edited = before.replace("Handles case 3 of", "Mangles case 3 of");
+			expect(edited.length).toBe(before.length);
+			writeFileSync(file, edited);
+			utimesSync(file, info.atimeMs / 1000, info.mtimeMs / 1000);
+			expect(Math.floor(statSync(file).mtimeMs / 1000)).toBe(Math.floor(info.mtimeMs / 1000));
+			const warm = await catalogText(cacheDir, 5000);
+			expect(warm).toContain("Mangles case 3 of");
+			expect(warm).not.toContain("Handles case 3 of");
+			expect(warm).toBe(await catalogText(undefined, 5000));
+		} finally {
+			writeFileSync(file, before);
+		}
+	});
+
+	it("ignores a cached catalog that was changed, cut short, reshaped, moved to another key or made writable", async () => {
+		const cacheDir = freshCache();
+		const truth = await catalogText(cacheDir);
+		const [file] = cached(cacheDir, "catalog");
+		if (!file) throw new Error("no cached catalog");
+		const saved = readPayload(file) as unknown as { key: string; value: { text: string } };
+		const attacks: [string, () => void][] = [
+			["a changed byte", () => writeFileSync(file, readFileSync(file, "utf8").replace("Handles", "Hijacks"))],
+			["a cut", () => writeFileSync(file, readFileSync(file).subarray(0, 200))],
+			["not a catalog", () => forgePayload(file, { key: saved.key, value: { ...saved.value, text: 42 } })],
+			["another key", () => forgePayload(file, { key: "0".repeat(64), value: { ...saved.value, text: "Hijacked" } })],
+			[
+				"group-writable",
+				() => {
+					forgePayload(file, { key: saved.key, value: { ...saved.value, text: "Hijacked" } });
+					chmodSync(file, 0o664);
+				},
+			],
+		];
+		for (const [what, attack] of attacks) {
+			attack();
+			expect(await catalogText(cacheDir), what).toBe(truth);
+			// The run wrote the real catalog back: the next one starts from a good file.
+			chmodSync(file, 0o600);
+		}
+		// The same forgery with its digest, key, owner and mode is what a warm run takes: the checks above are what
+		// kept it out (anyone who can write the user's files can change the skills themselves).
+		forgePayload(file, { key: saved.key, value: { ...saved.value, text: "Forged" } });
+		expect(await catalogText(cacheDir)).toBe("Forged");
+	});
+
+	it("is never kept for a custom tokenizer, or without a cache folder", async () => {
+		const cacheDir = freshCache();
+		const { index } = await discover(optionsFor());
+		await buildCatalog(index, { budget: { tokens: 300 }, cacheDir, tokenizer: estimateTokenizer });
+		await buildSkillsSection(index, { budget: { tokens: 400 }, cacheDir, tokenizer: estimateTokenizer });
+		expect(cached(cacheDir, "catalog")).toEqual([]);
+		expect(cached(cacheDir, "catalog-section")).toEqual([]);
+		await expect(buildCatalog(index, { cacheDir: 7 as unknown as string })).rejects.toThrow(/cacheDir/);
+	});
+});
