@@ -25,14 +25,16 @@ describe("watch under a steady stream of changes", () => {
 			const listed = async () => (await client.listResources()).resources.map((resource) => resource.uri).sort();
 			expect(await listed()).toEqual(["skill://gone/SKILL.md", "skill://stay/SKILL.md"]);
 			rmSync(join(root, "gone"), { recursive: true });
+			const writesAtDelete = writes;
 			let now = await listed();
 			for (let polls = 0; polls < 60 && now.length > 1; polls++) {
 				await new Promise((resolve) => setTimeout(resolve, 250));
 				now = await listed();
 			}
 			expect(now).toEqual(["skill://stay/SKILL.md"]);
-			// The stream never paused: no quiet period ever came.
-			expect(writes).toBeGreaterThan(20);
+			// The stream kept going while the server was asked: the unlisting did not wait for a quiet period. (A count
+			// of writes would depend on how busy the machine is; that the stream ran on is what matters.)
+			expect(writes).toBeGreaterThan(writesAtDelete);
 		} finally {
 			clearInterval(stream);
 			await serving.close();
