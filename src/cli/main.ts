@@ -3,12 +3,12 @@ import {
 	type CliIo,
 	type CommandResult,
 	createStyle,
+	originExitCode,
 	type Rendered,
 	readVersion,
 	type Style,
 	UsageError,
 } from "./io.ts";
-import { originExitCode } from "./origin-exit.ts";
 import { terminalJson } from "./terminal-text.ts";
 
 /** What every command module exports. */
