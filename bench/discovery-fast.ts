@@ -19,6 +19,7 @@ import {
 	type Usage,
 	versus,
 } from "./process.ts";
+import { startupPeerRows } from "./startup-peers.ts";
 
 export type { FastRow } from "./process.ts";
 
@@ -148,6 +149,7 @@ export async function benchDiscoveryFast(sizes: readonly number[] = [1000, 10_00
 	const context = await processContext(work, empty);
 	try {
 		const rows = startupRows(empty, context);
+		rows.push(...(await startupPeerRows(work, context)));
 		for (const count of sizes) rows.push(...(await scanRows(work, count, context)));
 		rows.push(...(await listRows(work, 548, context)));
 		return rows;

@@ -90,11 +90,34 @@ export function median(values: number[]): number {
 	return Math.round((sorted[Math.floor(sorted.length / 2)] ?? 0) * 10) / 10;
 }
 
+/** A program other than Node (a peer's CLI, Python): only its wall time is known, CPU and RSS read 0. */
+export interface External {
+	program: string;
+	args: string[];
+}
+
+/** Runs `program args` once with the context's folder, home and stdout; wall time only. */
+export function runExternal(command: External, context: ProcessContext): Usage {
+	const stdout = openSync(context.stdoutFile, "w");
+	const started = performance.now();
+	const child = spawnSync(command.program, command.args, {
+		cwd: context.cwd,
+		env: { ...process.env, HOME: context.home, NO_COLOR: "1", ...context.env },
+		stdio: ["ignore", stdout, "ignore"],
+	});
+	const wallMs = performance.now() - started;
+	closeSync(stdout);
+	if (child.error) throw child.error;
+	return { wallMs, cpuMs: 0, maxRssMiB: 0 };
+}
+
 /** Runs each command `runs` times, interleaved, and returns the median wall, CPU and peak RSS of each. */
-export function interleaved(commands: string[][], runs: number, context: ProcessContext): Usage[] {
+export function interleaved(commands: (string[] | External)[], runs: number, context: ProcessContext): Usage[] {
 	const samples: Usage[][] = commands.map(() => []);
 	for (let run = 0; run < runs; run++) {
-		for (const [index, args] of commands.entries()) samples[index]?.push(runNode(args, context));
+		for (const [index, command] of commands.entries()) {
+			samples[index]?.push(Array.isArray(command) ? runNode(command, context) : runExternal(command, context));
+		}
 	}
 	return samples.map((list) => ({
 		wallMs: median(list.map((u) => u.wallMs)),

@@ -95,14 +95,13 @@ export {
 	DEFAULT_WALK_LIMITS,
 	DISCOVERY_CODES,
 	defaultCacheDir,
-	diffIndexes,
 	discover,
 	PRESET_NAMES,
 	PRESETS,
 	resolveRoots,
 	SkillIndex,
-	watchSkills,
 } from "./discovery/index.ts";
+export { diffIndexes, watchSkills } from "./discovery/watch.ts";
 export type {
 	ApprovalSubject,
 	CallSubject,

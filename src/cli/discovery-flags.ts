@@ -5,7 +5,7 @@ import type { ParseArgsConfig } from "node:util";
 import { type DiscoveryResult, discover } from "../discovery/index.ts";
 import { homeFrom, type ResolvedSettings, resolveSettings, type SettingsFlags } from "../settings/index.ts";
 import { type CliIo, UsageError } from "./io.ts";
-import { createOriginProviders, type OriginSummary, summarizeOrigins } from "./origin-providers.ts";
+import type { OriginSummary } from "./origin-providers.ts";
 import { announceBounds } from "./render-bounds.ts";
 import { terminalSafe } from "./terminal-text.ts";
 
@@ -154,6 +154,10 @@ export async function settingsFor(
 			return settingsFor({ ...values, root: [workspace] }, dir, io, extra);
 		}
 	}
+	const { mcpServers, indexes } = settings.origins;
+	if (Object.keys(mcpServers).length === 0 && Object.keys(indexes).length === 0) return { ...settings, originList: [] };
+	// The origin code loads only when an origin is configured: start-up pays for every module.
+	const { createOriginProviders, summarizeOrigins } = await import("./origin-providers.ts");
 	const originList = await summarizeOrigins(settings.origins, settings.cacheDir);
 	if (originList.length > 0) {
 		settings.discover.origins = await createOriginProviders(settings.origins, io.env, settings.cacheDir);

@@ -3,13 +3,13 @@ import {
 	type CliIo,
 	type CommandResult,
 	createStyle,
+	originExitCode,
 	type Rendered,
 	readVersion,
 	type Style,
 	UsageError,
 } from "./io.ts";
-import { originExitCode } from "./origin-exit.ts";
-import { terminalJson } from "./terminal-text.ts";
+import { terminalJsonChunks } from "./terminal-text.ts";
 
 /** What every command module exports. */
 export interface CommandModule {
@@ -121,7 +121,9 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
 		const result = await command.run(values, positionals, io);
 		const exitCode = originExitCode(io, result.exitCode);
 		if ((values as { json?: boolean }).json) {
-			io.stdout(`${terminalJson(result.data, 2)}\n`);
+			// In pieces, as it is made: a large report is never one string in memory.
+			for (const chunk of terminalJsonChunks(result.data, 2)) io.stdout(chunk);
+			io.stdout("\n");
 			return exitCode;
 		}
 		const output = command.render(result.data as never, createStyle(io), values);

@@ -1,7 +1,6 @@
 import type { DiscoveryReport } from "../discovery/index.ts";
 import type { OriginSettings } from "../settings/index.ts";
-import type { CliIo } from "./io.ts";
-import { markOriginFailed } from "./origin-exit.ts";
+import { type CliIo, markOriginFailed } from "./io.ts";
 import type { OriginSummary } from "./origin-providers.ts";
 import { type OriginStatus, originStatuses } from "./origin-status.ts";
 import { plural } from "./render-diagnostics.ts";

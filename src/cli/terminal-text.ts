@@ -50,9 +50,81 @@ export function characterCount(text: string): number {
  * characters written as `\u` escapes (`JSON.stringify` escapes only C0 controls).
  */
 export function terminalJson(value: unknown, indent?: number): string {
-	return JSON.stringify(value, null, indent).replace(/[\u007f-\u009f\p{Cf}\p{Zl}\p{Zp}]/gu, (char) =>
+	return escapeJsonText(JSON.stringify(value, null, indent));
+}
+
+function escapeJsonText(json: string): string {
+	return json.replace(/[\u007f-\u009f\p{Cf}\p{Zl}\p{Zp}]/gu, (char) =>
 		Array.from({ length: char.length }, (_, i) => `\\u${char.charCodeAt(i).toString(16).padStart(4, "0")}`).join(""),
 	);
+}
+
+/** About how many characters each piece of {@link terminalJsonChunks} holds. */
+const JSON_CHUNK_CHARS = 64 * 1024;
+/** Plain objects and arrays this shallow are written member by member; deeper values in one `JSON.stringify`. */
+const SPLIT_DEPTH = 2;
+
+/**
+ * {@link terminalJson}'s text, indented, in pieces of about 64 KiB to write as they are made: a report of 10,000
+ * skills is then never one string, nor the copies that escaping and writing it would make. The pieces join to
+ * exactly `terminalJson(value, indent)`; they split only between JSON values, never inside a string.
+ */
+export function* terminalJsonChunks(value: unknown, indent: number): Generator<string> {
+	let pending: string[] = [];
+	let size = 0;
+	for (const piece of jsonPieces(value, " ".repeat(indent), "", 0)) {
+		pending.push(piece);
+		size += piece.length;
+		if (size >= JSON_CHUNK_CHARS) {
+			yield escapeJsonText(pending.join(""));
+			pending = [];
+			size = 0;
+		}
+	}
+	if (pending.length > 0) yield escapeJsonText(pending.join(""));
+}
+
+function* jsonPieces(value: unknown, step: string, at: string, depth: number): Generator<string> {
+	const inner = at + step;
+	if (depth < SPLIT_DEPTH && Array.isArray(value) && value.length > 0 && !hasToJson(value)) {
+		for (const [i, item] of value.entries()) {
+			yield `${i === 0 ? "[" : ","}\n${inner}`;
+			// As JSON.stringify: a member it cannot write is null in an array.
+			if (omitted(item)) yield "null";
+			else yield* jsonPieces(item, step, inner, depth + 1);
+		}
+		yield `\n${at}]`;
+		return;
+	}
+	if (depth < SPLIT_DEPTH && isPlainObject(value)) {
+		// As JSON.stringify: a member it cannot write is left out of an object.
+		const keys = Object.keys(value).filter((key) => !omitted(value[key]));
+		if (keys.length > 0) {
+			for (const [i, key] of keys.entries()) {
+				yield `${i === 0 ? "{" : ","}\n${inner}${JSON.stringify(key)}: `;
+				yield* jsonPieces(value[key], step, inner, depth + 1);
+			}
+			yield `\n${at}}`;
+			return;
+		}
+	}
+	const text = JSON.stringify(value, null, step) ?? "null";
+	// The only line breaks in JSON text are its own indentation (a string's are escaped).
+	yield at === "" ? text : text.replaceAll("\n", `\n${at}`);
+}
+
+function omitted(value: unknown): boolean {
+	return value === undefined || typeof value === "function" || typeof value === "symbol";
+}
+
+function hasToJson(value: object): boolean {
+	return typeof (value as { toJSON?: unknown }).toJSON === "function";
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+	if (value === null || typeof value !== "object" || hasToJson(value)) return false;
+	const prototype = Object.getPrototypeOf(value);
+	return prototype === Object.prototype || prototype === null;
 }
 
 // The visible form of a character that must not reach the terminal as it is, or undefined for an ordinary one.

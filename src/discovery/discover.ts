@@ -6,7 +6,6 @@ import { type DiscoveryDiagnostic, discoveryDiagnostic } from "./codes.ts";
 import type { Candidate } from "./folder.ts";
 import type { LoadedSkill, LoadOptions } from "./load.ts";
 import { type DiscoverOptions, validateDiscoverOptions } from "./options.ts";
-import { walkOrigins } from "./origins.ts";
 import type { PersistentIndex } from "./persist.ts";
 import { mapInBatches } from "./pool.ts";
 import { buildReport, type DiscoveryReport } from "./report.ts";
@@ -134,7 +133,10 @@ async function scanOnce(
 		const rootCache = rootCaches[i];
 		if (rootCache) caches.set(walk.root, rootCache);
 	}
-	const originWalks = options.origins?.length ? await walkOrigins(options.origins, roots.length) : [];
+	// Origin code loads only with origins: start-up pays for every module.
+	const originWalks = options.origins?.length
+		? await (await import("./origins.ts")).walkOrigins(options.origins, roots.length)
+		: [];
 	walks.push(...originWalks);
 	if (cache)
 		for (const walk of originWalks) caches.set(walk.root, cache.root(`origin\0${walk.root.path}`, walk.root.path));

@@ -20,5 +20,5 @@ export { DEFAULT_CONVENTIONS, DEFAULT_SCOPE_ORDER, PRESET_NAMES, PRESETS, resolv
 export { editDistance, SkillIndex } from "./skill-index.ts";
 export type { RootWalk, WalkLimits, WalkOptions } from "./walk.ts";
 export { DEFAULT_EXPLICIT_WALK_LIMITS, DEFAULT_WALK_LIMITS, walkRoot } from "./walk.ts";
+// The watcher's values are a second entry (./watch.ts): a scan never needs them, and start-up pays per module.
 export type { IndexChanges, SkillWatcher, WatchEvent, WatchOptions } from "./watch.ts";
-export { diffIndexes, watchSkills } from "./watch.ts";

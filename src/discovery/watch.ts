@@ -1,3 +1,6 @@
+// A second public entry of the `discovery/` stage (beside index.ts): only a server that watches needs the watcher,
+// so a scan does not load it (start-up pays for every module).
+
 import { type FSWatcher, watch as watchPath } from "node:fs";
 import type { Discovery, DiscoveryResult } from "./discover.ts";
 import type { IndexedSkill } from "./resolve.ts";

@@ -4,8 +4,8 @@ import {
 	discover,
 	type SkillIndex,
 	type WatchEvent,
-	watchSkills,
 } from "../discovery/index.ts";
+import { watchSkills } from "../discovery/watch.ts";
 import { SkillsetError } from "../skill/index.ts";
 import type { ServeSnapshot } from "./connection.ts";
 import type { SkillServerOptions } from "./options.ts";

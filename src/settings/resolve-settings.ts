@@ -1,15 +1,32 @@
 import { stat } from "node:fs/promises";
 import { homedir } from "node:os";
 import { resolve } from "node:path";
-import { type DiscoverOptions, type DiscoveryDiagnostic, defaultCacheDir } from "../discovery/index.ts";
-import { type CatalogSettings, catalogSettingsFrom } from "./catalog.ts";
-import { loadConfigFile } from "./config-file.ts";
-import { type SettingSource, SettingsError } from "./errors.ts";
-import { configFromEnv, ENV_PLACE, homeFrom, parseBoolean, type SettingsEnv } from "./from-env.ts";
-import { configFromFlags, FLAG_PLACE, type SettingsFlags } from "./from-flags.ts";
-import { type Layer, mergeLayers, sourcesOf } from "./layers.ts";
-import type { McpServerSetting, SkillsetConfig } from "./shape.ts";
-import { guardWorkspaceCommands, guardWorkspaceConfig, guardWorkspacePermissions } from "./trust-guard.ts";
+import {
+	DISCOVERY_CODES,
+	type DiscoverOptions,
+	type DiscoveryDiagnostic,
+	defaultCacheDir,
+} from "../discovery/index.ts";
+import {
+	configFromEnv,
+	configFromFlags,
+	ENV_PLACE,
+	FLAG_PLACE,
+	homeFrom,
+	parseBoolean,
+	type SettingsEnv,
+	type SettingsFlags,
+} from "./env-flags.ts";
+import {
+	type CatalogSettings,
+	CONFIG_FILE_NAME,
+	catalogSettingsFrom,
+	type Layer,
+	loadConfigFile,
+	mergeLayers,
+	sourcesOf,
+} from "./layers.ts";
+import { type McpServerSetting, type SettingSource, SettingsError, type SkillsetConfig } from "./shape.ts";
 
 /** What {@link resolveSettings} reads. Every field is optional. */
 export interface ResolveSettingsOptions {
@@ -253,4 +270,106 @@ async function checkFlagRoots(roots: readonly string[], cwd: string): Promise<vo
 				source: FLAG_PLACE.source("roots"),
 			});
 	}
+}
+
+/**
+ * Keys of a workspace's own `skillset.config.json` that choose roots, scopes or locks: honoured only in a trusted
+ * workspace, since they could otherwise place the workspace's own skills in a trusted scope.
+ */
+export const TRUST_SENSITIVE_KEYS: readonly string[] = [
+	"roots",
+	"conventions",
+	"userRoots",
+	"adminRoots",
+	"adminLocked",
+	"pluginRoots",
+	"builtinRoots",
+	"scopeOrder",
+	"lock",
+	// Origins spawn commands and fetch from the network: a cloned repository must not choose them.
+	"mcpServers",
+	"indexes",
+];
+
+/**
+ * The workspace's own config as far as the workspace's trust allows: in an untrusted workspace (or one whose file
+ * untrusts itself), the trust-sensitive keys are dropped, with a `trust.config-ignored` diagnostic naming them.
+ */
+export function guardWorkspaceConfig(
+	config: SkillsetConfig,
+	cwd: string,
+	trusted: boolean,
+): { config: SkillsetConfig; diagnostics: DiscoveryDiagnostic[] } {
+	if (trusted && config.trustWorkspace !== false) return { config, diagnostics: [] };
+	const ignored = TRUST_SENSITIVE_KEYS.filter((key) => Object.hasOwn(config, key));
+	if (ignored.length === 0) return { config, diagnostics: [] };
+	const kept = Object.fromEntries(Object.entries(config).filter(([key]) => !ignored.includes(key)));
+	const file = resolve(cwd, CONFIG_FILE_NAME);
+	const message = `the workspace is not trusted, so its config's ${ignored.join(", ")} ${ignored.length === 1 ? "is" : "are"} ignored`;
+	const { severity, hint } = DISCOVERY_CODES["trust.config-ignored"];
+	const diagnostic: DiscoveryDiagnostic = { code: "trust.config-ignored", severity, message, file, hint };
+	return { config: kept as SkillsetConfig, diagnostics: [diagnostic] };
+}
+
+/**
+ * A workspace's own config may name MCP servers to spawn only in a workspace trusted explicitly (the trust store with
+ * `--trust-store`, or `SKILLSET_TRUST_WORKSPACE=1`): trust by default is enough to read a cloned repository's skills,
+ * not to run its commands. URL origins are kept; stdio servers are dropped with a `trust.config-ignored` diagnostic.
+ */
+export function guardWorkspaceCommands(
+	config: SkillsetConfig,
+	cwd: string,
+	explicitlyTrusted: boolean,
+): { config: SkillsetConfig; diagnostics: DiscoveryDiagnostic[] } {
+	const servers = Object.entries(config.mcpServers ?? {});
+	const commands = servers.filter(([, server]) => "command" in server).map(([label]) => label);
+	if (explicitlyTrusted || commands.length === 0) return { config, diagnostics: [] };
+	const kept = Object.fromEntries(servers.filter(([label]) => !commands.includes(label)));
+	const message = `the workspace's config would run MCP server commands (${commands.join(", ")}): they are ignored unless ${EXPLICIT_TRUST}`;
+	return { config: { ...config, mcpServers: kept }, diagnostics: [ignoredDiagnostic(cwd, message)] };
+}
+
+/**
+ * A workspace's own `permissions.allow` joins the host's ceiling, so it could widen what the user allowed (`--allow
+ * read_file` plus the repository's `run_shell(*)`): it counts only in a workspace trusted explicitly. Its `deny` only
+ * narrows, so it always counts.
+ */
+export function guardWorkspacePermissions(
+	config: SkillsetConfig,
+	cwd: string,
+	explicitlyTrusted: boolean,
+): { config: SkillsetConfig; diagnostics: DiscoveryDiagnostic[] } {
+	const allow = config.permissions?.allow;
+	if (explicitlyTrusted || allow === undefined) return { config, diagnostics: [] };
+	const { allow: _dropped, ...permissions } = config.permissions ?? {};
+	const message = `the workspace's config would widen the tool ceiling (permissions.allow: ${allow.join(", ")}): it is ignored unless ${EXPLICIT_TRUST}`;
+	return { config: { ...config, permissions }, diagnostics: [ignoredDiagnostic(cwd, message)] };
+}
+
+const EXPLICIT_TRUST =
+	"the workspace is trusted explicitly ('skillset trust' with --trust-store, or SKILLSET_TRUST_WORKSPACE=1)";
+
+function ignoredDiagnostic(cwd: string, message: string): DiscoveryDiagnostic {
+	const { severity, hint } = DISCOVERY_CODES["trust.config-ignored"];
+	return { code: "trust.config-ignored", severity, message, file: resolve(cwd, CONFIG_FILE_NAME), hint };
+}
+
+/**
+ * The discovery options a library host scans with: the resolved settings' under the host's own `discover`, key by
+ * key. Remote origins the settings name need their providers in `discover.origins` (the sources stage makes them):
+ * without them this is a `settings.incomplete` error, never origins left out unsaid.
+ */
+export function discoverOptionsFor(settings: ResolvedSettings, discover: DiscoverOptions = {}): DiscoverOptions {
+	const merged = { ...settings.discover, ...discover };
+	const named = [
+		...Object.keys(settings.origins.mcpServers).map((label) => `mcp:${label}`),
+		...Object.keys(settings.origins.indexes).map((label) => `index:${label}`),
+	];
+	if (named.length > 0 && merged.origins === undefined) {
+		const message = `the settings name remote origins (${named.join(", ")}): pass their providers as discover.origins`;
+		const setting = Object.keys(settings.origins.mcpServers).length > 0 ? "mcpServers" : "indexes";
+		const source = settings.sources[setting] ?? { from: "default" };
+		throw new SettingsError("settings.incomplete", message, { setting, source });
+	}
+	return merged;
 }

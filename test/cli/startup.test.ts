@@ -74,4 +74,14 @@ describe("what the CLI loads", () => {
 		});
 		expect(loaded(commented, "scan", "--exit-zero").some((url) => url.includes("/node_modules/yaml/"))).toBe(true);
 	});
+
+	it("validates one skill's folder without loading the discovery stage", async () => {
+		const workspace = join(root, "validate-one");
+		await writeTree(workspace, { "one/SKILL.md": skillMd("one") });
+		const modules = loaded(workspace, "validate", "one");
+		expect(modules.some((url) => url.includes("/dist/skill/"))).toBe(true);
+		expect(modules.filter((url) => url.includes("/dist/discovery/"))).toEqual([]);
+		// A folder of skills still finds them through discovery.
+		expect(loaded(workspace, "validate", ".").some((url) => url.includes("/dist/discovery/"))).toBe(true);
+	});
 });

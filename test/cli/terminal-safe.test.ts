@@ -1,6 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { renderPermissionRequest } from "../../src/cli/permission-prompt.ts";
-import { characterCount, exactText, terminalJson, terminalSafe } from "../../src/cli/terminal-text.ts";
+import {
+	characterCount,
+	exactText,
+	terminalJson,
+	terminalJsonChunks,
+	terminalSafe,
+} from "../../src/cli/terminal-text.ts";
 
 const plain = { red: String, yellow: String, blue: String, dim: String, bold: String };
 
@@ -52,6 +58,31 @@ describe("terminalJson", () => {
 		const json = terminalJson(data);
 		expect(json).toBe('{"text":"a\\u009b2J\\u007f\\u202e\\udb40\\udc41b"}');
 		expect(JSON.parse(json)).toEqual(data);
+	});
+
+	it("in pieces, joins to exactly the same text, for every kind of member JSON.stringify treats apart", () => {
+		const bare = Object.assign(Object.create(null) as Record<string, unknown>, { a: [1, { b: "c" }] });
+		const data = {
+			text: "a\u009b2J\u202e\u{e0041}b\nline",
+			empty: { list: [], object: {} },
+			skipped: undefined,
+			fn: () => 1,
+			list: [undefined, () => 1, null, 0, "", [[]], { deep: { deeper: [1, 2] } }],
+			when: new Date(0),
+			custom: { toJSON: () => ({ replaced: true }) },
+			bare,
+			top: [],
+		};
+		expect([...terminalJsonChunks(data, 2)].join("")).toBe(terminalJson(data, 2));
+		expect([...terminalJsonChunks([], 2)].join("")).toBe("[]");
+		expect([...terminalJsonChunks("x\u202e", 2)].join("")).toBe(terminalJson("x\u202e", 2));
+	});
+
+	it("writes a large report in several pieces, none of them the whole", () => {
+		const data = { selected: Array.from({ length: 5000 }, (_, i) => ({ name: `skill-${i}`, tags: ["\u202e", i] })) };
+		const pieces = [...terminalJsonChunks(data, 2)];
+		expect(pieces.length).toBeGreaterThan(3);
+		expect(pieces.join("")).toBe(terminalJson(data, 2));
 	});
 });
 

@@ -1,6 +1,6 @@
 import { join, relative, resolve } from "node:path";
 import type { ParseArgsConfig } from "node:util";
-import { type DiscoveryReport, discover } from "../../discovery/index.ts";
+import type { DiscoveryReport } from "../../discovery/index.ts";
 import {
 	type Diagnostic,
 	EXTENSION_SETS,
@@ -136,8 +136,12 @@ export function render(data: readonly ValidateResult[], style: Style, detail: De
 	return `${lines.join("\n")}\n`;
 }
 
-/** The skill folders discovery finds below `dir` (usable or not), and its report. */
+/**
+ * The skill folders discovery finds below `dir` (usable or not), and its report. The discovery stage loads only
+ * here: validating one skill's folder, the common case, does not pay its start-up.
+ */
 async function skillsBelow(dir: string, includeHidden = false): Promise<{ dirs: string[]; report: DiscoveryReport }> {
+	const { discover } = await import("../../discovery/index.ts");
 	const { index, report } = await discover({ cwd: dir, home: dir, defaultRoots: false, roots: [dir], includeHidden });
 	const dirs = [...index.skills.map((s) => s.dir), ...report.rejected.map((r) => r.dir)];
 	return { dirs: [...new Set(dirs)].sort(), report };
