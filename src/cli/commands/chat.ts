@@ -284,11 +284,15 @@ async function agentFor(
 		if (error instanceof SkillsetError && error.code === "invalid-option") throw new UsageError(error.message);
 		throw error;
 	}
+	// A failed origin must not look like an empty one here either: the same line and exit status as `list`. The
+	// `--mcp` servers are tool servers first (their skills join only if they offer any), and one that cannot be
+	// reached is already named among the agent's MCP problems.
+	const toolServers = new Set(servers.map((server) => `mcp:${server.name}`));
+	const origins = settings.originList.filter((origin) => !toolServers.has(origin.origin));
 	const report = agent.discoveryReport;
-	if (settings.originList.length > 0 && report) {
-		// A failed origin must not look like an empty one here either: the same line and exit status as `list`.
+	if (origins.length > 0 && report) {
 		const { warnFailedOrigins } = await import("../origin-warnings.ts");
-		await warnFailedOrigins(settings.originList, settings.origins, report, startedAt, io);
+		await warnFailedOrigins(origins, settings.origins, report, startedAt, io);
 	}
 	return agent;
 }
