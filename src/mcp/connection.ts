@@ -12,6 +12,7 @@ import { createSession, type IntegrityOptions, type SessionOptions, type SkillSe
 import { createSkillTools, type SkillTool, type SkillToolName } from "../tools/index.ts";
 import type { ServePlan } from "./plan.ts";
 import type { SnapshotTools } from "./snapshot-tools.ts";
+import { pageOf } from "./source.ts";
 
 /** Everything a connection serves from one scan: swapped whole when the skills change. */
 export interface ServeSnapshot {
@@ -47,6 +48,8 @@ export interface ConnectionOptions {
 	integrity: IntegrityOptions | undefined;
 	maxResourceBytes: number;
 	allowHardLinks: boolean;
+	/** Prompts per `prompts/list` page (the server's page size). */
+	pageSize: number;
 	onClose: () => void;
 }
 
@@ -131,9 +134,12 @@ export function attachConnection(mcp: McpServer, first: ServeSnapshot, options: 
 	// Prompts are answered from the current index (not registered one by one): a connection to 10,000 skills
 	// costs nothing until the client lists them, and a change is one notification.
 	mcp.server.registerCapabilities({ prompts: { listChanged: true } });
-	mcp.server.setRequestHandler("prompts/list", () => ({
-		prompts: promptSkills(current.index).map((skill) => ({ name: skill.name, description: skill.description })),
-	}));
+	// Paged like resources/list, so 10,000 skills do not arrive in one answer.
+	mcp.server.setRequestHandler("prompts/list", (request) => {
+		const page = pageOf(promptSkills(current.index), request.params?.cursor, options.pageSize);
+		const prompts = page.items.map((skill) => ({ name: skill.name, description: skill.description }));
+		return page.nextCursor === undefined ? { prompts } : { prompts, nextCursor: page.nextCursor };
+	});
 	// A prompt is the activation a user would get: the same verified session options as the tools and resources.
 	mcp.server.setRequestHandler("prompts/get", (request) =>
 		getPrompt(current.index, request.params.name, sessionOptions),

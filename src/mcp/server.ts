@@ -137,6 +137,7 @@ export async function createSkillServer(given: SkillServerOptions = {}): Promise
 			integrity: options.integrity,
 			maxResourceBytes: rules.maxBytes,
 			allowHardLinks: rules.allowHardLinks,
+			pageSize,
 			onClose: () => connections.delete(connection),
 		});
 		connections.add(connection);

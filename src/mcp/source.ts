@@ -82,10 +82,21 @@ export function resourcesPage(
 	cursor: string | undefined,
 	pageSize: number,
 ): { resources: Resource[]; nextCursor?: string } {
-	const start = parseCursor(cursor, plan.served.length);
-	const end = Math.min(start + pageSize, plan.served.length);
-	const resources = plan.served.slice(start, end).map(skillResource);
-	return end < plan.served.length ? { resources, nextCursor: String(end) } : { resources };
+	const page = pageOf(plan.served, cursor, pageSize);
+	const resources = page.items.map(skillResource);
+	return page.nextCursor === undefined ? { resources } : { resources, nextCursor: page.nextCursor };
+}
+
+/** The `pageSize` items from the cursor (a decimal offset), with the next cursor while more remain. */
+export function pageOf<T>(
+	items: readonly T[],
+	cursor: string | undefined,
+	pageSize: number,
+): { items: T[]; nextCursor?: string } {
+	const start = parseCursor(cursor, items.length);
+	const end = Math.min(start + pageSize, items.length);
+	const page = items.slice(start, end);
+	return end < items.length ? { items: page, nextCursor: String(end) } : { items: page };
 }
 
 /** A cursor is the decimal offset of the next entry; anything else is invalid params. */

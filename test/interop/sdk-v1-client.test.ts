@@ -67,8 +67,18 @@ async function checkSurface(client: Client): Promise<void> {
 	expect(templates.resourceTemplates.map((t) => t.uriTemplate)).toContain("skill://{+path}");
 	const read = await client.readResource({ uri: "skill://skill-2/references/notes.md" });
 	expect(read.contents[0]).toMatchObject({ uri: "skill://skill-2/references/notes.md", text: "notes 2\n" });
-	const prompts = await client.listPrompts();
-	expect(prompts.prompts.map((p) => p.name)).toContain("skill-3");
+	// Prompts page like resources: a v1 host follows the cursor itself.
+	const names: string[] = [];
+	let promptCursor: string | undefined;
+	let promptPages = 0;
+	do {
+		const page = await client.listPrompts(promptCursor === undefined ? {} : { cursor: promptCursor });
+		names.push(...page.prompts.map((p) => p.name));
+		promptCursor = page.nextCursor;
+		promptPages++;
+	} while (promptCursor !== undefined && promptPages < 100);
+	expect(promptPages).toBe(Math.ceil(SKILLS / PAGE));
+	expect(names.sort()).toEqual(Array.from({ length: SKILLS }, (_, i) => `skill-${i}`).sort());
 	const prompt = await client.getPrompt({ name: "skill-3" });
 	expect(JSON.stringify(prompt.messages)).toContain("skill-3");
 	const tools = await client.listTools();

@@ -60,3 +60,30 @@ describe("resources/list pages", () => {
 		expect(all.nextCursor).toBeUndefined();
 	});
 });
+
+describe("prompts/list pages like resources/list", () => {
+	it("gives pageSize prompts per page with a cursor, every skill once, and refuses a cursor it did not give", async () => {
+		const cwd = await project(5);
+		const { url } = await httpServer({ cwd, home: cwd, watch: false, pageSize: 2 });
+		const { client } = await httpClient(url);
+		// One page at a time, as a client that walks the cursor itself (listPrompts() walks it for you).
+		const page = async (cursor?: string) =>
+			(await client.request({ method: "prompts/list", params: cursor === undefined ? {} : { cursor } })) as {
+				prompts: { name: string }[];
+				nextCursor?: string;
+			};
+		const first = await page();
+		expect(first.prompts.map((p) => p.name)).toEqual(["skill-00", "skill-01"]);
+		expect(first.nextCursor).toEqual(expect.any(String));
+		const names = first.prompts.map((p) => p.name);
+		for (let cursor = first.nextCursor, pages = 1; cursor !== undefined && pages < 10; pages++) {
+			const next = await page(cursor);
+			names.push(...next.prompts.map((p) => p.name));
+			cursor = next.nextCursor;
+		}
+		const all = Array.from({ length: 5 }, (_, i) => `skill-0${i}`);
+		expect(names).toEqual(all);
+		expect((await client.listPrompts()).prompts.map((p) => p.name)).toEqual(all);
+		for (const cursor of ["x", "-1", "99"]) expect(await errorCode(client.listPrompts({ cursor }))).toBe(-32602);
+	});
+});
