@@ -16,7 +16,7 @@ interface Stage {
 // Stages in pipeline order; a stage may import only from stages before it, and only through their entries.
 const STAGES: readonly Stage[] = [
 	{ name: "skill", entries: ["index.ts", "errors.ts"] },
-	{ name: "discovery", entries: ["index.ts", "watch.ts"] },
+	{ name: "discovery", entries: ["index.ts", "watch.ts", "derived-cache.ts"] },
 	{ name: "catalog" },
 	{ name: "runtime" },
 	{ name: "shell" },

@@ -1,6 +1,6 @@
 import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
-import { derivedKey, readDerived, writeDerived } from "../discovery/index.ts";
+import { derivedKey, readDerived, writeDerived } from "../discovery/derived-cache.ts";
 import type { CatalogEntry } from "./render.ts";
 
 // A fitted catalog is a pure function of its entries, its options and this code: kept in the cache folder under a

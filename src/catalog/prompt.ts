@@ -78,20 +78,16 @@ export async function buildSkillsSection(
 	options: SkillsSectionOptions = {},
 ): Promise<SkillsSection> {
 	validateCatalogOptions(options as Record<string, unknown>);
-	if (options.cacheDir === undefined || options.tokenizer !== undefined) return fitSection(source, options);
 	const entries = Array.isArray(source) ? (source as readonly CatalogEntry[]) : catalogEntries(source as SkillIndex);
 	return memoized("catalog-section", entries, options, isSection, () => fitSection(entries, options));
 }
 
-async function fitSection(
-	source: SkillIndex | readonly CatalogEntry[],
-	options: SkillsSectionOptions,
-): Promise<SkillsSection> {
+async function fitSection(entries: readonly CatalogEntry[], options: SkillsSectionOptions): Promise<SkillsSection> {
 	const { cacheDir: _unused, ...rest } = options;
 	const tokenizer = options.tokenizer ?? (await loadDefaultTokenizer());
 	const catalogOptions: CatalogOptions = { ...rest, tokenizer };
 	if (options.activation === "file-read" && options.instruction === undefined) catalogOptions.location = true;
-	let catalog = await buildCatalog(source, catalogOptions);
+	let catalog = await buildCatalog(entries, catalogOptions);
 	const budget = resolveBudget(options.budget);
 	if (!budget) return { text: systemPromptSection(catalog, options), catalog };
 	const measure = (text: string) => (budget.unit === "tokens" ? tokenizer.count(text) : codePointLength(text));
@@ -108,7 +104,7 @@ async function fitSection(
 			measure(catalog.text) - over - attempt,
 		);
 		if (limit < 1) break;
-		catalog = await buildCatalog(source, { ...catalogOptions, budget: { [budget.unit]: limit } });
+		catalog = await buildCatalog(entries, { ...catalogOptions, budget: { [budget.unit]: limit } });
 	}
 	throw new SkillsetError(
 		"invalid-option",

@@ -1,3 +1,6 @@
+// A second public entry of the `discovery/` stage (beside index.ts): only `catalog` and `mcp` keep derived values,
+// so a scan does not load this (start-up pays for every module).
+
 import { createHash } from "node:crypto";
 import { join } from "node:path";
 import {

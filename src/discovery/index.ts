@@ -4,7 +4,6 @@
 export { defaultCacheDir } from "./cache-dir.ts";
 export type { DiscoveryCode, DiscoveryCodeInfo, DiscoveryDiagnostic, DiscoveryOnlyCode } from "./codes.ts";
 export { DISCOVERY_CODES } from "./codes.ts";
-export { derivedKey, readDerived, writeDerived } from "./derived-cache.ts";
 export type { Discovery, DiscoveryResult } from "./discover.ts";
 export { createDiscovery, discover } from "./discover.ts";
 export type { Candidate, DirEntry, ListDir } from "./folder.ts";

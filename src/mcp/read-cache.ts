@@ -1,7 +1,7 @@
 import type { Stats } from "node:fs";
 import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
-import { derivedKey, readDerived, writeDerived } from "../discovery/index.ts";
+import { derivedKey, readDerived, writeDerived } from "../discovery/derived-cache.ts";
 import type { ListingCache } from "./walk.ts";
 
 // What a served SKILL.md's frontmatter parsed to, and the listings of skill folders, kept between runs so a warm

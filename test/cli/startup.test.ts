@@ -59,6 +59,8 @@ describe("what the CLI loads", () => {
 					!url.endsWith("/dist/skill/errors.js"),
 			),
 		).toEqual([]);
+		// Discovery's further entries load only for the commands that need them (a watching server, catalog, mcp).
+		expect(modules.filter((url) => /\/dist\/discovery\/(watch|derived-cache)\.js$/.test(url))).toEqual([]);
 	});
 
 	it("loads the skill stage but not yaml for skills the fast path reads", async () => {
