@@ -11,6 +11,7 @@ import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/client";
 import { createSkillServer, serveHttp } from "skillset/mcp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runBuilt } from "../helpers/cli.ts";
 import { skillMd, tempDir, writeTree } from "../helpers/temp.ts";
 import { connectClient, type Instance, startInstance } from "./deploy-helpers.ts";
 import { stdioClient } from "./mcp-helpers.ts";
@@ -91,38 +92,29 @@ describe("large answers under attack", () => {
 		const server = await createSkillServer({ cwd: ws, home: ws, defaultRoots: false, roots: [root] });
 		const serving = await serveHttp(server, { port: 0, stallTimeoutMs: 500 });
 		try {
-			const { port } = new URL(serving.url);
-			const socket = connect(Number(port), "127.0.0.1");
-			await new Promise((resolve) => socket.once("connect", resolve));
-			socket.pause();
-			let closed = false;
-			socket.once("close", () => {
-				closed = true;
-			});
-			socket.write(rawRequest(`127.0.0.1:${port}`, "skill://huge/assets/huge.md"));
-			// Another client is served meanwhile.
-			const { client } = await connectClient(serving.url);
-			const small = await client.readResource({ uri: "skill://other/notes.md" });
-			expect((small.contents[0] as Content).text).toBe("# Notes\n");
-			await client.close();
-			// The server gives up on the stalled answer; once the client reads again, it finds only a part of it.
-			await new Promise((resolve) => setTimeout(resolve, 3000));
-			let received = 0;
-			socket.on("data", (chunk: Buffer) => {
-				received += chunk.length;
-			});
-			socket.on("error", () => undefined);
-			socket.resume();
-			const deadline = Date.now() + 20_000;
-			while (!closed && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
-			expect(closed).toBe(true);
-			expect(received).toBeGreaterThan(0);
-			expect(received).toBeLessThan(Buffer.byteLength(JSON.stringify(files["huge/assets/huge.md"])));
+			await expectStalledReaderCut(serving.url);
 		} finally {
 			await serving.close();
 			await server.close();
 		}
 	}, 60_000);
+
+	it("takes the stall timeout from the CLI's --stall-timeout, and refuses it without --http", async () => {
+		const stalling = await startInstance(ws, ["--no-default-roots", "--root", "skills", "--stall-timeout", "500"]);
+		try {
+			await expectStalledReaderCut(`${stalling.base}/mcp`);
+		} finally {
+			stalling.child.kill("SIGTERM");
+		}
+		for (const bad of ["0", "1.5", "soon"]) {
+			const run = await runBuilt(["mcp", "--http", "127.0.0.1:0", "--stall-timeout", bad], { cwd: ws });
+			expect(run.exitCode, bad).toBe(2);
+			expect(run.stderr).toContain("--stall-timeout must be a whole number of at least 1");
+		}
+		const run = await runBuilt(["mcp", "--stall-timeout", "500"], { cwd: ws });
+		expect(run.exitCode).toBe(2);
+		expect(run.stderr).toContain("--stall-timeout and --allow-host need --http");
+	}, 90_000);
 
 	it("closes nothing twice and leaks no descriptor when clients leave mid-answer", async () => {
 		const fds = () => readdirSync(`/proc/${instance.child.pid}/fd`).length;
@@ -202,6 +194,40 @@ describe("large answers under attack", () => {
 		}
 	}, 60_000);
 });
+
+/**
+ * Reads the huge file from `endpoint` on a socket that takes nothing; another client is served meanwhile, and the
+ * server, once it gives up on the stalled answer, has closed the connection with only a part of it sent.
+ */
+async function expectStalledReaderCut(endpoint: string): Promise<void> {
+	const { port } = new URL(endpoint);
+	const socket = connect(Number(port), "127.0.0.1");
+	await new Promise((resolve) => socket.once("connect", resolve));
+	socket.pause();
+	let closed = false;
+	socket.once("close", () => {
+		closed = true;
+	});
+	socket.write(rawRequest(`127.0.0.1:${port}`, "skill://huge/assets/huge.md"));
+	// Another client is served meanwhile.
+	const { client } = await connectClient(endpoint);
+	const small = await client.readResource({ uri: "skill://other/notes.md" });
+	expect((small.contents[0] as Content).text).toBe("# Notes\n");
+	await client.close();
+	// The server gives up on the stalled answer; once the client reads again, it finds only a part of it.
+	await new Promise((resolve) => setTimeout(resolve, 3000));
+	let received = 0;
+	socket.on("data", (chunk: Buffer) => {
+		received += chunk.length;
+	});
+	socket.on("error", () => undefined);
+	socket.resume();
+	const deadline = Date.now() + 20_000;
+	while (!closed && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+	expect(closed).toBe(true);
+	expect(received).toBeGreaterThan(0);
+	expect(received).toBeLessThan(Buffer.byteLength(JSON.stringify(files["huge/assets/huge.md"])));
+}
 
 /** A 2026-07-28 `resources/read` as raw HTTP/1.1 bytes. */
 function rawRequest(host: string, uri: string): string {

@@ -33,6 +33,7 @@ export const options: NonNullable<ParseArgsConfig["options"]> = {
 	"allow-hard-links": { type: "boolean", default: false },
 	"instance-id": { type: "string" },
 	"drain-timeout": { type: "string" },
+	"stall-timeout": { type: "string" },
 	"log-format": { type: "string" },
 	metrics: { type: "boolean", default: false },
 	json: { type: "boolean", default: false },
@@ -64,6 +65,8 @@ Options:
                              from the address and port) so a load balancer can route sessions
   --drain-timeout MS         with --http, on SIGTERM finish requests in flight for up to MS (default 10000),
                              answering 503 to new ones and on /readyz, then exit 0
+  --stall-timeout MS         with --http, close the connection of a client that takes none of a large answer
+                             for MS (default 30000)
   --log-format FORMAT        text (default) or json: every stderr line one JSON object, one per request
   --metrics                  with --http, serve GET /metrics (Prometheus text; behind the token when set)
 ${sessionUsage}
@@ -91,6 +94,7 @@ interface McpFlagValues extends DiscoveryFlagValues {
 	"allow-hard-links"?: boolean;
 	"instance-id"?: string;
 	"drain-timeout"?: string;
+	"stall-timeout"?: string;
 	"log-format"?: string;
 	metrics?: boolean;
 	verify?: boolean;
@@ -126,9 +130,11 @@ export async function run(
 	const token = await readToken(values, io);
 	const drainMs =
 		values["drain-timeout"] === undefined ? DRAIN_MS : wholeNumber("--drain-timeout", values["drain-timeout"]);
+	const stallMs = positiveInteger("--stall-timeout", values["stall-timeout"]);
 	const instanceId = values["instance-id"];
-	if (!listen && (instanceId !== undefined || values.metrics || values["drain-timeout"] !== undefined || hosts.length))
-		throw new UsageError("--instance-id, --metrics, --drain-timeout and --allow-host need --http");
+	const httpOnly = instanceId !== undefined || values.metrics || values["drain-timeout"] !== undefined;
+	if (!listen && (httpOnly || stallMs !== undefined || hosts.length))
+		throw new UsageError("--instance-id, --metrics, --drain-timeout, --stall-timeout and --allow-host need --http");
 	const integrity: IntegrityOptions | undefined = values.verify
 		? await loadIntegrity(lockPath(values, io.cwd, resolve(io.cwd, dir ?? ".")))
 		: undefined;
@@ -182,6 +188,7 @@ export async function run(
 			allowedHosts: hosts,
 			...(instanceId ? { instanceId } : {}),
 			metrics: values.metrics === true,
+			...(stallMs ? { stallTimeoutMs: stallMs } : {}),
 			...(format === "json" ? { onRequest: (line) => given.stderr(`${formatRequestLog(line)}\n`) } : {}),
 		});
 		io.stderr(`skillset mcp: listening on ${serving.url} as instance ${serving.instanceId}\n`);
