@@ -137,7 +137,10 @@ process.stdout.write(JSON.stringify(auditSkill({ name: "probe", dir: ${JSON.stri
 		);
 		const findings = JSON.parse(out) as AuditFinding[];
 		expect(skipped(findings)).toEqual(
-			expect.arrayContaining(["closed: folder unreadable (EACCES)", "refs/locked.sh: unreadable (resource.unreadable)"]),
+			expect.arrayContaining([
+				"closed: folder unreadable (EACCES)",
+				"refs/locked.sh: unreadable (resource.unreadable)",
+			]),
 		);
 		expect(text(findings)).toContain("ownpayload");
 	});
