@@ -155,10 +155,11 @@ export class ContainedTree {
 			const shown = names.slice(0, index + 1).join("/");
 			const parent = chain[chain.length - 1] as { fd: number };
 			let fd: number;
+			const path = `${procPath(parent.fd)}/${names[index]}`;
 			try {
-				fd = this.#ops.open(`${procPath(parent.fd)}/${names[index]}`, DIR_FLAGS);
+				fd = this.#ops.open(path, DIR_FLAGS);
 			} catch (error) {
-				return failed(error, shown);
+				return this.#linkOr(path, shown, failed(error, shown));
 			}
 			const proven = this.#proveBelow(fd, shown);
 			if (typeof proven !== "string") {
@@ -168,6 +169,20 @@ export class ContainedTree {
 			chain.push({ name: names[index] as string, fd });
 		}
 		return (chain[chain.length - 1] as { fd: number }).fd;
+	}
+
+	/** A folder open refused as "not a folder" (ENOTDIR) is named a link when the name is one, as the lstat walk did. */
+	#linkOr(path: string, shown: string, error: TreeError): TreeError {
+		if (error.errno !== "ENOTDIR") return error;
+		try {
+			if (!this.#ops.lstat(path).isSymbolicLink()) return error;
+		} catch {
+			return error;
+		}
+		return {
+			...refusal("resource.symlink", `'${shown}' is a symbolic link; links are not followed`),
+			errno: error.errno,
+		};
 	}
 
 	/** The kernel's path of an opened descriptor, proven strictly below the root; a refusal otherwise. */
