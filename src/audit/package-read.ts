@@ -27,10 +27,23 @@ export interface PackageReader {
 	close(): void;
 }
 
-/** The reader for the skill folder `dir`: the contained tree when it opens, else the per-file reader. */
+/**
+ * The reader for the skill folder `dir`: the contained tree when it opens. Where the system cannot prove containment
+ * (no /proc) the per-file reader, which refuses each file as unverifiable. A root that is a link, not at its real
+ * path, missing or unreadable is one unreadable folder: nothing below it is listed, so a link cannot show its
+ * target's names.
+ */
 export function packageReader(dir: string): PackageReader {
 	const tree = openContainedTree(dir);
-	return "ok" in tree ? perFileReader(dir) : treeReader(tree);
+	if (!("ok" in tree)) return treeReader(tree);
+	if (tree.code === "resource.unverifiable") return perFileReader(dir);
+	let why: string = tree.code;
+	try {
+		lstatSync(dir);
+	} catch (error) {
+		why = String((error as NodeJS.ErrnoException).code);
+	}
+	return { list: () => why, read: () => ({ ok: false, why: `unreadable (${why})` }), close: () => undefined };
 }
 
 const executableMode = (mode: number) => (mode & 0o111) !== 0;
