@@ -27,20 +27,19 @@ async function layout() {
 	return { base, skill: join(base, "skill"), decoy: join(base, "decoy") };
 }
 
-/** Operations that run `attack` once, just before the first call of `name` whose path ends with `suffix`. */
-function hooked(name: "open" | "readdir" | "lstat", suffix: string, attack: () => void): ContainOperations {
+/** Operations that run `attack` once, just before the first open whose path ends with `suffix`. */
+function hooked(suffix: string, attack: () => void): ContainOperations {
 	let done = false;
-	const before = (path: string) => {
-		if (!done && path.endsWith(suffix)) {
-			done = true;
-			attack();
-		}
+	return {
+		...NODE_CONTAIN_OPERATIONS,
+		open: (path, flags) => {
+			if (!done && path.endsWith(suffix)) {
+				done = true;
+				attack();
+			}
+			return NODE_CONTAIN_OPERATIONS.open(path, flags);
+		},
 	};
-	const ops = { ...NODE_CONTAIN_OPERATIONS };
-	if (name === "open") ops.open = (path, flags) => (before(path), NODE_CONTAIN_OPERATIONS.open(path, flags));
-	if (name === "readdir") ops.readdir = (path) => (before(path), NODE_CONTAIN_OPERATIONS.readdir(path));
-	if (name === "lstat") ops.lstat = (path) => (before(path), NODE_CONTAIN_OPERATIONS.lstat(path));
-	return ops;
 }
 
 function open(root: string, ops: ContainOperations = NODE_CONTAIN_OPERATIONS): ContainedTree {
@@ -102,7 +101,10 @@ describe("openContainedTree: reads inside the skill folder", () => {
 		let reads = 0;
 		const tree = open(skill, {
 			...NODE_CONTAIN_OPERATIONS,
-			read: (...args) => (reads++, NODE_CONTAIN_OPERATIONS.read(...args)),
+			read: (...args) => {
+				reads++;
+				return NODE_CONTAIN_OPERATIONS.read(...args);
+			},
 		});
 		expect(tree.read("hard.md")).toMatchObject({ ok: false, code: "resource.hardlink" });
 		expect(textOf(tree.read("hard.md", { allowHardLinks: true }))).toBe(SECRET);
@@ -131,7 +133,7 @@ describe("openContainedTree under attack between its calls", () => {
 	it("a file swapped for a link just before its open: refused, never the decoy", async () => {
 		const { skill, decoy } = await layout();
 		const file = join(skill, "references", "guide.md");
-		const ops = hooked("open", "/guide.md", () => {
+		const ops = hooked("/guide.md", () => {
 			rmSync(file);
 			symlinkSync(join(decoy, "guide.md"), file);
 		});
@@ -146,7 +148,7 @@ describe("openContainedTree under attack between its calls", () => {
 		const file = join(skill, "references", "guide.md");
 		const tree = open(
 			skill,
-			hooked("open", "/guide.md", () => {
+			hooked("/guide.md", () => {
 				rmSync(file);
 				execFileSync("mkfifo", [file]);
 			}),
@@ -160,7 +162,7 @@ describe("openContainedTree under attack between its calls", () => {
 		const folder = join(skill, "references");
 		const tree = open(
 			skill,
-			hooked("open", "/guide.md", () => {
+			hooked("/guide.md", () => {
 				renameSync(folder, `${folder}-moved`);
 				symlinkSync(join(decoy, "references"), folder);
 			}),
@@ -180,7 +182,7 @@ describe("openContainedTree under attack between its calls", () => {
 		const deep = join(skill, "references", "deep");
 		const tree = open(
 			skill,
-			hooked("open", "/deep", () => {
+			hooked("/deep", () => {
 				renameSync(deep, `${deep}-moved`);
 				symlinkSync(join(decoy, "deep"), deep);
 			}),
@@ -194,7 +196,7 @@ describe("openContainedTree under attack between its calls", () => {
 		const folder = join(skill, "references");
 		const tree = open(
 			skill,
-			hooked("open", "/more.md", () => renameSync(folder, join(base, "away"))),
+			hooked("/more.md", () => renameSync(folder, join(base, "away"))),
 		);
 		expect(textOf(tree.read("references/guide.md"))).toBe(GUIDE);
 		expect(tree.read("references/deep/more.md")).toMatchObject({ ok: false, code: "resource.outside" });
