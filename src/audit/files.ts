@@ -3,9 +3,6 @@
 // (bounded), so a script is audited wherever it sits. What cannot be read is reported, and whether it could hold
 // code; what lies past the walk bounds is reported as not walked, since the install copies only what was walked.
 
-import { type Dirent, lstatSync, readdirSync } from "node:fs";
-import { join } from "node:path";
-import { readContained } from "../runtime/index.ts";
 import {
 	type ArchiveEntry,
 	archiveKind,
@@ -15,6 +12,7 @@ import {
 	type UnpackBudget,
 } from "./archives.ts";
 import { decodeText, looksBinary, mediaKind, printableLines, sniffText } from "./decode.ts";
+import { type PackageReader, packageReader } from "./package-read.ts";
 import { executableKind } from "./rules.ts";
 import { type FileKind, fileKind, scriptLikeName } from "./text.ts";
 
@@ -70,6 +68,15 @@ const MAX_NESTING = 3;
 
 /** Walks the skill folder breadth-first in name order and returns every file with its text or why it was skipped. */
 export function readPackage(dir: string, limits: AuditLimits): PackageFile[] {
+	const reader = packageReader(dir);
+	try {
+		return walk(reader, limits);
+	} finally {
+		reader.close();
+	}
+}
+
+function walk(reader: PackageReader, limits: AuditLimits): PackageFile[] {
 	const files: PackageFile[] = [];
 	const budget: UnpackBudget = { left: limits.maxTotalBytes, entries: MAX_ENTRIES };
 	let walked = 0;
@@ -78,24 +85,21 @@ export function readPackage(dir: string, limits: AuditLimits): PackageFile[] {
 	while (level.length > 0) {
 		const next: typeof level = [];
 		for (const folder of level) {
-			let entries: Dirent[];
-			try {
-				entries = readdirSync(join(dir, folder.rel), { withFileTypes: true });
-			} catch (error) {
-				const why = `folder unreadable (${(error as NodeJS.ErrnoException).code})`;
-				files.push({ type: "skipped", rel: folder.rel || ".", why, code: true });
+			const entries = reader.list(folder.rel);
+			if (typeof entries === "string") {
+				files.push({ type: "skipped", rel: folder.rel || ".", why: `folder unreadable (${entries})`, code: true });
 				continue;
 			}
 			for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
 				const rel = folder.rel ? `${folder.rel}/${entry.name}` : entry.name;
-				const directory = entry.isDirectory() && !entry.isSymbolicLink();
+				const directory = entry.kind === "directory";
 				if (directory ? ++folders > limits.maxFolders : ++walked > limits.maxFiles) {
 					const what = directory ? `${limits.maxFolders} folders` : `${limits.maxFiles} files`;
 					const why = `more than ${what}; the rest of the package was not walked`;
 					files.push({ type: "skipped", rel, why, code: true, bound: true });
 					return files;
 				}
-				if (entry.isSymbolicLink())
+				if (entry.kind === "symlink")
 					files.push({ type: "skipped", rel, why: "symbolic link (never followed)", code: true });
 				else if (directory && entry.name === ".git") {
 					// Its hooks and config run when git is used in the folder; its objects are compressed. One finding.
@@ -106,9 +110,9 @@ export function readPackage(dir: string, limits: AuditLimits): PackageFile[] {
 						const why = `deeper than ${limits.maxDepth} folders; not walked`;
 						files.push({ type: "skipped", rel, why, code: true, bound: true });
 					} else next.push({ rel, depth: folder.depth + 1 });
-				} else if (!entry.isFile())
+				} else if (entry.kind !== "file")
 					files.push({ type: "skipped", rel, why: "not a regular file (FIFO, socket or device)", code: true });
-				else files.push(...readFile(dir, rel, limits, budget));
+				else files.push(...readFile(reader, rel, limits, budget));
 			}
 		}
 		level = next;
@@ -116,27 +120,16 @@ export function readPackage(dir: string, limits: AuditLimits): PackageFile[] {
 	return files;
 }
 
-function readFile(dir: string, rel: string, limits: AuditLimits, budget: UnpackBudget): PackageFile[] {
-	let executable = false;
-	let size = 0;
-	try {
-		const info = lstatSync(join(dir, rel));
-		executable = (info.mode & 0o111) !== 0;
-		size = info.size;
-	} catch (error) {
-		return [{ type: "skipped", rel, why: `unreadable (${(error as NodeJS.ErrnoException).code})`, code: true }];
+function readFile(reader: PackageReader, rel: string, limits: AuditLimits, budget: UnpackBudget): PackageFile[] {
+	const read = reader.read(rel, limits, budget);
+	if (!read.ok) {
+		if (read.executable === undefined) return [{ type: "skipped", rel, why: read.why, code: true }];
+		const script = read.executable || scriptLikeName(rel.replace(COMPRESSED, ""));
+		return [{ type: "skipped", rel, why: read.why, code: true, ...(script ? { script } : {}) }];
 	}
-	const unread = (why: string): PackageFile[] => {
-		const script = executable || scriptLikeName(rel.replace(COMPRESSED, ""));
-		return [{ type: "skipped", rel, why, code: true, ...(script ? { script } : {}) }];
-	};
-	if (size > limits.maxFileBytes) return unread(`${size} bytes, over the ${limits.maxFileBytes}-byte cap`);
-	if (size > budget.left) return unread(`over the skill's ${limits.maxTotalBytes}-byte audit budget`);
-	const read = readContained(dir, rel, { maxBytes: limits.maxFileBytes, allowHardLinks: true });
-	if (!read.ok) return unread(`unreadable (${read.code})`);
 	budget.left -= read.bytes.length;
 	const out: PackageFile[] = [];
-	classify({ rel, name: rel, bytes: read.bytes, executable, depth: 0 }, limits, budget, out);
+	classify({ rel, name: rel, bytes: read.bytes, executable: read.executable, depth: 0 }, limits, budget, out);
 	return out;
 }
 

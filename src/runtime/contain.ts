@@ -75,7 +75,9 @@ export const DEFAULT_MAX_RESOURCE_BYTES: number = 8 * 1024 * 1024;
 // Flags that are undefined on a platform are 0 there. O_NONBLOCK: a FIFO swapped in for a file must not block the
 // open; O_NOCTTY: a terminal device reached through a swapped folder must not become our controlling terminal.
 const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
-const FILE_FLAGS = constants.O_RDONLY | NOFOLLOW | (constants.O_NONBLOCK ?? 0) | (constants.O_NOCTTY ?? 0);
+/** Flags for opening a file of a skill: no link followed, never blocking, never a controlling terminal. */
+export const FILE_FLAGS: number =
+	constants.O_RDONLY | NOFOLLOW | (constants.O_NONBLOCK ?? 0) | (constants.O_NOCTTY ?? 0);
 /** Flags for opening a folder of a skill: no link followed, never blocking. */
 export const DIR_FLAGS: number = FILE_FLAGS | (constants.O_DIRECTORY ?? 0);
 
@@ -280,7 +282,8 @@ export function rootInPlace(opened: OpenedRoot, ops: ContainOperations): boolean
 	}
 }
 
-function readAll(fd: number, size: number, ops: ContainOperations): Uint8Array {
+/** Reads up to `size` bytes of a descriptor from its start; a file that shrank meanwhile ends early. */
+export function readAll(fd: number, size: number, ops: ContainOperations): Uint8Array {
 	const bytes = new Uint8Array(size);
 	let filled = 0;
 	while (filled < bytes.length) {

@@ -15,6 +15,8 @@ export { readContainedAsync } from "./contain-async.ts";
 export type { ContainCode, ContainError } from "./contain-errors.ts";
 export type { ContainedEntry } from "./contain-list.ts";
 export { listContained } from "./contain-list.ts";
+export type { TreeError, TreeFile, TreeReadOptions } from "./contain-tree.ts";
+export { ContainedTree, openContainedTree } from "./contain-tree.ts";
 export type { Cost, EventSink, SkillEvent, StampedEvent } from "./events.ts";
 export { createJsonlSink } from "./events.ts";
 export { withFileLock } from "./file-lock.ts";
