@@ -1,5 +1,5 @@
 import { lstatSync, readdirSync, type Stats } from "node:fs";
-import { join } from "node:path";
+import { sep } from "node:path";
 import type { McpCode } from "./codes.ts";
 
 /** What a served file may be: the read cap and whether hard-linked files are allowed. */
@@ -110,12 +110,15 @@ function isEntryName(name: unknown): boolean {
  */
 export function walkSkill(dir: string, rules: FileRules, listings?: ListingCache): SkillTree | TreeProblem {
 	const tree: SkillTree = { files: [], dirs: [""] };
+	// Entry names come from readdir (or a kept listing checked the same way): no separator, never `.` or `..`, so
+	// joining them is concatenation (no path normalized again for every file of every skill).
+	const base = dir.endsWith(sep) ? dir : dir + sep;
 	let bytes = 0;
 	for (let i = 0; i < tree.dirs.length; i++) {
 		const rel = tree.dirs[i] ?? "";
 		let entries: string[];
 		try {
-			const path = rel ? join(dir, rel) : dir;
+			const path = rel ? base + rel : dir;
 			entries = listings ? listings.list(path) : readdirSync(path).sort();
 		} catch (error) {
 			return { code: "mcp.unreadable", message: `${rel || "."}: ${(error as NodeJS.ErrnoException).code}` };
@@ -124,7 +127,7 @@ export function walkSkill(dir: string, rules: FileRules, listings?: ListingCache
 			const path = rel ? `${rel}/${name}` : name;
 			let stats: Stats;
 			try {
-				stats = lstatSync(join(dir, path));
+				stats = lstatSync(base + path);
 			} catch (error) {
 				return { code: "mcp.unreadable", message: `${path}: ${(error as NodeJS.ErrnoException).code}` };
 			}
