@@ -56,9 +56,12 @@ export class ListingCache {
 		}
 	}
 
-	/** The sorted entry names of `path`, read again only when the folder changed. */
-	list(path: string): string[] {
-		const stats = lstatSync(path);
+	/**
+	 * The sorted entry names of `path`, read again only when the folder changed. `known` is the folder's `lstat`
+	 * when the caller just took it (a subfolder met in its parent's listing), so it is not taken twice.
+	 */
+	list(path: string, known?: Stats): string[] {
+		const stats = known ?? lstatSync(path);
 		if (!stats.isDirectory()) throw Object.assign(new Error(`${path} is not a folder`), { code: "ENOTDIR" });
 		const key = `${stats.dev}:${stats.ino}:${stats.mtimeMs}:${stats.ctimeMs}`;
 		const cached = this.#entries.get(path);
@@ -114,12 +117,14 @@ export function walkSkill(dir: string, rules: FileRules, listings?: ListingCache
 	// joining them is concatenation (no path normalized again for every file of every skill).
 	const base = dir.endsWith(sep) ? dir : dir + sep;
 	let bytes = 0;
+	// The `lstat` of each subfolder from its parent's listing: its own listing's signature.
+	const dirStats: (Stats | undefined)[] = [undefined];
 	for (let i = 0; i < tree.dirs.length; i++) {
 		const rel = tree.dirs[i] ?? "";
 		let entries: string[];
 		try {
 			const path = rel ? base + rel : dir;
-			entries = listings ? listings.list(path) : readdirSync(path).sort();
+			entries = listings ? listings.list(path, dirStats[i]) : readdirSync(path).sort();
 		} catch (error) {
 			return { code: "mcp.unreadable", message: `${rel || "."}: ${(error as NodeJS.ErrnoException).code}` };
 		}
@@ -132,7 +137,10 @@ export function walkSkill(dir: string, rules: FileRules, listings?: ListingCache
 				return { code: "mcp.unreadable", message: `${path}: ${(error as NodeJS.ErrnoException).code}` };
 			}
 			if (stats.isDirectory()) {
-				if (!SKIPPED_DIRS.has(name)) tree.dirs.push(path);
+				if (!SKIPPED_DIRS.has(name)) {
+					tree.dirs.push(path);
+					dirStats.push(stats);
+				}
 				if (tree.dirs.length > SKILL_FILE_LIMIT)
 					return { code: "mcp.too-many-files", message: `more than ${SKILL_FILE_LIMIT} folders` };
 				continue;

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, statSync, symlinkSync, unlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createSkillServer, type SkillServerOptions } from "skillset/mcp";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -115,6 +115,21 @@ describe("a warm MCP start-up", () => {
 		} finally {
 			writeFileSync(file, before);
 		}
+	});
+
+	it("sees an entry added to a skill's subfolder since the last start-up", async () => {
+		const cacheDir = join(base, `cache-${caches++}`);
+		const cold = await plan(cacheDir);
+		const link = join(root, "linked-name", "references", "escape.md");
+		symlinkSync("/etc/hostname", link);
+		try {
+			const warm = await plan(cacheDir);
+			expect(warm.leftOut).toContainEqual(expect.objectContaining({ name: "linked-name", code: "mcp.link" }));
+			expect(warm).toEqual(await plan());
+		} finally {
+			unlinkSync(link);
+		}
+		expect(await plan(cacheDir)).toEqual(cold);
 	});
 
 	it("ignores a changed cache file, and never takes a listing that names anything outside its folder", async () => {
