@@ -202,18 +202,11 @@ function decodeListing(names: string, path: string): DirEntry[] {
 	return Object.freeze(entries) as DirEntry[];
 }
 
-const NO_DIAGNOSTICS: DiscoveryDiagnostic[] = Object.freeze([]) as unknown as DiscoveryDiagnostic[];
-
-/** True when `path` from `at` on is `SKILL.md` in any case (without slicing and lowering a copy first). */
-function isSkillFileName(path: string, at: number): boolean {
-	return path.startsWith("SKILL.md", at) || path.slice(at).toLowerCase() === "skill.md";
-}
-
 function decodeFile(row: unknown, root: string, cache: RootCache): void {
 	const cells = tuple(row, 10, "a file entry");
 	const path = pathBelow(root, cells[0]);
 	const slash = path.lastIndexOf("/");
-	if (path === root || path.length - slash !== 9 || !isSkillFileName(path, slash + 1))
+	if (path === root || path.length - slash !== 9 || path.slice(slash + 1).toLowerCase() !== "skill.md")
 		throw new IndexFormatError(`a file entry is not a SKILL.md: ${path}`);
 	const signature = decodeSignature(cells);
 	const bodyOffset = cells[6] === null ? undefined : count(cells[6], "a body offset");
@@ -222,8 +215,7 @@ function decodeFile(row: unknown, root: string, cache: RootCache): void {
 		throw new IndexFormatError(`the body of ${path} is placed where it cannot be`);
 	const properties = cells[8] === null ? null : decodeProperties(cells[8]);
 	const rows = list(cells[9], "diagnostics");
-	// Most skills have none: one shared, frozen empty list (a cached read's list is only ever copied from).
-	const own = rows.length === 0 ? NO_DIAGNOSTICS : rows.map((item) => decodeDiagnostic(item, path));
+	const own = rows.length === 0 ? [] : rows.map((item) => decodeDiagnostic(item, path));
 	const dir = slash === 0 ? "/" : path.slice(0, slash);
 	cache.files.set(path, { signature, dir, properties, own, bodyOffset, bodyLine, size: signature.size, racy: false });
 }

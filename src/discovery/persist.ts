@@ -1,5 +1,4 @@
 import { join } from "node:path";
-import type { FileSignature } from "../skill/index.ts";
 import type { RootCache } from "./cache.ts";
 import { type DiscoveryDiagnostic, discoveryDiagnostic } from "./codes.ts";
 import { decodeRootCache, encodeRootCache, IndexFormatError } from "./index-codec.ts";
@@ -65,8 +64,9 @@ export class PersistentIndex {
 			diagnostics.push(discoveryDiagnostic("index.ignored", message, file));
 			return undefined;
 		}
-		markRacy(cache.dirs, read.mtimeMs);
-		markRacy(cache.files, read.mtimeMs);
+		for (const entry of [...cache.dirs.values(), ...cache.files.values()]) {
+			if (Math.max(entry.signature.mtimeMs, entry.signature.ctimeMs) >= read.mtimeMs) entry.racy = true;
+		}
 		return cache;
 	}
 
@@ -87,12 +87,5 @@ export class PersistentIndex {
 	/** A root's key in a file: with the code stamp, so results saved by other code are never used. */
 	#fileKey(key: string): string {
 		return `${this.stamp}\n${key}`;
-	}
-}
-
-/** Marks the entries that changed no earlier than `writtenMs` (the index file's mtime) as racy. */
-function markRacy(entries: ReadonlyMap<string, { signature: FileSignature; racy: boolean }>, writtenMs: number): void {
-	for (const entry of entries.values()) {
-		if (Math.max(entry.signature.mtimeMs, entry.signature.ctimeMs) >= writtenMs) entry.racy = true;
 	}
 }
