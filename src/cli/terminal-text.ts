@@ -108,36 +108,9 @@ function* jsonPieces(value: unknown, step: string, at: string, depth: number): G
 			return;
 		}
 	}
-	if (at === "") {
-		yield JSON.stringify(value, null, step) ?? "null";
-		return;
-	}
-	// Written inside as many arrays as it is deep, the value comes out indented as it stands here; the arrays'
-	// own text is then cut off (cheaper than indenting every line again, ten thousand skills over).
-	const text = JSON.stringify(nested(value, depth), null, step);
-	const [head, tail] = wrapperLengths(step, depth);
-	yield text === undefined ? "null" : text.slice(head, text.length - tail);
-}
-
-function nested(value: unknown, depth: number): unknown {
-	let out = value;
-	for (let i = 0; i < depth; i++) out = [out];
-	return out;
-}
-
-const wrappers = new Map<string, [number, number]>();
-
-/** How many characters the arrays of {@link nested} add before and after a value, for this step and depth. */
-function wrapperLengths(step: string, depth: number): [number, number] {
-	const id = `${depth}:${step}`;
-	let lengths = wrappers.get(id);
-	if (!lengths) {
-		const text = JSON.stringify(nested(0, depth), null, step);
-		const at = text.indexOf("0");
-		lengths = [at, text.length - at - 1];
-		wrappers.set(id, lengths);
-	}
-	return lengths;
+	const text = JSON.stringify(value, null, step) ?? "null";
+	// The only line breaks in JSON text are its own indentation (a string's are escaped).
+	yield at === "" ? text : text.replaceAll("\n", `\n${at}`);
 }
 
 function omitted(value: unknown): boolean {

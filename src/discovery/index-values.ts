@@ -176,17 +176,7 @@ export function decodeProperties(value: unknown): SkillProperties {
 	for (const key of Object.keys(properties)) {
 		const check = Object.hasOwn(PROPERTY_CHECKS, key) ? PROPERTY_CHECKS[key as keyof SkillProperties] : undefined;
 		if (!check) throw new IndexFormatError(`properties has an unknown field '${key}'`);
-		const given = properties[key];
-		let checked: unknown;
-		try {
-			// The field's bare name: the message gets its prefix only when there is one to give (ten thousand
-			// skills would otherwise build tens of thousands of names for nothing).
-			checked = check(given, key);
-		} catch (error) {
-			throw error instanceof IndexFormatError ? new IndexFormatError(`properties.${error.message}`) : error;
-		}
-		// Most fields come back as they are: storing them again would only cost time.
-		if (checked !== given) properties[key] = checked;
+		properties[key] = check(properties[key], `properties.${key}`);
 	}
 	if (!("name" in properties && "description" in properties && "extra" in properties))
 		throw new IndexFormatError("properties lack a name, description or extra");
