@@ -6,9 +6,9 @@ import type { ListingCache } from "./walk.ts";
 
 // What each checked SKILL.md's frontmatter parsed to (or that it does not parse as written), and the listings of
 // skill folders, kept between runs so a warm start-up checks each skill with `lstat`s instead of reading, parsing
-// and listing again. An entry stands only for
-// the same file (device, inode), size, mtime, ctime and link count (a folder: device, inode, mtime, ctime),
-// recorded well after its last change (the racy-git rule); resources, prompts and tools still read the files.
+// and listing again. An entry stands only for the same file (device, inode), size, mtime, ctime and link count (a
+// folder: device, inode, mtime, ctime), recorded well after its last change (the racy-git rule); resources, prompts
+// and tools still read the files.
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const KIND = "mcp-frontmatter";
