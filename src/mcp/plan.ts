@@ -3,7 +3,7 @@ import type { IndexedSkill, SkillIndex } from "../discovery/index.ts";
 import { readContained, type SkillsLock, sha256 } from "../runtime/index.ts";
 import { codePointLength, type ParsedSkill, parseSkillFrontmatter, validateParsedSkill } from "../skill/index.ts";
 import type { McpCode } from "./codes.ts";
-import type { FrontmatterCache } from "./read-cache.ts";
+import type { FrontmatterCache, FrontmatterProblem } from "./read-cache.ts";
 import { fileUri, skillPathOf } from "./uri.ts";
 import { type FileRules, walkSkill } from "./walk.ts";
 
@@ -57,15 +57,18 @@ export function planServe(index: SkillIndex, rules: PlanRules): ServePlan {
 	const plan: ServePlan = { served: [], byPath: new Map(), leftOut: [] };
 	const reads = rules.lock ? undefined : rules.reads;
 	const now = Date.now();
+	// Every skill whose file was looked at: what a warm start-up may take from the cache instead.
+	const checked = new Set<string>();
 	for (const skill of index.selected) {
 		const result = checkSkill(skill, rules, reads, now);
+		if (!skill.origin) checked.add(skill.realFile);
 		if ("code" in result) plan.leftOut.push(result);
 		else {
 			plan.served.push(result);
 			plan.byPath.set(result.path, result);
 		}
 	}
-	reads?.save(new Set(plan.served.map((served) => served.skill.realFile)), now);
+	reads?.save(checked, now);
 	return plan;
 }
 
@@ -91,13 +94,18 @@ function checkSkill(
 	// the one an earlier run parsed.
 	const walked = walkSkill(dir, rules, rules.listings);
 	const stats = "files" in walked ? walked.files.find((file) => file.rel === "SKILL.md")?.stats : undefined;
-	let frontmatter = stats ? (reads?.get(skill.realFile, stats) as Frontmatter | undefined) : undefined;
+	let frontmatter = stats
+		? (reads?.get(skill.realFile, stats) as Frontmatter | FrontmatterProblem | undefined)
+		: undefined;
 	if (!frontmatter) {
 		const read = readFrontmatter(skill, dir, rules);
+		// What the bytes say is kept either way; a read that failed is not (it may work next time).
+		const kept = "code" in read ? read.problem : read.frontmatter;
+		if (stats && kept) reads?.set(skill.realFile, stats, kept, now);
 		if ("code" in read) return leave(read.code, read.message);
 		frontmatter = read.frontmatter;
-		if (stats) reads?.set(skill.realFile, stats, frontmatter, now);
 	}
+	if (typeof frontmatter === "string") return leave("mcp.frontmatter", FRONTMATTER_PROBLEMS[frontmatter]);
 	const name = frontmatter.name;
 	if (typeof name !== "string" || name.length > MAX_NAME_LENGTH || !NAME_PATTERN.test(name))
 		return leave("mcp.name-invalid", `the frontmatter name ${JSON.stringify(name ?? null)} is not a spec-valid name`);
@@ -112,22 +120,25 @@ function checkSkill(
 
 type Frontmatter = { [key: string]: JsonValue };
 
+const FRONTMATTER_PROBLEMS: Readonly<Record<FrontmatterProblem, string>> = {
+	unparsed: "the frontmatter does not parse",
+	repaired: "the frontmatter parses only after quoting values that contain ': '",
+};
+
 /** Reads and parses SKILL.md itself (contained, within the cap; in verify mode against the lock). */
 function readFrontmatter(
 	skill: IndexedSkill,
 	dir: string,
 	rules: PlanRules,
-): { frontmatter: Frontmatter } | { code: McpCode; message: string } {
+): { frontmatter: Frontmatter } | { code: McpCode; message: string; problem?: FrontmatterProblem } {
 	const read = readContained(dir, "SKILL.md", { maxBytes: rules.maxBytes, allowHardLinks: rules.allowHardLinks });
 	if (!read.ok)
 		return { code: read.code === "resource.too-large" ? "mcp.too-large" : "mcp.unreadable", message: read.message };
 	if (rules.lock && rules.lock.skills[skill.name]?.files["SKILL.md"]?.sha256 !== sha256(read.bytes))
 		return { code: "mcp.lock-mismatch", message: "SKILL.md does not match the lock" };
 	const parsed = parseSkillFrontmatter(read.bytes, { profile: "lenient", complete: true });
-	if ("needMore" in parsed || !parsed.frontmatter)
-		return { code: "mcp.frontmatter", message: "the frontmatter does not parse" };
-	if (parsed.diagnostics.some((d) => d.code === "yaml.repaired"))
-		return { code: "mcp.frontmatter", message: "the frontmatter parses only after quoting values that contain ': '" };
+	if ("needMore" in parsed || !parsed.frontmatter) return frontmatterProblem("unparsed");
+	if (parsed.diagnostics.some((d) => d.code === "yaml.repaired")) return frontmatterProblem("repaired");
 	// The catalog, prompts and tools show what discovery read: in verify mode that must be the verified bytes too.
 	if (rules.lock && !sameProperties(skill, parsed))
 		return {
@@ -135,6 +146,14 @@ function readFrontmatter(
 			message: "SKILL.md changed after discovery read it; what it read was not verified",
 		};
 	return { frontmatter: JSON.parse(JSON.stringify(parsed.frontmatter.data)) as Frontmatter };
+}
+
+function frontmatterProblem(problem: FrontmatterProblem): {
+	code: McpCode;
+	message: string;
+	problem: FrontmatterProblem;
+} {
+	return { code: "mcp.frontmatter", message: FRONTMATTER_PROBLEMS[problem], problem };
 }
 
 /** Whether `parsed` (verified bytes) gives the properties discovery recorded for the skill. */

@@ -4,10 +4,11 @@ import { fileURLToPath } from "node:url";
 import { derivedKey, readDerived, writeDerived } from "../discovery/derived-cache.ts";
 import type { ListingCache } from "./walk.ts";
 
-// What a served SKILL.md's frontmatter parsed to, and the listings of skill folders, kept between runs so a warm
-// start-up checks each skill with `lstat`s instead of reading, parsing and listing again. An entry stands only for
-// the same file (device, inode), size, mtime, ctime and link count (a folder: device, inode, mtime, ctime),
-// recorded well after its last change (the racy-git rule); resources, prompts and tools still read the files.
+// What each checked SKILL.md's frontmatter parsed to (or that it does not parse as written), and the listings of
+// skill folders, kept between runs so a warm start-up checks each skill with `lstat`s instead of reading, parsing
+// and listing again. An entry stands only for the same file (device, inode), size, mtime, ctime and link count (a
+// folder: device, inode, mtime, ctime), recorded well after its last change (the racy-git rule); resources, prompts
+// and tools still read the files.
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const KIND = "mcp-frontmatter";
@@ -16,15 +17,21 @@ const RACY_MARGIN_MS = 2000;
 
 /** Frontmatter as JSON carries it (plan.ts narrows it to its JSON type). */
 type Frontmatter = Record<string, unknown>;
+/**
+ * Why a file's frontmatter cannot be served as written: a fact of its bytes alone, so it may be kept like a parse.
+ * (A read that failed is not: permissions and caps change without the file changing.)
+ */
+export type FrontmatterProblem = "unparsed" | "repaired";
+const PROBLEMS: ReadonlySet<unknown> = new Set<FrontmatterProblem>(["unparsed", "repaired"]);
 /** [dev, ino, size, mtimeMs, ctimeMs, nlink] of an `lstat`. */
 type Signature = [number, number, number, number, number, number];
 
 interface Entry {
 	signature: Signature;
-	frontmatter: Frontmatter;
+	frontmatter: Frontmatter | FrontmatterProblem;
 }
 
-/** The parsed frontmatter of served SKILL.md files, by real path, for one read cap and hard-link rule. */
+/** The parsed frontmatter of checked SKILL.md files, by real path, for one read cap and hard-link rule. */
 export class FrontmatterCache {
 	readonly #cacheDir: string;
 	readonly #key: string;
@@ -54,14 +61,14 @@ export class FrontmatterCache {
 		return cache;
 	}
 
-	/** The frontmatter `file` parsed to when its `lstat` was `stats`, if known. */
-	get(file: string, stats: Stats): Frontmatter | undefined {
+	/** The frontmatter `file` parsed to (or why it did not) when its `lstat` was `stats`, if known. */
+	get(file: string, stats: Stats): Frontmatter | FrontmatterProblem | undefined {
 		const entry = this.#entries.get(file);
 		return entry && same(entry.signature, signatureOf(stats)) ? entry.frontmatter : undefined;
 	}
 
 	/** Remembers what `file` parsed to; `stats` is its `lstat` taken before it was read, `now` when that was. */
-	set(file: string, stats: Stats, frontmatter: Frontmatter, now: number): void {
+	set(file: string, stats: Stats, frontmatter: Frontmatter | FrontmatterProblem, now: number): void {
 		if (Math.max(stats.mtimeMs, stats.ctimeMs) >= now - RACY_MARGIN_MS) {
 			if (this.#entries.delete(file)) this.#changed = true;
 			return;
@@ -70,14 +77,17 @@ export class FrontmatterCache {
 		this.#changed = true;
 	}
 
-	/** Keeps only the files in `served`, and saves the cache when it changed; `now` is when the plan began. */
-	save(served: ReadonlySet<string>, now: number): void {
+	/**
+	 * Keeps only the files in `checked` (served or left out for what they say) and the listings of their folders,
+	 * and saves the cache when it changed; `now` is when the plan began.
+	 */
+	save(checked: ReadonlySet<string>, now: number): void {
 		for (const file of this.#entries.keys()) {
-			if (served.has(file)) continue;
+			if (checked.has(file)) continue;
 			this.#entries.delete(file);
 			this.#changed = true;
 		}
-		const folders = new Set([...served].map((file) => dirname(file)));
+		const folders = new Set([...checked].map((file) => dirname(file)));
 		this.#listings?.prune((path) => insideAny(path, folders));
 		if (!this.#changed && !this.#listings?.changed) return;
 		const files = [...this.#entries].map(([file, entry]) => [file, ...entry.signature, entry.frontmatter]);
@@ -92,10 +102,14 @@ export class FrontmatterCache {
 		const signature = row.slice(1, 7);
 		const frontmatter: unknown = row[7];
 		if (!signature.every((n) => typeof n === "number" && Number.isFinite(n))) return;
-		if (typeof frontmatter !== "object" || frontmatter === null || Array.isArray(frontmatter)) return;
+		const problem = PROBLEMS.has(frontmatter);
+		if (!problem && (typeof frontmatter !== "object" || frontmatter === null || Array.isArray(frontmatter))) return;
 		const [, , , mtimeMs, ctimeMs] = signature as Signature;
 		if (Math.max(mtimeMs, ctimeMs) >= savedAt) return;
-		this.#entries.set(row[0], { signature: signature as Signature, frontmatter: frontmatter as Frontmatter });
+		this.#entries.set(row[0], {
+			signature: signature as Signature,
+			frontmatter: frontmatter as Frontmatter | FrontmatterProblem,
+		});
 	}
 }
 

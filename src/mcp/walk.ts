@@ -1,5 +1,5 @@
 import { lstatSync, readdirSync, type Stats } from "node:fs";
-import { join } from "node:path";
+import { sep } from "node:path";
 import type { McpCode } from "./codes.ts";
 
 /** What a served file may be: the read cap and whether hard-linked files are allowed. */
@@ -56,9 +56,12 @@ export class ListingCache {
 		}
 	}
 
-	/** The sorted entry names of `path`, read again only when the folder changed. */
-	list(path: string): string[] {
-		const stats = lstatSync(path);
+	/**
+	 * The sorted entry names of `path`, read again only when the folder changed. `known` is the folder's `lstat`
+	 * when the caller just took it (a subfolder met in its parent's listing), so it is not taken twice.
+	 */
+	list(path: string, known?: Stats): string[] {
+		const stats = known ?? lstatSync(path);
 		if (!stats.isDirectory()) throw Object.assign(new Error(`${path} is not a folder`), { code: "ENOTDIR" });
 		const key = `${stats.dev}:${stats.ino}:${stats.mtimeMs}:${stats.ctimeMs}`;
 		const cached = this.#entries.get(path);
@@ -110,13 +113,18 @@ function isEntryName(name: unknown): boolean {
  */
 export function walkSkill(dir: string, rules: FileRules, listings?: ListingCache): SkillTree | TreeProblem {
 	const tree: SkillTree = { files: [], dirs: [""] };
+	// Entry names come from readdir (or a kept listing checked the same way): no separator, never `.` or `..`, so
+	// joining them is concatenation (no path normalized again for every file of every skill).
+	const base = dir.endsWith(sep) ? dir : dir + sep;
 	let bytes = 0;
+	// The `lstat` of each subfolder from its parent's listing: its own listing's signature.
+	const dirStats: (Stats | undefined)[] = [undefined];
 	for (let i = 0; i < tree.dirs.length; i++) {
 		const rel = tree.dirs[i] ?? "";
 		let entries: string[];
 		try {
-			const path = rel ? join(dir, rel) : dir;
-			entries = listings ? listings.list(path) : readdirSync(path).sort();
+			const path = rel ? base + rel : dir;
+			entries = listings ? listings.list(path, dirStats[i]) : readdirSync(path).sort();
 		} catch (error) {
 			return { code: "mcp.unreadable", message: `${rel || "."}: ${(error as NodeJS.ErrnoException).code}` };
 		}
@@ -124,12 +132,15 @@ export function walkSkill(dir: string, rules: FileRules, listings?: ListingCache
 			const path = rel ? `${rel}/${name}` : name;
 			let stats: Stats;
 			try {
-				stats = lstatSync(join(dir, path));
+				stats = lstatSync(base + path);
 			} catch (error) {
 				return { code: "mcp.unreadable", message: `${path}: ${(error as NodeJS.ErrnoException).code}` };
 			}
 			if (stats.isDirectory()) {
-				if (!SKIPPED_DIRS.has(name)) tree.dirs.push(path);
+				if (!SKIPPED_DIRS.has(name)) {
+					tree.dirs.push(path);
+					dirStats.push(stats);
+				}
 				if (tree.dirs.length > SKILL_FILE_LIMIT)
 					return { code: "mcp.too-many-files", message: `more than ${SKILL_FILE_LIMIT} folders` };
 				continue;
