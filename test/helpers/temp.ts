@@ -6,8 +6,10 @@ import { afterAll } from "vitest";
 // One hook for the whole test file, registered while the file is collected: a hook registered from inside a running
 // test is never called, so folders made in tests used to stay behind in the temp folder.
 const made: string[] = [];
+// A server process a test spawned may still be writing its cache there as it exits: retry a folder that refills.
 afterAll(async () => {
-	await Promise.all(made.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
+	const remove = (dir: string) => rm(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
+	await Promise.all(made.splice(0).map(remove));
 });
 
 /** A fresh temporary directory for the current test file, removed after all its tests. */
