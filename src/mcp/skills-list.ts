@@ -1,9 +1,9 @@
 import { isUtf8 } from "node:buffer";
-import type { Stats } from "node:fs";
 import { ProtocolError, ProtocolErrorCode, type StandardSchemaV1 } from "@modelcontextprotocol/server";
 import { type DigestCache, entryFromTree, type ServeRules, type SkillEntry } from "./entries.ts";
+import { type HeldEntry, holdEntry, stillHeld } from "./held-entry.ts";
 import type { ServedSkill, ServePlan } from "./plan.ts";
-import { type SkillFile, type TreeProblem, walkSkill } from "./walk.ts";
+import { type TreeProblem, walkSkill } from "./walk.ts";
 
 /**
  * The most file entries one `skills/list` page carries (a page always holds at least one skill): 100 skills at
@@ -39,31 +39,13 @@ export const LIST_PARAMS: StandardSchemaV1<unknown, { cursor?: string }> = {
 	},
 };
 
-/** An entry as built, and the identity of every file it was built from. */
-interface Held {
-	entry: SkillEntry;
-	rels: string[];
-	/** Per file: device, inode, size, mtime and ctime (ms). */
-	stats: Float64Array;
-}
-
-const STAT_FIELDS = 5;
-
-function statFields(stats: Stats, into: Float64Array, at: number): void {
-	into[at] = stats.dev;
-	into[at + 1] = stats.ino;
-	into[at + 2] = stats.size;
-	into[at + 3] = stats.mtimeMs;
-	into[at + 4] = stats.ctimeMs;
-}
-
 /**
  * The skill entries of a server, each kept with the snapshot's served skill it describes (so a rescan's snapshot
- * starts afresh and the old entries go with the old snapshot). Every use walks the folder again: an entry is reused
- * only while the walk finds the same files with the same identity, so a listing is as current as a fresh build.
+ * starts afresh and the old entries go with the old snapshot). Every use checks the folder again: an entry is reused
+ * only while every folder and file it was built from is unchanged, so a listing is as current as a fresh build.
  */
 export class SkillEntries {
-	readonly #held = new WeakMap<ServedSkill, Held>();
+	readonly #held = new WeakMap<ServedSkill, HeldEntry>();
 	readonly #ordered = new WeakMap<ServePlan, readonly ServedSkill[]>();
 	readonly #rules: ServeRules;
 	readonly #cache: DigestCache;
@@ -75,12 +57,15 @@ export class SkillEntries {
 
 	/** The served skill's entry as its folder is now, or why it cannot be listed. */
 	async entry(served: ServedSkill): Promise<SkillEntry | TreeProblem> {
+		const held = this.#held.get(served);
+		if (held && stillHeld(held)) return held.entry;
+		this.#held.delete(served);
 		const tree = walkSkill(served.dir, this.#rules, this.#rules.listings);
 		if ("code" in tree) return tree;
-		const held = this.#held.get(served);
-		if (held && sameFiles(held, tree.files)) return held.entry;
 		const entry = await entryFromTree(served, tree, this.#rules, this.#cache);
-		if (!("code" in entry)) this.#held.set(served, hold(entry, tree.files));
+		if ("code" in entry) return entry;
+		const kept = holdEntry(entry, served.dir, tree, this.#rules);
+		if (kept) this.#held.set(served, kept);
 		return entry;
 	}
 
@@ -128,24 +113,6 @@ export class SkillEntries {
 /** The caching hints for a connection on `protocol`: only 2026-07-28 and later results carry them. */
 export function cacheHintsFor(protocol: string | undefined): Partial<typeof CACHE_HINTS> {
 	return protocol !== undefined && protocol >= FIRST_HINTED_PROTOCOL ? { ...CACHE_HINTS } : {};
-}
-
-function hold(entry: SkillEntry, files: readonly SkillFile[]): Held {
-	const stats = new Float64Array(files.length * STAT_FIELDS);
-	for (let i = 0; i < files.length; i++) statFields((files[i] as SkillFile).stats, stats, i * STAT_FIELDS);
-	return { entry, rels: files.map((file) => file.rel), stats };
-}
-
-function sameFiles(held: Held, files: readonly SkillFile[]): boolean {
-	if (held.rels.length !== files.length) return false;
-	const now = new Float64Array(STAT_FIELDS);
-	for (let i = 0; i < files.length; i++) {
-		const file = files[i] as SkillFile;
-		if (held.rels[i] !== file.rel) return false;
-		statFields(file.stats, now, 0);
-		for (let f = 0; f < STAT_FIELDS; f++) if (now[f] !== held.stats[i * STAT_FIELDS + f]) return false;
-	}
-	return true;
 }
 
 /** The cursor for the page after `uri`, spelled as the SDK's catalogs spell theirs. */

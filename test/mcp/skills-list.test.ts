@@ -1,4 +1,4 @@
-import { rmSync } from "node:fs";
+import { linkSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client, InMemoryTransport, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { createMcpHandler, McpServer } from "@modelcontextprotocol/server";
@@ -6,7 +6,7 @@ import { loadSkills } from "@modelcontextprotocol/server/ext/skills/node";
 import { createSkillServer, serveHttp } from "skillset/mcp";
 import { describe, expect, it } from "vitest";
 import { skillMd, tempDir, writeTree } from "../helpers/temp.ts";
-import { errorCode, httpClient, RAW } from "./mcp-helpers.ts";
+import { digestOf, errorCode, httpClient, RAW } from "./mcp-helpers.ts";
 
 // Issue 23: skills/list is answered by skillset itself (entries cached per snapshot, no second validation pass),
 // page for page as the SDK's own skills catalog answers for the same folder, with cursors that survive a rescan.
@@ -188,5 +188,53 @@ describe("skills/list answered by skillset", () => {
 		const root = await writeTree(await tempDir(), { "demo/SKILL.md": skillMd("demo") });
 		const made = createSkillServer({ cwd: root, home: root, defaultRoots: false, roots: [root], pageSize });
 		await expect(made).rejects.toMatchObject({ code: "invalid-option" });
+	});
+});
+
+describe("skills/list after the files change under a server that does not watch", () => {
+	type Entry = { uri: string; resources: { uri: string; digest: string }[] };
+	const listed = async (list: Lister): Promise<Map<string, Entry>> => {
+		const entries = (await pages(list)).flatMap((page) => page.skills) as Entry[];
+		return new Map(entries.map((entry) => [entry.uri, entry]));
+	};
+
+	it("lists what each folder holds now: rewritten bytes behind an old mtime, new files, planted links", async () => {
+		const root = await writeTree(await tempDir(), {
+			"demo/SKILL.md": skillMd("demo"),
+			"demo/references/guide.md": "# Guide one\n",
+			"other/SKILL.md": skillMd("other"),
+			"other/references/notes.md": "# Notes\n",
+			"third/SKILL.md": skillMd("third"),
+			"third/data.txt": "data\n",
+		});
+		const server = await createSkillServer({ cwd: root, home: root, defaultRoots: false, roots: [root], watch: false });
+		const serving = await serveHttp(server, { port: 0 });
+		try {
+			const { client, skills } = await httpClient(serving.url);
+			const list = listerOf(client);
+			const guide = join(root, "demo/references/guide.md");
+			expect((await listed(list)).size).toBe(3);
+			expect((await listed(list)).size).toBe(3);
+			// Same size, the old mtime put back: only the ctime tells.
+			const { atime, mtime } = statSync(guide);
+			writeFileSync(guide, "# Guide two\n");
+			utimesSync(guide, atime, mtime);
+			// A file added in a sub-folder, a link planted in another skill's sub-folder, a hard link to a third's file.
+			writeFileSync(join(root, "demo/references/extra.md"), "# Extra\n");
+			symlinkSync("/etc/passwd", join(root, "other/references/passwd.md"));
+			linkSync(join(root, "third/data.txt"), join(root, "data-copy.txt"));
+			const now = await listed(list);
+			const demo = now.get("skill://demo/SKILL.md");
+			expect(demo?.resources.find((r) => r.uri === "skill://demo/references/guide.md")?.digest).toBe(digestOf(guide));
+			expect(demo?.resources.map((r) => r.uri)).toContain("skill://demo/references/extra.md");
+			expect([...now.keys()]).toEqual(["skill://demo/SKILL.md"]);
+			expect(await errorCode(skills.get("skill://other/SKILL.md"))).toBe(-32602);
+			rmSync(join(root, "other/references/passwd.md"));
+			rmSync(join(root, "data-copy.txt"));
+			expect([...(await listed(list)).keys()]).toHaveLength(3);
+		} finally {
+			await serving.close();
+			await server.close();
+		}
 	});
 });
