@@ -90,16 +90,19 @@ const ESCAPES: readonly (Buffer | undefined)[] = Array.from({ length: 256 }, (_,
 /**
  * The JSON string of a content, quotes excluded, as UTF-8 bytes in slices whose concatenation is exactly what
  * `JSON.stringify` gives for the whole, UTF-8 encoded: text is escaped byte by byte (never decoded), base64 is cut
- * at multiples of 3 bytes.
+ * at multiples of 3 bytes. An escaped slice is written into one buffer the generator reuses for the next slice: the
+ * caller must be done with a slice (written out, not only queued) before it asks for the next. A copy per slice
+ * doubled what a large read allocates, and with it the collector's pauses that every other request waits out.
  */
 export function* jsonSlices(file: FileBytes): Generator<Uint8Array> {
 	const { bytes } = file;
 	const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+	const scratch = file.encoding === "base64" ? undefined : Buffer.allocUnsafe(SLICE_BYTES + MAX_ESCAPE_GROWTH);
 	for (let start = 0; start < buffer.length; start += SLICE_BYTES) {
 		const end = Math.min(start + SLICE_BYTES, buffer.length);
-		yield file.encoding === "base64"
-			? Buffer.from(buffer.toString("base64", start, end), "latin1")
-			: escapeSlice(buffer, start, end);
+		yield scratch
+			? escapeSlice(buffer, start, end, scratch)
+			: Buffer.from(buffer.toString("base64", start, end), "latin1");
 	}
 }
 
@@ -107,22 +110,27 @@ export function* jsonSlices(file: FileBytes): Generator<Uint8Array> {
 const SPECIAL: readonly number[] = ESCAPES.flatMap((sequence, byte) => (sequence ? [byte] : []));
 /** More escapes than this in a slice (a file of tabs, say): `JSON.stringify` over the slice beats a search per escape. */
 const SEARCH_LIMIT = 512;
+/** The most an escaped slice grows on the searched path: each escape is at most 6 bytes for 1. */
+const MAX_ESCAPE_GROWTH = 5 * SEARCH_LIMIT;
 
-/** `bytes[start, end)` with every byte JSON escapes replaced by its escape; the bytes themselves when none is. */
-function escapeSlice(bytes: Buffer, start: number, end: number): Uint8Array {
+/**
+ * `bytes[start, end)` with every byte JSON escapes replaced by its escape, written into `into`; the bytes themselves
+ * when none is.
+ */
+function escapeSlice(bytes: Buffer, start: number, end: number, into: Buffer): Uint8Array {
 	const slice = bytes.subarray(start, end);
 	const at = escapesIn(slice);
 	if (at === undefined) return escapeEvery(slice);
 	if (at.length === 0) return slice;
-	const parts: Uint8Array[] = [];
 	let run = 0;
+	let length = 0;
 	for (const i of at) {
-		if (i > run) parts.push(slice.subarray(run, i));
-		parts.push(ESCAPES[slice[i] ?? 0] as Buffer);
+		length += slice.copy(into, length, run, i);
+		length += (ESCAPES[slice[i] ?? 0] as Buffer).copy(into, length);
 		run = i + 1;
 	}
-	if (slice.length > run) parts.push(slice.subarray(run));
-	return Buffer.concat(parts);
+	length += slice.copy(into, length, run);
+	return into.subarray(0, length);
 }
 
 /**

@@ -7,7 +7,7 @@ import type { FileBytes } from "./deferred.ts";
 import { LARGE_READ_BYTES, type LargeReads } from "./large-reads.ts";
 import type { JsonValue, ServedSkill, ServePlan } from "./plan.ts";
 import { directoryUri, fileUri, uriSegments } from "./uri.ts";
-import { type FileRules, SKIPPED_DIRS, type TreeProblem, walkSkill } from "./walk.ts";
+import { type FileRules, SKIPPED_DIRS, type SkillTree, type TreeProblem, walkSkill } from "./walk.ts";
 
 /** How files are served: the read rules, the large-answer queue and, in verify mode, the lock every file must match. */
 export interface ServeRules extends FileRules {
@@ -90,14 +90,26 @@ export class DigestCache {
 	}
 }
 
-/** Builds a skill's entry from a fresh walk of its folder: complete, in path order, digests from the cache. */
+/** Builds a skill's entry from a fresh walk of its folder: complete, in URI order, digests from the cache. */
 export async function buildEntry(
 	served: ServedSkill,
 	rules: ServeRules,
 	cache: DigestCache,
 ): Promise<SkillEntry | TreeProblem> {
 	const tree = walkSkill(served.dir, rules, rules.listings);
-	if ("code" in tree) return tree;
+	return "code" in tree ? tree : entryFromTree(served, tree, rules, cache);
+}
+
+/**
+ * A skill's entry from a walk of its folder: every file with its digest (from the cache), in URI order as the SDK's
+ * own catalogs give them; in verify mode only the files the lock pins.
+ */
+export async function entryFromTree(
+	served: ServedSkill,
+	tree: SkillTree,
+	rules: ServeRules,
+	cache: DigestCache,
+): Promise<SkillEntry | TreeProblem> {
 	const resources: SkillEntry["resources"] = [];
 	for (const file of tree.files) {
 		const digest = await cache.digest(served.dir, file.rel, file.stats, rules);
@@ -108,6 +120,7 @@ export async function buildEntry(
 		}
 		resources.push({ uri: fileUri(served.path, file.rel), digest: `sha256:${digest.hex}`, size: digest.size });
 	}
+	resources.sort((a, b) => (a.uri < b.uri ? -1 : a.uri > b.uri ? 1 : 0));
 	const frontmatter = served.frontmatter as SkillEntry["frontmatter"];
 	return { uri: served.uri, frontmatter, resources };
 }

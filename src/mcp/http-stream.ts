@@ -42,28 +42,27 @@ async function writeContent(res: ServerResponse, item: DeferredContent, stallMs:
 }
 
 /**
- * Writes `text` (a string or bytes), then waits: for the client to take it when the socket's buffer is full, else for one turn of the
- * event loop. False when the connection closed or stalled (then it is destroyed): stop writing.
+ * Writes `text` (a string or bytes), then waits until it is handed to the system (so its buffer may be reused) and
+ * for one turn of the event loop; when the client takes nothing for `stallMs`, the connection is destroyed. False
+ * when the connection closed or stalled: stop writing.
  */
 async function write(res: ServerResponse, text: string | Uint8Array, stallMs: number): Promise<boolean> {
 	if (res.destroyed) return false;
-	if (res.write(text)) {
-		await new Promise((resolve) => setImmediate(resolve));
-		return !res.destroyed;
-	}
-	const drained = await new Promise<boolean>((resolve) => {
+	const written = await new Promise<boolean>((resolve) => {
 		const done = (ok: boolean) => {
 			clearTimeout(timer);
-			res.off("drain", onDrain);
 			res.off("close", onClose);
 			resolve(ok);
 		};
-		const onDrain = () => done(true);
 		const onClose = () => done(false);
 		const timer = setTimeout(() => done(false), stallMs);
-		res.once("drain", onDrain);
 		res.once("close", onClose);
+		res.write(text, (error) => done(!error));
 	});
-	if (!drained) res.destroy();
-	return drained;
+	if (!written) {
+		res.destroy();
+		return false;
+	}
+	await new Promise((resolve) => setImmediate(resolve));
+	return !res.destroyed;
 }

@@ -1,42 +1,39 @@
 import { ProtocolError, ProtocolErrorCode, type Resource } from "@modelcontextprotocol/server";
-import type { Skill, SkillReadResult, SkillSource } from "@modelcontextprotocol/server/ext/skills";
+import type { SkillReadResult, SkillSource } from "@modelcontextprotocol/server/ext/skills";
 import { answerFor } from "./deferred.ts";
-import { buildEntry, type DigestCache, readDirectory, readFile, type ServeRules } from "./entries.ts";
+import { type DigestCache, readDirectory, readFile, type ServeRules } from "./entries.ts";
 import type { ServePlan } from "./plan.ts";
+import type { SkillEntries } from "./skills-list.ts";
 
 /** What the source reads on every call: the current plan (swapped whole on a rescan), rules and cache. */
 export interface SourceState {
 	readonly plan: ServePlan;
 	readonly rules: ServeRules;
 	readonly cache: DigestCache;
+	/** The skill entries, reused while their files stay the same. */
+	readonly entries: SkillEntries;
 	readonly pageSize: number;
 	/** Reports a skill dropped from a listing because its folder changed since the plan. */
 	warn(message: string): void;
 }
 
 /**
- * The SEP-2640 skill source behind the SDK's skills extension: pages of entries built from fresh walks (digests
- * cached), `skills/get` for any served SKILL.md URI, contained reads, directory reads and the SKILL.md listing.
+ * The SEP-2640 skill source behind the SDK's skills extension: pages of entries checked by fresh walks (entries and
+ * digests cached), `skills/get` for any served SKILL.md URI, contained reads, directory reads and the SKILL.md listing.
  */
 export function createSkillSource(state: () => SourceState): SkillSource {
 	return {
+		// The server answers skills/list itself (the same pages, without the SDK checking every entry again); this
+		// is the source's own answer, for a server that attaches it alone.
 		async list(params) {
-			const { plan, rules, cache, pageSize, warn } = state();
-			const start = parseCursor(params.cursor, plan.served.length);
-			const end = Math.min(start + pageSize, plan.served.length);
-			const skills: Skill[] = [];
-			for (const served of plan.served.slice(start, end)) {
-				const entry = await buildEntry(served, rules, cache);
-				if ("code" in entry) warn(`${served.uri} left out of skills/list: ${entry.message} (${entry.code})`);
-				else skills.push(entry);
-			}
-			return end < plan.served.length ? { skills, nextCursor: String(end) } : { skills };
+			const { plan, entries, pageSize, warn } = state();
+			return entries.page(plan, params.cursor, pageSize, warn);
 		},
 		async get(uri) {
-			const { plan, rules, cache } = state();
+			const { plan, entries } = state();
 			const served = plan.served.find((candidate) => candidate.uri === uri);
 			if (!served) return undefined;
-			const entry = await buildEntry(served, rules, cache);
+			const entry = await entries.entry(served);
 			return "code" in entry ? undefined : entry;
 		},
 		async read(uri, ctx): Promise<SkillReadResult | undefined> {

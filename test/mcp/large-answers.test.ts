@@ -116,6 +116,14 @@ describe("large answers under attack", () => {
 		expect(run.stderr).toContain("--stall-timeout and --allow-host need --http");
 	}, 90_000);
 
+	it("gives a reader that takes the answer slowly exactly the bytes (a slice's buffer is reused only once sent)", async () => {
+		// Text with few escapes (a newline per line): its slices are escaped into one reused buffer.
+		const { status, text } = await rawRead(url, "skill://big/assets/ascii.txt", 2);
+		expect(status).toBe(200);
+		const answer = JSON.parse(text) as { result: { contents: Content[] } };
+		expect(answer.result.contents[0]?.text).toBe(files["big/assets/ascii.txt"]);
+	}, 60_000);
+
 	it("closes nothing twice and leaks no descriptor when clients leave mid-answer", async () => {
 		const fds = () => readdirSync(`/proc/${instance.child.pid}/fd`).length;
 		const { port } = new URL(url);
@@ -252,16 +260,25 @@ function rawRequest(host: string, uri: string): string {
 	].join("\r\n");
 }
 
-/** The raw answer to a 2026-07-28 `resources/read`: status, headers and the body as text. */
+/**
+ * The raw answer to a 2026-07-28 `resources/read`: status, headers and the body as text. With `pauseMs`, the reader
+ * stops for that long after every chunk it receives (a slow client: the server's writes back up).
+ */
 function rawRead(
 	target: string,
 	uri: string,
+	pauseMs = 0,
 ): Promise<{ status: number; headers: Record<string, string>; text: string }> {
 	const { host, port } = new URL(target);
 	return new Promise((resolve, reject) => {
 		const socket = connect(Number(port), "127.0.0.1");
 		const chunks: Buffer[] = [];
-		socket.on("data", (chunk: Buffer) => chunks.push(chunk));
+		socket.on("data", (chunk: Buffer) => {
+			chunks.push(chunk);
+			if (pauseMs === 0) return;
+			socket.pause();
+			setTimeout(() => socket.resume(), pauseMs);
+		});
 		socket.once("error", reject);
 		socket.once("end", () => {
 			const all = Buffer.concat(chunks);

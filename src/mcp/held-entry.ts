@@ -1,0 +1,81 @@
+import { lstatSync, type Stats } from "node:fs";
+import { join } from "node:path";
+import type { SkillEntry } from "./entries.ts";
+import type { FileRules, SkillFile, SkillTree } from "./walk.ts";
+import { walkSkill } from "./walk.ts";
+
+/**
+ * A skill entry kept with the identity of everything it was built from: every folder of the skill (a folder's
+ * mtime and ctime change when an entry is added, removed or renamed in it) and every file (device, inode, size,
+ * mtime, ctime and type). While all of them are unchanged the folder holds the same files with the same bytes, so
+ * the entry stands, checked with one `lstat` per folder and file instead of a walk.
+ */
+export interface HeldEntry {
+	entry: SkillEntry;
+	/** Absolute paths: the folders, then the files. */
+	paths: string[];
+	stats: Float64Array;
+}
+
+const FIELDS = 6;
+
+function fieldsOf(stats: Stats, into: Float64Array, at: number): void {
+	into[at] = stats.dev;
+	into[at + 1] = stats.ino;
+	into[at + 2] = stats.size;
+	into[at + 3] = stats.mtimeMs;
+	into[at + 4] = stats.ctimeMs;
+	into[at + 5] = stats.mode;
+}
+
+/** Whether every folder and file the entry was built from is still what it was. */
+export function stillHeld(held: HeldEntry): boolean {
+	const now = new Float64Array(FIELDS);
+	for (let i = 0; i < held.paths.length; i++) {
+		const stats = lstatSync(held.paths[i] as string, { throwIfNoEntry: false });
+		if (!stats) return false;
+		fieldsOf(stats, now, 0);
+		for (let f = 0; f < FIELDS; f++) if (now[f] !== held.stats[i * FIELDS + f]) return false;
+	}
+	return true;
+}
+
+/**
+ * Holds `entry`, built from `tree` (a walk of `dir`), when the folders can be pinned to it: their `lstat`s are taken
+ * after that walk, then the folder is walked again, and only when the second walk finds the same files with the same
+ * identity is the entry held (a change in between would otherwise be pinned as if the entry described it).
+ */
+export function holdEntry(entry: SkillEntry, dir: string, tree: SkillTree, rules: FileRules): HeldEntry | undefined {
+	const count = tree.dirs.length + tree.files.length;
+	const paths: string[] = [];
+	const stats = new Float64Array(count * FIELDS);
+	for (const rel of tree.dirs) {
+		const path = rel === "" ? dir : join(dir, rel);
+		const folder = lstatSync(path, { throwIfNoEntry: false });
+		if (!folder?.isDirectory()) return undefined;
+		fieldsOf(folder, stats, paths.length * FIELDS);
+		paths.push(path);
+	}
+	const again = walkSkill(dir, rules, rules.listings);
+	if ("code" in again || !sameFiles(tree.files, again.files)) return undefined;
+	for (const file of tree.files) {
+		fieldsOf(file.stats, stats, paths.length * FIELDS);
+		paths.push(join(dir, file.rel));
+	}
+	return { entry, paths, stats };
+}
+
+function sameFiles(before: readonly SkillFile[], after: readonly SkillFile[]): boolean {
+	if (before.length !== after.length) return false;
+	const a = new Float64Array(FIELDS);
+	const b = new Float64Array(FIELDS);
+	for (let i = 0; i < before.length; i++) {
+		const one = before[i] as SkillFile;
+		const other = after[i] as SkillFile;
+		if (one.rel !== other.rel) return false;
+		fieldsOf(one.stats, a, 0);
+		fieldsOf(other.stats, b, 0);
+		for (let f = 0; f < FIELDS; f++) if (a[f] !== b[f]) return false;
+	}
+	return true;
+}
