@@ -35,13 +35,25 @@ interface Digest {
 	size: number;
 }
 
-/** The identity of a file's content as far as `stat` can tell. */
+/** The identity of a file's content as far as `stat` can tell (mtime can be set back; ctime cannot). */
 function statKey(stats: Stats): string {
-	return `${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeMs}`;
+	return `${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeMs}:${stats.ctimeMs}`;
 }
 
 /**
- * SHA-256 digests computed once per file and reused while the file's (device, inode, size, mtime) stay the same;
+ * How long after its last change a file's `lstat` stands for its bytes. Two writes within one tick of the kernel's
+ * clock can leave size, mtime and ctime alike (the racy-git rule), so what was read of a file changed more recently
+ * than this is not remembered: it is read again next time.
+ */
+export const RACY_MARGIN_MS = 2000;
+
+/** Whether `stats` shows no change in the {@link RACY_MARGIN_MS} before `now`, so it may key what was read. */
+export function settled(stats: Stats, now: number): boolean {
+	return Math.max(stats.mtimeMs, stats.ctimeMs) < now - RACY_MARGIN_MS;
+}
+
+/**
+ * SHA-256 digests computed once per file and reused while the file's (device, inode, size, mtime, ctime) stay the same;
  * a changed file gets a new digest. Per server, never process-wide. Files are read (contained) in chunks off the
  * event loop, and concurrent requests for one file share one read.
  */
@@ -77,6 +89,7 @@ export class DigestCache {
 	async #read(dir: string, rel: string, stats: Stats, rules: FileRules): Promise<Digest | undefined> {
 		const path = join(dir, rel);
 		const key = statKey(stats);
+		const started = Date.now();
 		const read = await readContainedAsync(dir, rel, {
 			maxBytes: rules.maxBytes,
 			allowHardLinks: rules.allowHardLinks,
@@ -85,7 +98,8 @@ export class DigestCache {
 		if (!read.ok || read.sha256 === undefined) return undefined;
 		const digest = { hex: read.sha256, size: read.size };
 		// Cache only when the file still has the identity it was listed with: a write in between is read again.
-		if (read.size === stats.size && statKey(lstatSync(path)) === key) this.#entries.set(path, { key, digest });
+		if (read.size === stats.size && settled(stats, started) && statKey(lstatSync(path)) === key)
+			this.#entries.set(path, { key, digest });
 		return digest;
 	}
 }

@@ -1,6 +1,6 @@
 import { lstatSync, type Stats } from "node:fs";
 import { join } from "node:path";
-import type { SkillEntry } from "./entries.ts";
+import { type SkillEntry, settled } from "./entries.ts";
 import type { FileRules, SkillFile, SkillTree } from "./walk.ts";
 import { walkSkill } from "./walk.ts";
 
@@ -46,13 +46,16 @@ export function stillHeld(held: HeldEntry): boolean {
  * identity is the entry held (a change in between would otherwise be pinned as if the entry described it).
  */
 export function holdEntry(entry: SkillEntry, dir: string, tree: SkillTree, rules: FileRules): HeldEntry | undefined {
+	// A folder or file changed within the racy margin may change again unseen: such an entry is built afresh each time.
+	const now = Date.now();
+	if (!tree.files.every((file) => settled(file.stats, now))) return undefined;
 	const count = tree.dirs.length + tree.files.length;
 	const paths: string[] = [];
 	const stats = new Float64Array(count * FIELDS);
 	for (const rel of tree.dirs) {
 		const path = rel === "" ? dir : join(dir, rel);
 		const folder = lstatSync(path, { throwIfNoEntry: false });
-		if (!folder?.isDirectory()) return undefined;
+		if (!folder?.isDirectory() || !settled(folder, now)) return undefined;
 		fieldsOf(folder, stats, paths.length * FIELDS);
 		paths.push(path);
 	}

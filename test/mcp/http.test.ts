@@ -251,6 +251,7 @@ describe("digests", () => {
 			"go/SKILL.md": skillMd("go"),
 			"go/notes.md": "# Notes\n",
 		});
+		await settledFiles();
 		const settings = { cwd: root, home: root, defaultRoots: false, roots: [root] };
 		const server = await createSkillServer({ ...settings, watch: true, debounceMs: 50 });
 		const serving = await serveHttp(server, { port: 0 });
@@ -291,6 +292,7 @@ describe("digests", () => {
 			"demo/SKILL.md": skillMd("demo"),
 			"demo/references/guide.md": "# Guide\n",
 		});
+		await settledFiles();
 		const server = await createSkillServer({ cwd: root, home: root, defaultRoots: false, roots: [root] });
 		const serving = await serveHttp(server, { port: 0 });
 		const { skills } = await httpClient(serving.url);
@@ -338,3 +340,8 @@ describe("verify mode", () => {
 		expect(readFileSync(join(root, "demo/SKILL.md"), "utf8")).toContain("name: demo");
 	});
 });
+
+/** Waits out the racy margin: a digest is kept only for a file not changed in the last two seconds. */
+function settledFiles(): Promise<void> {
+	return new Promise((resolve) => setTimeout(resolve, 2100));
+}

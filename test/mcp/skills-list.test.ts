@@ -1,10 +1,14 @@
-import { linkSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { linkSync, lstatSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client, InMemoryTransport, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { createMcpHandler, McpServer } from "@modelcontextprotocol/server";
 import { loadSkills } from "@modelcontextprotocol/server/ext/skills/node";
 import { createSkillServer, serveHttp } from "skillset/mcp";
 import { describe, expect, it } from "vitest";
+import { DigestCache } from "../../src/mcp/entries.ts";
+import { holdEntry } from "../../src/mcp/held-entry.ts";
+import { walkSkill } from "../../src/mcp/walk.ts";
 import { skillMd, tempDir, writeTree } from "../helpers/temp.ts";
 import { digestOf, errorCode, httpClient, RAW } from "./mcp-helpers.ts";
 
@@ -237,4 +241,24 @@ describe("skills/list after the files change under a server that does not watch"
 			await server.close();
 		}
 	});
+
+	it("remembers nothing of a file changed within the racy margin: a rewrite in the same clock tick is seen", async () => {
+		const dir = await writeTree(await tempDir(), { "SKILL.md": skillMd("tick"), "notes.md": "# One\n" });
+		const rules = { maxBytes: 1 << 20, allowHardLinks: false };
+		// Two writes in one tick of the kernel's clock can show the same size, mtime and ctime: the first's lstat.
+		const before = lstatSync(join(dir, "notes.md"));
+		const cache = new DigestCache();
+		expect((await cache.digest(dir, "notes.md", before, rules))?.hex).toBe(sha256Hex("# One\n"));
+		writeFileSync(join(dir, "notes.md"), "# Two\n");
+		expect((await cache.digest(dir, "notes.md", before, rules))?.hex).toBe(sha256Hex("# Two\n"));
+		// An entry built from files that just changed is not held for reuse by their lstats either.
+		const tree = walkSkill(dir, rules);
+		if ("code" in tree) throw new Error(tree.message);
+		const entry = { uri: "skill://tick/SKILL.md", frontmatter: { name: "tick", description: "d" }, resources: [] };
+		expect(holdEntry(entry, dir, tree, rules)).toBeUndefined();
+	});
 });
+
+function sha256Hex(text: string): string {
+	return createHash("sha256").update(text).digest("hex");
+}
