@@ -175,20 +175,21 @@ export const ANCHORS: Readonly<Record<string, readonly Need[]>> = {
 	],
 };
 
-// Which character triples the last scanned text holds (lower-cased, each character folded to 6 bits), and which
-// characters: the scan's number per entry, so nothing is cleared between texts. A word with a triple (or, shorter
-// than three, a character) missing is not in the text. Folding merges entries, so the test can let a family scan in
-// vain, never skip one that could match.
-const SINGLE = 1 << 18;
-const seen = new Float64Array(SINGLE + 64);
+// Which character triples the last scanned text holds, and which characters, each character folded to its low five
+// bits (upper and lower case letters fold alike): the scan's number per entry, so nothing is cleared between texts,
+// in a table small enough to stay in the processor's cache. A word with a triple (or, shorter than three, a
+// character) missing is not in the text. Folding merges entries, so the test can let a family scan in vain, never
+// skip one that could match.
+const SINGLE = 1 << 15;
+const seen = new Uint16Array(SINGLE + 32);
 let scan = 0;
-const fold = (c: number) => (c >= 0x41 && c <= 0x5a ? c + 0x20 : c) & 0x3f;
+const fold = (c: number) => c & 0x1f;
 
 /** The entries a word cannot be in the text without: each of its triples, or, shorter than three, its characters. */
 function probes(word: string): number[] {
 	const c = [...word].map((char) => fold(char.charCodeAt(0)));
 	if (c.length < 3) return c.map((code) => SINGLE + code);
-	return c.slice(2).map((code, i) => ((c[i] as number) << 12) | ((c[i + 1] as number) << 6) | code);
+	return c.slice(2).map((code, i) => ((c[i] as number) << 10) | ((c[i + 1] as number) << 5) | code);
 }
 
 // Each need as groups, each group as its words in a row: a word is its number of entries, then the entries.
@@ -206,14 +207,17 @@ const NEEDS = new Map(
  * the text is not plain ASCII (then every family must scan it).
  */
 export function scanAnchors(text: string): boolean {
-	scan++;
+	if (++scan === 0x10000) {
+		seen.fill(0);
+		scan = 1;
+	}
 	let a = 0;
 	let b = 0;
 	for (let i = 0; i < text.length; i++) {
 		const code = text.charCodeAt(i);
 		if (code > 0x7f) return false;
 		const c = fold(code);
-		seen[(a << 12) | (b << 6) | c] = scan;
+		seen[(a << 10) | (b << 5) | c] = scan;
 		seen[SINGLE + c] = scan;
 		a = b;
 		b = c;
