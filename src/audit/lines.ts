@@ -21,8 +21,6 @@ const REMOTE_EXEC =
 	/\b(exec|eval)\s{0,3}\(\s{0,3}(requests\.get|urllib\.request\.urlopen|urlopen|httpx\.get|urllib2\.urlopen)\b|\b(iex|invoke-expression)\s{0,3}\(?\s{0,3}\(?\s{0,3}(iwr|irm|invoke-webrequest|invoke-restmethod|new-object\s{1,5}(system\.)?net\.webclient)\b|\.DownloadString\([^)]{0,300}\)\s{0,3}\|\s{0,3}(iex|invoke-expression)\b|\beval\s{0,3}\(\s{0,3}(await\s{1,3})?\(?\s{0,3}(await\s{1,3})?fetch\(|new\s{1,3}Function\(\s{0,3}(await\s{1,3})?\(?\s{0,3}(await\s{1,3})?fetch\(|-EncodedCommand\b|\s-enc\s/i;
 const REVERSE =
 	/\/dev\/(tcp|udp)\/[\w.$-]{1,100}\/\d{1,5}|\bmkfifo\b[^\n]{0,200}\b(nc|ncat|netcat)\b|socket\.socket\([^\n]{0,300}\b(dup2|pty\.spawn)\b|\bpty\.spawn\([^\n]{0,100}["']\/bin\/(ba)?sh/;
-// A word every REVERSE form holds (it is case-sensitive), searched first: most lines open no shell.
-const REVERSE_WORDS = ["/dev/", "mkfifo", "socket.socket(", "pty.spawn("];
 const DESTROY =
 	/\bdd\b[^\n]{0,200}\bof=\/dev\/(sd|hd|nvme|disk|mmcblk|xvd|vd)|\bmkfs(\.\w{1,8})?\s{1,5}\/dev\/|:\(\)\s{0,3}\{\s{0,3}:\s{0,3}\|\s{0,3}:\s{0,3}&\s{0,3}\}\s{0,3};\s{0,3}:|shutil\.rmtree\(\s{0,3}(["']\/["']|["']~\/?["']|os\.path\.expanduser\(\s{0,3}["']~\/?["']\s{0,3}\)|Path\.home\(\)|os\.environ\[["']HOME["']\])\s{0,3}[,)]|Remove-Item[^\n]{0,200}-Recurse[^\n]{0,200}(\s(C:\\\\?|\$HOME|~|\$env:USERPROFILE)(\s|$))|\b(rd|rmdir|del)\s{1,5}\/s\s{1,5}\/q\s{1,5}[A-Za-z]:\\\\?(\s|$)|\bformat\s{1,5}[A-Za-z]:(\s|$)/i;
 const WRITE_API =
@@ -37,7 +35,7 @@ export function textHits(unit: Unit, state: LineState, report: Report): void {
 		return m;
 	};
 	match(REMOTE_EXEC, "remote-to-interpreter");
-	if (REVERSE_WORDS.some((word) => text.includes(word))) match(REVERSE, "reverse-shell");
+	match(REVERSE, "reverse-shell");
 	match(DESTROY, "destructive-command");
 	const decode = DECODE.exec(text);
 	if (decode) {
