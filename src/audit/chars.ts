@@ -71,19 +71,32 @@ export function unicodeHits(unit: Unit, report: Report): void {
 	if (invisible >= 4) report({ rule: "invisible-characters", unit, start: firstInvisible, end: firstInvisible + 1 });
 }
 
-const URL_END = new Set([" ", "\t", '"', "'", "`", "<", ">", ")", "]", "}", "|", "\\", "^", "{"]);
+// Characters that end a URL, by code: a table lookup per character instead of a one-character string per lookup.
+const URL_END = new Uint8Array(128);
+for (const c of " \t\"'`<>)]}|\\^{") URL_END[c.charCodeAt(0)] = 1;
+const isUrlEnd = (c: number) => c < 128 && URL_END[c] === 1;
+/** Punctuation a sentence puts after a URL; up to four are dropped from its end. */
+const isTrailing = (c: number) => c === 0x2e || c === 0x2c || c === 0x3b || c === 0x3a || c === 0x21 || c === 0x3f;
 
-/** Each http(s) URL in the text with its span and lower-cased host. */
-export function urlsIn(text: string): { start: number; end: number; url: string; host: string; plain: boolean }[] {
-	const found: { start: number; end: number; url: string; host: string; plain: boolean }[] = [];
+type FoundUrl = { start: number; end: number; url: string; host: string; plain: boolean };
+// Several rules ask for the URLs of one unit in turn: the last answer is reused.
+let lastUrls: { text: string; found: FoundUrl[] } | undefined;
+
+/** Each http(s) URL in the text with its span and lower-cased host. The answer is shared: do not change it. */
+export function urlsIn(text: string): readonly FoundUrl[] {
+	if (lastUrls?.text === text) return lastUrls.found;
+	const found: FoundUrl[] = [];
+	lastUrls = { text, found };
 	let at = text.indexOf("http", 0);
 	while (at !== -1 && found.length < 1000) {
 		const plain = text.startsWith("http://", at);
 		if ((plain || text.startsWith("https://", at)) && !isAsciiWord(text.charCodeAt(at - 1))) {
 			let end = at + (plain ? 7 : 8);
-			while (end < text.length && end - at < 2048 && !URL_END.has(text[end] as string)) end++;
-			const url = text.slice(at, end).replace(/[.,;:!?]{1,4}$/, "");
-			found.push({ start: at, end: at + url.length, url, host: hostOf(url), plain });
+			while (end < text.length && end - at < 2048 && !isUrlEnd(text.charCodeAt(end))) end++;
+			let stop = end;
+			while (stop > at && end - stop < 4 && isTrailing(text.charCodeAt(stop - 1))) stop--;
+			const url = text.slice(at, stop);
+			found.push({ start: at, end: stop, url, host: hostOf(url), plain });
 			at = text.indexOf("http", end);
 		} else at = text.indexOf("http", at + 4);
 	}
@@ -92,10 +105,14 @@ export function urlsIn(text: string): { start: number; end: number; url: string;
 
 /** The lower-cased host of a URL (no user info, no port). */
 export function hostOf(url: string): string {
-	const rest = url.slice(url.indexOf("//") + 2);
-	let end = 0;
-	while (end < rest.length && end < 300 && !"/?#".includes(rest[end] as string)) end++;
-	const authority = rest.slice(0, end);
+	const from = url.indexOf("//") + 2;
+	let end = from;
+	while (end < url.length && end - from < 300) {
+		const c = url.charCodeAt(end);
+		if (c === 0x2f || c === 0x3f || c === 0x23) break;
+		end++;
+	}
+	const authority = url.slice(from, end);
 	const host = authority.slice(authority.lastIndexOf("@") + 1);
 	const colon = host.indexOf(":");
 	return (

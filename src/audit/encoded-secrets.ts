@@ -14,6 +14,8 @@ export const SECRET_NAME: RegExp =
 
 const ENCODE =
 	/\bbase64(?!\s{1,5}(-d|--decode|-D)\b)\b|\b(urlsafe_)?b64encode\b|\bbtoa\(|toString\(\s{0,3}["'](base64|hex)["']\s{0,3}\)|\bxxd\b(?!\s{1,3}-r)|\.hex\(\)|\bhexlify\b|ToBase64String/;
+// A word every ENCODE form holds (it is case-sensitive): substring searches first, since most units encode nothing.
+const ENCODE_WORDS = ["base64", "b64encode", "btoa(", "toString(", "xxd", ".hex()", "hexlify", "ToBase64String"];
 const BASIC_AUTH = /\bBasic\b|Authorization|HTTPBasicAuth|\bauth\s{0,3}=|kubectl|secretKeyRef/i;
 const ENCODERS = new Set(["base64", "xxd", "od", "hexdump", "openssl", "gzip", "basenc"]);
 const SENDERS = new Set(["curl", "wget", "nc", "ncat", "netcat", "socat", "dig", "nslookup", "host", "drill", "ping"]);
@@ -38,7 +40,7 @@ export function encodedSecrets(
 	tainted: ReadonlyMap<string, string>,
 ): EncodedSecret[] {
 	const text = unit.text;
-	if (!ENCODE.test(text) || BASIC_AUTH.test(text)) return [];
+	if (!ENCODE_WORDS.some((word) => text.includes(word)) || !ENCODE.test(text) || BASIC_AUTH.test(text)) return [];
 	const found: EncodedSecret[] = [];
 	const piped = pipedOut(commands);
 	for (const ref of text.matchAll(SECRET_REF)) {

@@ -264,8 +264,10 @@ function installerSeverity(args: readonly string[]): "P1" | undefined {
 
 function downloadedFiles(program: string, args: readonly string[]): string[] {
 	const files: string[] = [];
-	const url = args.find((a) => /^(https?|ftp):\/\//.test(a));
+	const url = program === "curl" || program === "wget" ? args.find((a) => /^(https?|ftp):\/\//.test(a)) : undefined;
 	for (const [i, a] of args.entries()) {
+		// Every form below is an option: most words of a command are not.
+		if (a[0] !== "-") continue;
 		const value = args[i + 1] ?? "";
 		if (program === "curl" && (a === "-o" || a === "--output")) files.push(baseName(value));
 		else if (program === "curl" && /^-[a-zA-Z]{0,8}O[a-zA-Z]{0,8}$|^--remote-name$/.test(a) && url)

@@ -13,6 +13,8 @@ const ROUTINE =
 const OUTPUT =
 	"((include|add|append|paste|put|embed|attach|write|report|print|output|show)\\b[^!?\\n]{0,60}\\b(in|into|to|with)\\s+(your|the|each|every)\\s+(answer|response|reply|summary|output|message|report|result)s?\\b|(send|upload|post|forward|transmit)\\b[^!?\\n]{0,60}(https?:\\/\\/|webhook|server|endpoint)|(their|its|the)\\s+(full\\s+|complete\\s+)?contents?)";
 
+// A phrase added here needs its words in prose-anchors.ts too (plain-ASCII text is only scanned when it holds them).
+
 /** Telling the agent to collect secrets routinely or to pass them on (English, es, fr, de, pt, it, zh, ja, ru, ko). */
 export const HARVEST: readonly RegExp[] = [
 	new RegExp(`\\b${ROUTINE}\\b${G}\\b${COLLECT}\\b${G}${SECRET_OBJECT}`, "i"),

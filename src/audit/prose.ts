@@ -4,6 +4,7 @@
 
 import { isSuspiciousHost, type Report, urlsIn } from "./chars.ts";
 import { AUTHORITY, HARVEST, HARVEST_GATE, MANIPULATION } from "./prose-abuse.ts";
+import { mayMatch, scanAnchors } from "./prose-anchors.ts";
 import type { Unit } from "./text.ts";
 
 const G = "[^.!?\\n]{0,40}"; // a short gap inside one sentence
@@ -105,6 +106,7 @@ const BYPASS: readonly RegExp[] = [
 	/\b(edit|modify|update|change|add|write|append|set)\b[^.\n]{0,80}(\.claude\/settings[\w.-]{0,20}\.json|\.codex\/config\.toml|\.gemini\/settings\.json|\.cursor\/mcp\.json|permissions\.allow\b|Bash\(\*\))/i,
 	/\b(do not|don't|never|without)\s+(ask|asking|prompt|prompting|request|requesting|wait|waiting)\s+(the\s+user\s+)?(for\s+)?(permission|confirmation|approval|consent)\b/i,
 ];
+// A phrase added to a family needs its words in prose-anchors.ts, or plain-ASCII text never reaches it.
 const RULES: readonly [string, RegExp, RegExp?][] = [
 	["instruction-override", combine(OVERRIDE)],
 	["concealment", combine(CONCEAL)],
@@ -117,13 +119,16 @@ const RULES: readonly [string, RegExp, RegExp?][] = [
 
 /** Phrase rules on one prose, comment or table unit. */
 export function proseHits(unit: Unit, report: Report): void {
-	if (hasPhrase(unit.text))
+	// Dense code has no phrase; elsewhere one pass says which families' words the text holds (prose-anchors.ts).
+	const phrase = hasPhrase(unit.text);
+	const scanned = phrase && scanAnchors(unit.text);
+	if (phrase)
 		for (const [rule, pattern, gate] of RULES) {
-			if (gate && !gate.test(unit.text)) continue;
+			if (!mayMatch(rule, scanned) || (gate && !gate.test(unit.text))) continue;
 			const match = pattern.exec(unit.text);
 			if (match) report({ rule, unit, start: match.index, end: match.index + match[0].length });
 		}
-	lureHits(unit, report);
+	if (mayMatch("install-lure", scanned)) lureHits(unit, report);
 	if (unit.context === "comment") commentHits(unit, report);
 }
 
