@@ -4,7 +4,13 @@
 
 import { lstatSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { type ContainedEntry, type ContainedTree, openContainedTree, readContained } from "../runtime/index.ts";
+import {
+	type ContainedEntry,
+	type ContainedTree,
+	containedEntry,
+	openContainedTree,
+	readContained,
+} from "../runtime/index.ts";
 import type { UnpackBudget } from "./archives.ts";
 
 /** The byte bounds a read keeps (the audit's limits). */
@@ -83,11 +89,7 @@ function perFileReader(dir: string): PackageReader {
 	return {
 		list(rel) {
 			try {
-				return readdirSync(join(dir, rel), { withFileTypes: true }).map((entry): ContainedEntry => {
-					if (entry.isSymbolicLink()) return { name: entry.name, kind: "symlink" };
-					if (entry.isDirectory()) return { name: entry.name, kind: "directory" };
-					return { name: entry.name, kind: entry.isFile() ? "file" : "other" };
-				});
+				return readdirSync(join(dir, rel), { withFileTypes: true }).map(containedEntry);
 			} catch (error) {
 				return String((error as NodeJS.ErrnoException).code);
 			}

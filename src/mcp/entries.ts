@@ -104,16 +104,6 @@ export class DigestCache {
 	}
 }
 
-/** Builds a skill's entry from a fresh walk of its folder: complete, in URI order, digests from the cache. */
-export async function buildEntry(
-	served: ServedSkill,
-	rules: ServeRules,
-	cache: DigestCache,
-): Promise<SkillEntry | TreeProblem> {
-	const tree = walkSkill(served.dir, rules, rules.listings);
-	return "code" in tree ? tree : entryFromTree(served, tree, rules, cache);
-}
-
 /**
  * A skill's entry from a walk of its folder: every file with its digest (from the cache), in URI order as the SDK's
  * own catalogs give them; in verify mode only the files the lock pins.

@@ -21,6 +21,13 @@ export interface ContainedEntry {
 	kind: "file" | "directory" | "symlink" | "other";
 }
 
+/** A listed entry as a contained listing reports it: a link is a link, whatever it points to. */
+export function containedEntry(entry: Dirent): ContainedEntry {
+	if (entry.isSymbolicLink()) return { name: entry.name, kind: "symlink" };
+	if (entry.isDirectory()) return { name: entry.name, kind: "directory" };
+	return { name: entry.name, kind: entry.isFile() ? "file" : "other" };
+}
+
 /**
  * Lists one folder inside `root` (`""` for the root itself) with the same proof as {@link readContained}: the
  * folder is opened without following a link, shown by the kernel to lie inside the root, and listed through its
@@ -72,10 +79,5 @@ function listOpened(
 	const inPlace = rootInPlace(opened, ops);
 	if (inPlace === undefined) return unverifiable();
 	if (!inPlace) return refusal("resource.changed", `the skill folder moved while '${path || "."}' was listed`);
-	const entries = dirents.map((entry): ContainedEntry => {
-		if (entry.isSymbolicLink()) return { name: entry.name, kind: "symlink" };
-		if (entry.isDirectory()) return { name: entry.name, kind: "directory" };
-		return { name: entry.name, kind: entry.isFile() ? "file" : "other" };
-	});
-	return { ok: true, entries };
+	return { ok: true, entries: dirents.map(containedEntry) };
 }

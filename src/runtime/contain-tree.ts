@@ -21,7 +21,7 @@ import {
 	readLink,
 } from "./contain.ts";
 import { type ContainError, describeError, errorCode, openCode, refusal, unverifiable } from "./contain-errors.ts";
-import type { ContainedEntry } from "./contain-list.ts";
+import { type ContainedEntry, containedEntry } from "./contain-list.ts";
 
 /** A refusal of the tree: the system's error name when a call failed, the size and mode of a file over the cap. */
 export interface TreeError extends ContainError {
@@ -78,12 +78,7 @@ export class ContainedTree {
 		const fd = this.#folder(names);
 		if (typeof fd !== "number") return fd;
 		try {
-			const entries = this.#ops.readdir(procPath(fd)).map((entry): ContainedEntry => {
-				if (entry.isSymbolicLink()) return { name: entry.name, kind: "symlink" };
-				if (entry.isDirectory()) return { name: entry.name, kind: "directory" };
-				return { name: entry.name, kind: entry.isFile() ? "file" : "other" };
-			});
-			return { ok: true, entries };
+			return { ok: true, entries: this.#ops.readdir(procPath(fd)).map(containedEntry) };
 		} catch (error) {
 			return failed(error, relPath || ".");
 		}

@@ -14,7 +14,7 @@ export type { AsyncContainOptions, ContainedRead } from "./contain-async.ts";
 export { readContainedAsync } from "./contain-async.ts";
 export type { ContainCode, ContainError } from "./contain-errors.ts";
 export type { ContainedEntry } from "./contain-list.ts";
-export { listContained } from "./contain-list.ts";
+export { containedEntry, listContained } from "./contain-list.ts";
 export type { TreeError, TreeFile, TreeReadOptions } from "./contain-tree.ts";
 export { ContainedTree, openContainedTree } from "./contain-tree.ts";
 export type { Cost, EventSink, SkillEvent, StampedEvent } from "./events.ts";

@@ -20,10 +20,12 @@ static volatile sig_atomic_t stop = 0;
 static void on_term(int sig) { (void)sig; stop = 1; }
 int main(int argc, char **argv) {
 	if (argc != 4) return 2;
+	/* Pauses between swaps, changed every 2,048 swaps, so the swaps land at every point of the reader's calls. */
 	static const long pace[] = {0, 64, 256, 1024, 4096};
 	signal(SIGTERM, on_term);
 	time_t end = time(NULL) + atoi(argv[3]);
 	unsigned long swaps = 0;
+	/* Stop only after an even number of swaps, so the tree is left as it was. */
 	while (!stop || (swaps & 1)) {
 		if (syscall(SYS_renameat2, AT_FDCWD, argv[1], AT_FDCWD, argv[2], RENAME_EXCHANGE) != 0) { perror("renameat2"); return 1; }
 		swaps++;

@@ -1,6 +1,6 @@
 // Issue 8 §1: contained reads under a race. A small C program swaps two paths with renameat2(RENAME_EXCHANGE) in a
 // tight loop while the reader runs; no read may ever return the secret, whatever the timing.
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { mkdir, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import {
@@ -13,43 +13,8 @@ import {
 	type SkillIndex,
 } from "skillset";
 import { beforeAll, describe, expect, it } from "vitest";
+import { buildSwapper, startSwapper } from "../helpers/swapper.ts";
 import { tempDir, writeTree } from "../helpers/temp.ts";
-
-const SWAPPER_C = `
-#define _GNU_SOURCE
-#include <fcntl.h>
-#include <signal.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <sys/syscall.h>
-#include <time.h>
-#include <unistd.h>
-#ifndef RENAME_EXCHANGE
-#define RENAME_EXCHANGE (1 << 1)
-#endif
-static volatile sig_atomic_t stop = 0;
-static void on_term(int sig) { (void)sig; stop = 1; }
-static int swap(const char *a, const char *b) {
-	return (int)syscall(SYS_renameat2, AT_FDCWD, a, AT_FDCWD, b, RENAME_EXCHANGE);
-}
-int main(int argc, char **argv) {
-	if (argc != 4) return 2;
-	/* Pauses between swaps, changed every 2,048 swaps, so the swaps land at every point of the reader's calls. */
-	static const long pace[] = {0, 64, 256, 1024, 4096};
-	signal(SIGTERM, on_term);
-	time_t end = time(NULL) + atoi(argv[3]);
-	unsigned long swaps = 0;
-	/* Stop only after an even number of swaps, so the tree is left as it was. */
-	while (!stop || (swaps & 1)) {
-		if (swap(argv[1], argv[2]) != 0) { perror("renameat2"); return 1; }
-		swaps++;
-		for (volatile long i = 0; i < pace[(swaps >> 11) % 5]; i++) {}
-		if ((swaps & 1023) == 0 && time(NULL) > end) stop = 1;
-	}
-	printf("%lu\\n", swaps);
-	return 0;
-}
-`;
 
 const SECRET = "root:x:0:0:SECRET-PASSWD-LINE";
 const GUIDE = "# Guide: the real file\n";
@@ -62,14 +27,7 @@ let swapper: string | undefined;
 
 beforeAll(async () => {
 	base = await tempDir();
-	try {
-		const source = join(base, "swapper.c");
-		await writeFile(source, SWAPPER_C);
-		swapper = join(base, "swapper");
-		execFileSync("cc", ["-O2", "-o", swapper, source], { stdio: "pipe" });
-	} catch {
-		swapper = undefined;
-	}
+	swapper = await buildSwapper(base);
 });
 
 /** Builds `<case>/parent/skill` and a decoy tree with the secret where every swapped link points. */
@@ -94,19 +52,6 @@ async function layout(name: string): Promise<Tree> {
 	return { parent, skill: join(parent, "skill"), decoy: join(root, "decoy"), index };
 }
 
-function startSwapper(a: string, b: string): { child: ChildProcess; done: Promise<number> } {
-	const child = spawn(swapper as string, [a, b, "60"], { stdio: ["ignore", "pipe", "pipe"] });
-	let out = "";
-	child.stdout?.on("data", (chunk: Buffer) => {
-		out += chunk.toString();
-	});
-	const done = new Promise<number>((resolve, reject) => {
-		child.on("error", reject);
-		child.on("exit", (code) => (code === 0 ? resolve(Number(out.trim())) : reject(new Error(`swapper exit ${code}`))));
-	});
-	return { child, done };
-}
-
 /**
  * Reads `references/guide.md` directly and through a session (tier 3), lists `references/` and activates the skill
  * (tier 2) while `a` and `b` are exchanged in a loop.
@@ -114,7 +59,7 @@ function startSwapper(a: string, b: string): { child: ChildProcess; done: Promis
 async function race(tree: Tree, a: string, b: string) {
 	const { skill, index } = tree;
 	const session = createSession(index, { tokenizer: estimateTokenizer });
-	const swap = startSwapper(a, b);
+	const swap = startSwapper(swapper as string, a, b);
 	await new Promise((resolve) => setTimeout(resolve, 20));
 	const tally = {
 		served: 0,
