@@ -38,13 +38,15 @@ export function loadCandidate(candidate: Candidate, options: LoadOptions = {}): 
 	const file = candidate.file;
 	const read = readSkillFrontmatterSync(file, { maxFileBytes, maxFrontmatterBytes, profile: "lenient", file });
 	const checked = validateParsedSkill(read, { profile: "lenient", file, dirName: basename(candidate.dir) });
-	return {
+	const loaded: LoadedSkill = {
 		candidate,
 		properties: checked.valid ? checked.properties : null,
-		diagnostics: [...candidate.diagnostics, ...checked.diagnostics],
+		diagnostics:
+			candidate.diagnostics.length > 0 ? [...candidate.diagnostics, ...checked.diagnostics] : checked.diagnostics,
 		bodyOffset: read.bodyOffset,
 		bodyLine: read.bodyLine,
 		size: read.size,
-		...(read.signature ? { signature: read.signature } : {}),
 	};
+	if (read.signature) loaded.signature = read.signature;
+	return loaded;
 }
