@@ -84,9 +84,16 @@ export function* terminalJsonChunks(value: unknown, indent: number): Generator<s
 	if (pending.length > 0) yield escapeJsonText(pending.join(""));
 }
 
+/** Members of an array whose members are written whole go to `JSON.stringify` this many at a time. */
+const BATCH_MEMBERS = 128;
+
 function* jsonPieces(value: unknown, step: string, at: string, depth: number): Generator<string> {
 	const inner = at + step;
 	if (depth < SPLIT_DEPTH && Array.isArray(value) && value.length > 0 && !hasToJson(value)) {
+		if (depth + 1 >= SPLIT_DEPTH) {
+			yield* batchedMembers(value, step, depth);
+			return;
+		}
 		for (const [i, item] of value.entries()) {
 			yield `${i === 0 ? "[" : ","}\n${inner}`;
 			// As JSON.stringify: a member it cannot write is null in an array.
@@ -111,6 +118,29 @@ function* jsonPieces(value: unknown, step: string, at: string, depth: number): G
 	const text = JSON.stringify(value, null, step) ?? "null";
 	// The only line breaks in JSON text are its own indentation (a string's are escaped).
 	yield at === "" ? text : text.replaceAll("\n", `\n${at}`);
+}
+
+/**
+ * The members of `array` (at `depth`), written whole, a batch per `JSON.stringify`: each batch is nested in `depth`
+ * one-member arrays so that `JSON.stringify` indents it where it stands, and the wrapping is cut off again. The
+ * text is the same as one `JSON.stringify` per member re-indented, without a string and a copy per member.
+ */
+function* batchedMembers(array: readonly unknown[], step: string, depth: number): Generator<string> {
+	let head = 1;
+	let tail = 0;
+	for (let level = 0; level < depth; level++) {
+		head += 1 + step.length * (level + 1) + 1;
+		tail += 1 + step.length * level + 1;
+	}
+	// The batch's own closing line: a newline, its indentation and the bracket.
+	tail += 1 + step.length * depth + 1;
+	for (let start = 0; start < array.length; start += BATCH_MEMBERS) {
+		let wrapped: unknown = array.slice(start, start + BATCH_MEMBERS);
+		for (let level = 0; level < depth; level++) wrapped = [wrapped];
+		const text = JSON.stringify(wrapped, null, step);
+		yield `${start === 0 ? "[" : ","}${text.slice(head, text.length - tail)}`;
+	}
+	yield `\n${step.repeat(depth)}]`;
 }
 
 function omitted(value: unknown): boolean {

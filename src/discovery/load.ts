@@ -33,16 +33,20 @@ export type LoadOptions = Pick<ParseSkillOptions, "maxFileBytes" | "maxFrontmatt
  * validates it leniently. Never throws.
  */
 export function loadCandidate(candidate: Candidate, options: LoadOptions = {}): LoadedSkill {
-	const parseOptions = { ...options, profile: "lenient", file: candidate.file } as const;
-	const read = readSkillFrontmatterSync(candidate.file, parseOptions);
-	const checked = validateParsedSkill(read, { ...parseOptions, dirName: basename(candidate.dir) });
-	return {
+	// Options built field by field, not spread: on Node 20 a spread with more properties costs microseconds per skill.
+	const { maxFileBytes, maxFrontmatterBytes } = options;
+	const file = candidate.file;
+	const read = readSkillFrontmatterSync(file, { maxFileBytes, maxFrontmatterBytes, profile: "lenient", file });
+	const checked = validateParsedSkill(read, { profile: "lenient", file, dirName: basename(candidate.dir) });
+	const loaded: LoadedSkill = {
 		candidate,
 		properties: checked.valid ? checked.properties : null,
-		diagnostics: [...candidate.diagnostics, ...checked.diagnostics],
+		diagnostics:
+			candidate.diagnostics.length > 0 ? [...candidate.diagnostics, ...checked.diagnostics] : checked.diagnostics,
 		bodyOffset: read.bodyOffset,
 		bodyLine: read.bodyLine,
 		size: read.size,
-		...(read.signature ? { signature: read.signature } : {}),
 	};
+	if (read.signature) loaded.signature = read.signature;
+	return loaded;
 }

@@ -81,7 +81,16 @@ export function locateFrontmatter(source: Uint8Array, options: LocateOptions): F
 			at: { line: 1, column: 1 },
 		});
 	}
-	return findClosingFence(bytes, { ...options, bomLength, openLine: line, yamlStart: openEnd + 1, findings });
+	// Built field by field: on Node 20 an object spread with more properties costs microseconds, per file.
+	const open: OpenFence = {
+		complete: options.complete,
+		maxFrontmatterBytes: options.maxFrontmatterBytes,
+		bomLength,
+		openLine: line,
+		yamlStart: openEnd + 1,
+		findings,
+	};
+	return findClosingFence(bytes, open);
 }
 
 interface OpenFence {

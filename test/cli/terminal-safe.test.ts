@@ -84,6 +84,15 @@ describe("terminalJson", () => {
 		expect(pieces.length).toBeGreaterThan(3);
 		expect(pieces.join("")).toBe(terminalJson(data, 2));
 	});
+
+	it("writes long lists in batches indented where they stand, at any indent and depth", () => {
+		const members = Array.from({ length: 300 }, (_, i) => (i % 7 === 0 ? undefined : { i, list: [i, "\u200b"] }));
+		const data = [members, { inner: members }, members.slice(0, 129)];
+		for (const indent of [1, 2, 4]) {
+			expect([...terminalJsonChunks(data, indent)].join("")).toBe(terminalJson(data, indent));
+			expect([...terminalJsonChunks({ members }, indent)].join("")).toBe(terminalJson({ members }, indent));
+		}
+	});
 });
 
 describe("renderPermissionRequest", () => {

@@ -2,6 +2,7 @@ import { mkdir, symlink } from "node:fs/promises";
 import { join } from "node:path";
 import { pickSkillFileName, readSkillBody, readSkillFrontmatter, readSkillMd, validateSkillPath } from "skillset";
 import { beforeAll, describe, expect, it } from "vitest";
+import { readSkillFrontmatterSync } from "../../src/skill/index.ts";
 import { tempDir, writeTree } from "../helpers/temp.ts";
 
 const SKILL = "---\nname: NAME\ndescription: A test skill.\n---\n# Body\n";
@@ -87,6 +88,18 @@ describe("readSkillFrontmatter", () => {
 		await writeTree(join(root, "long"), { "SKILL.md": `---\nname: long\ndescription: ${description}\n---\nBody\n` });
 		const head = await readSkillFrontmatter(join(root, "long", "SKILL.md"), { profile: "lenient" });
 		expect(head.frontmatter?.data.description).toBe(description);
+	});
+
+	it("takes a closing fence at the very end of the file after several chunks, read either way", async () => {
+		// No newline after the closing fence: it counts only once the read knows it has the whole file.
+		const description = "word ".repeat(3000).trim();
+		await writeTree(join(root, "tail"), { "SKILL.md": `---\nname: tail\ndescription: ${description}\n---` });
+		const file = join(root, "tail", "SKILL.md");
+		for (const head of [await readSkillFrontmatter(file), readSkillFrontmatterSync(file)]) {
+			expect(head.diagnostics.map((d) => d.code)).toEqual([]);
+			expect(head.frontmatter?.data.description).toBe(description);
+			expect(head.signature?.size).toBe(head.size);
+		}
 	});
 
 	it("stops at the frontmatter cap when no closing fence comes", async () => {
