@@ -1,22 +1,19 @@
 import { spawnSync } from "node:child_process";
-import { readFile, writeFile } from "node:fs/promises";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
+import { unbundled } from "../helpers/bundle.ts";
 import { skillMd, tempDir, writeTree } from "../helpers/temp.ts";
 
-// Issue 10: start-up pays for every module a command loads. A loader hook lists what the built CLI loads; the CLI is
-// bundled into chunks, so a loaded chunk stands for the modules the build's manifest says it holds.
-const DIST = join(import.meta.dirname, "..", "..", "dist");
-const BIN = join(DIST, "cli", "bin.js");
-const BUNDLE = `${pathToFileURL(join(DIST, "cli", "bundle")).href}/`;
-let chunks: Record<string, string[]>;
+// Issue 10: start-up pays for every module a command loads. A loader hook lists what the built CLI loads (a chunk of
+// its bundle stands for the modules it holds).
+const BIN = join(import.meta.dirname, "..", "..", "dist", "cli", "bin.js");
 let root: string;
 let register: string;
 let requireReport: string;
 
 beforeAll(async () => {
-	chunks = JSON.parse(await readFile(join(DIST, "cli", "bundle", "modules.json"), "utf8"));
 	root = await tempDir();
 	const hooks = join(root, "hooks.mjs");
 	await writeFile(
@@ -44,18 +41,12 @@ function loaded(cwd: string, ...args: string[]): string[] {
 		timeout: 30_000,
 	});
 	expect(run.status).toBe(0);
-	return run.stderr
-		.split("\n")
-		.filter((line) => line.startsWith("LOADED "))
-		.map((line) => line.slice("LOADED ".length))
-		.flatMap((url) => (url.startsWith(BUNDLE) ? modulesOf(url.slice(BUNDLE.length)) : [url]));
-}
-
-/** The `dist/` URLs of the modules a chunk of the bundle holds. */
-function modulesOf(chunk: string): string[] {
-	const modules = chunks[chunk];
-	if (!modules) throw new Error(`the bundle's manifest does not name ${chunk}`);
-	return modules.map((module) => pathToFileURL(join(DIST, module)).href);
+	return unbundled(
+		run.stderr
+			.split("\n")
+			.filter((line) => line.startsWith("LOADED "))
+			.map((line) => line.slice("LOADED ".length)),
+	);
 }
 
 describe("what the CLI loads", () => {
