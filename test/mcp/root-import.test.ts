@@ -4,6 +4,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
+import { unbundled } from "../helpers/bundle.ts";
 import { tempDir } from "../helpers/temp.ts";
 
 const ROOT = join(import.meta.dirname, "..", "..");
@@ -29,7 +30,7 @@ export async function resolve(specifier, context, next) {
 	);
 });
 
-/** Runs node with the hook and returns every module URL it resolved. */
+/** Runs node with the hook and returns every module URL it resolved (a chunk of the CLI's bundle as its modules). */
 function modulesLoaded(name: string, args: string[]): string[] {
 	const log = join(dir, `${name}.log`);
 	writeFileSync(log, "");
@@ -39,7 +40,7 @@ function modulesLoaded(name: string, args: string[]): string[] {
 		env: { ...process.env, MODULE_LOG: log, NO_COLOR: "1" },
 	});
 	expect(run.status, run.stderr).toBe(0);
-	return readFileSync(log, "utf8").split("\n").filter(Boolean);
+	return unbundled(readFileSync(log, "utf8").split("\n").filter(Boolean));
 }
 
 describe("loading the MCP SDK", () => {
