@@ -220,7 +220,7 @@ function downloadHits(
 	const program = commandProgram(command);
 	const substituted = words.some(
 		(w) =>
-			(w[0] === "$" || w[0] === "<" || w[0] === "`") &&
+			(((w[0] === "$" || w[0] === "<") && w[1] === "(") || w[0] === "`") &&
 			/^[$<]\(\s{0,3}(curl|wget|iwr|irm)\b|^`\s{0,3}(curl|wget)\b/.test(w),
 	);
 	// Most commands of a long line fetch, unpack and run nothing: skip them before anything is allocated.
