@@ -264,7 +264,10 @@ function installerSeverity(args: readonly string[]): "P1" | undefined {
 
 function downloadedFiles(program: string, args: readonly string[]): string[] {
 	const files: string[] = [];
-	const url = program === "curl" || program === "wget" ? args.find((a) => (a[0] === "h" || a[0] === "f") && /^(https?|ftp):\/\//.test(a)) : undefined;
+	const url =
+		program === "curl" || program === "wget"
+			? args.find((a) => (a[0] === "h" || a[0] === "f") && /^(https?|ftp):\/\//.test(a))
+			: undefined;
 	// An index loop: `entries()` allocates an iterator and a pair per word, for every fetch of a long line.
 	for (let i = 0; i < args.length; i++) {
 		const a = args[i] as string;
