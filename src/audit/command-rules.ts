@@ -48,15 +48,6 @@ const RULED = new Set(
 	).split(" "),
 );
 
-/** Whether some word starts with `--` (a loop over character codes: this runs for every command of a long line). */
-function hasLongOption(words: readonly string[]): boolean {
-	for (let i = 0; i < words.length; i++) {
-		const word = words[i] as string;
-		if (word.charCodeAt(0) === 45 && word.charCodeAt(1) === 45) return true;
-	}
-	return false;
-}
-
 /** Runs every command rule on one command of a code unit. */
 export function commandHits(unit: Unit, command: ShellCommand, report: Report): void {
 	const words = command.words;
@@ -69,7 +60,7 @@ export function commandHits(unit: Unit, command: ShellCommand, report: Report): 
 		command.redirects.length === 0 &&
 		words[0] !== "sudo" &&
 		words[0] !== "doas" &&
-		!hasLongOption(words)
+		!words.some((word) => word.startsWith("--"))
 	)
 		return;
 	const at = commandProgramIndex(command);
