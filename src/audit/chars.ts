@@ -256,18 +256,34 @@ const MIN_BLOB = 200;
 const seen = new Float64Array(128);
 let blobRun = 0;
 
-/** Runs of at least 200 base64 characters (four or more distinct) or hex digits: run ends first, then each long run. */
+/**
+ * Runs of at least 200 base64 characters (four or more distinct) or hex digits. Such a run covers one of every 200th
+ * position, so only those are looked at; a run is measured from one of them in both directions (linear overall,
+ * and prose and code, whose runs are words, cost one look per 200 characters).
+ */
 export function blobHits(unit: Unit, report: Report): void {
 	const text = unit.text;
-	if (text.length < MIN_BLOB) return;
-	let start = 0;
-	for (let i = 0; i <= text.length; i++) {
-		const c = i < text.length ? text.charCodeAt(i) : 0;
-		if (c < 128 && BASE64[c] === 1) continue;
-		if (i - start >= MIN_BLOB && mixed(text, start, i) && !isDataUri(text, start))
-			report({ rule: "encoded-blob", unit, start, end: i });
-		start = i + 1;
+	const length = text.length;
+	if (length < MIN_BLOB) return;
+	let probe = MIN_BLOB - 1;
+	while (probe < length) {
+		if (!isBase64(text.charCodeAt(probe))) {
+			probe += MIN_BLOB;
+			continue;
+		}
+		let start = probe;
+		while (start > 0 && isBase64(text.charCodeAt(start - 1))) start--;
+		let end = probe + 1;
+		while (end < length && isBase64(text.charCodeAt(end))) end++;
+		if (end - start >= MIN_BLOB && mixed(text, start, end) && !isDataUri(text, start))
+			report({ rule: "encoded-blob", unit, start, end });
+		// The next run starts after this one's end, past a character that is not base64.
+		probe = Math.max(end + MIN_BLOB, probe + MIN_BLOB);
 	}
+}
+
+function isBase64(c: number): boolean {
+	return c < 128 && BASE64[c] === 1;
 }
 
 /** A real blob mixes characters: a run of one repeated letter is not one, and hex needs digits and letters. */

@@ -220,7 +220,7 @@ function downloadHits(
 	const program = commandProgram(command);
 	const substituted = words.some(
 		(w) =>
-			(w[0] === "$" || w[0] === "<" || w[0] === "`") &&
+			(((w[0] === "$" || w[0] === "<") && w[1] === "(") || w[0] === "`") &&
 			/^[$<]\(\s{0,3}(curl|wget|iwr|irm)\b|^`\s{0,3}(curl|wget)\b/.test(w),
 	);
 	// Most commands of a long line fetch, unpack and run nothing: skip them before anything is allocated.
@@ -264,8 +264,13 @@ function installerSeverity(args: readonly string[]): "P1" | undefined {
 
 function downloadedFiles(program: string, args: readonly string[]): string[] {
 	const files: string[] = [];
-	const url = program === "curl" || program === "wget" ? args.find((a) => /^(https?|ftp):\/\//.test(a)) : undefined;
-	for (const [i, a] of args.entries()) {
+	const url =
+		program === "curl" || program === "wget"
+			? args.find((a) => (a[0] === "h" || a[0] === "f") && /^(https?|ftp):\/\//.test(a))
+			: undefined;
+	// An index loop: `entries()` allocates an iterator and a pair per word, for every fetch of a long line.
+	for (let i = 0; i < args.length; i++) {
+		const a = args[i] as string;
 		// Every form below is an option: most words of a command are not.
 		if (a[0] !== "-") continue;
 		const value = args[i + 1] ?? "";

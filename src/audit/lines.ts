@@ -116,7 +116,9 @@ function concatenatedEndpoints(unit: Unit, state: LineState): void {
 	const parts = literals(unit.text);
 	let joined = "";
 	let first = 0;
-	for (const [i, part] of parts.entries()) {
+	// An index loop: `entries()` allocates an iterator and a pair per literal, on every line of code.
+	for (let i = 0; i < parts.length; i++) {
+		const part = parts[i] as Literal;
 		const previous = parts[i - 1];
 		// At most six characters apart: the gap is cut out and read only then.
 		const glued =
