@@ -27,7 +27,7 @@ const STAGES: readonly Stage[] = [
 	{ name: "tools" },
 	{ name: "authoring" },
 	{ name: "sources", entries: ["index.ts", "mcp-origin.ts"] },
-	{ name: "mcp" },
+	{ name: "mcp", entries: ["index.ts", "check.ts"] },
 	{ name: "agent" },
 	{ name: "cli" },
 ];

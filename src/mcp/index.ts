@@ -3,6 +3,7 @@
 
 export type { McpOriginOptions, McpServerConfig } from "../sources/mcp-origin.ts";
 export { createMcpOrigin } from "../sources/mcp-origin.ts";
+export { checkServe, type ServeCheck } from "./check.ts";
 export type { McpCode, McpCodeInfo } from "./codes.ts";
 export { MCP_CODES } from "./codes.ts";
 export type { DrainResult, HttpRequestLog, HttpServeOptions, HttpServing } from "./http.ts";

@@ -1,22 +1,17 @@
 import { dirname } from "node:path";
 import { McpServer, type Transport } from "@modelcontextprotocol/server";
 import { SkillsExtension } from "@modelcontextprotocol/server/ext/skills";
-import { type DiscoveryReport, SkillIndex } from "../discovery/index.ts";
-import { DEFAULT_MAX_RESOURCE_BYTES } from "../runtime/index.ts";
-import { discoverOptionsFor } from "../settings/index.ts";
+import type { DiscoveryReport, SkillIndex } from "../discovery/index.ts";
 import { SkillsetError } from "../skill/index.ts";
+import { planSnapshot, serveOptions, serveRules } from "./check.ts";
 import { attachConnection, type Connection, type ServeSnapshot, snapshotKeys } from "./connection.ts";
-import { DigestCache, type ServeRules } from "./entries.ts";
-import { buildServeSection } from "./instructions.ts";
-import { LargeReads } from "./large-reads.ts";
+import { DigestCache } from "./entries.ts";
 import type { McpLogLevel, SkillServerOptions } from "./options.ts";
-import { type LeftOutSkill, type PlanRules, planServe } from "./plan.ts";
-import { FrontmatterCache } from "./read-cache.ts";
+import type { LeftOutSkill } from "./plan.ts";
 import { cacheHintsFor, LIST_PARAMS, SkillEntries } from "./skills-list.ts";
 import { SnapshotTools } from "./snapshot-tools.ts";
 import { startSnapshots } from "./snapshots.ts";
 import { createSkillSource, resourcesPage } from "./source.ts";
-import { ListingCache } from "./walk.ts";
 
 /**
  * A skills server: one catalog of skills, served to any number of MCP connections. Each connection gets its own
@@ -62,17 +57,8 @@ export async function createSkillServer(given: SkillServerOptions = {}): Promise
 	// Zero would page forever and a fraction never lands on an entry; a huge size is fine (pages end at a file bound).
 	if (!Number.isSafeInteger(pageSize) || pageSize < 1)
 		throw new SkillsetError("invalid-option", `pageSize must be a positive integer (got ${pageSize})`);
-	const options = given.settings ? { ...given, ...discoverOptionsFor(given.settings, given) } : given;
-	const rules: ServeRules & PlanRules = {
-		maxBytes: options.maxResourceBytes ?? DEFAULT_MAX_RESOURCE_BYTES,
-		allowHardLinks: options.allowHardLinks === true,
-		...(options.integrity ? { lock: options.integrity.lock } : {}),
-		listings: new ListingCache(),
-		largeReads: new LargeReads(),
-	};
-	// A verified server checks every SKILL.md's bytes against the lock: nothing read earlier may stand in for them.
-	if (options.cacheDir !== undefined && !options.integrity)
-		rules.reads = FrontmatterCache.open(options.cacheDir, rules);
+	const options = serveOptions(given);
+	const rules = serveRules(options);
 	const cache = new DigestCache();
 	const entries = new SkillEntries(rules, cache);
 	const connections = new Set<Connection>();
@@ -86,11 +72,7 @@ export async function createSkillServer(given: SkillServerOptions = {}): Promise
 	let snapshotAt = Date.now();
 	const snapshotOf = async (discovered: SkillIndex, report: DiscoveryReport | undefined): Promise<ServeSnapshot> => {
 		snapshotAt = Date.now();
-		const plan = planServe(discovered, rules);
-		// Tools, prompts and instructions offer exactly the served skills: one set, whichever way a client reads it.
-		const index = new SkillIndex(plan.served.map((served) => served.skill));
-		// One catalog per snapshot, for the instructions and the tools alike: never rebuilt per request or client.
-		const { instructions, catalog } = await buildServeSection(index, options);
+		const { plan, index, instructions, catalog } = await planSnapshot(discovered, rules, options);
 		const keys = snapshotKeys(index, plan, catalog);
 		return { index, report, plan, instructions, keys, tools: new SnapshotTools(index, catalog) };
 	};

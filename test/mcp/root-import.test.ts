@@ -57,6 +57,13 @@ describe("loading the MCP SDK", () => {
 		expect(loaded.filter((url) => url.includes("@modelcontextprotocol"))).toEqual([]);
 	});
 
+	it("never happens for mcp --check, which plans as the server would without the protocol", () => {
+		const args = ["mcp", "examples/skills", "--check", "--json", "--no-default-roots", "--root", "examples/skills"];
+		const loaded = modulesLoaded("check", [join(DIST, "cli", "bin.js"), ...args]);
+		expect(loaded.some((url) => url.endsWith("/dist/mcp/check.js"))).toBe(true);
+		expect(loaded.filter((url) => url.includes("@modelcontextprotocol"))).toEqual([]);
+	});
+
 	it("happens for skillset/mcp (so the hook does see the SDK)", () => {
 		const script = `await import(${JSON.stringify(pathToFileURL(join(DIST, "mcp", "index.js")).href)});`;
 		const loaded = modulesLoaded("mcp", ["--input-type=module", "-e", script]);

@@ -148,6 +148,22 @@ export async function run(
 		: await discoverFor(values, dir, io, { announceBounds: !values.check, failOnOrigins });
 	const settings = scanned ?? (await settingsFor(values, dir, io));
 	const startedAt = Date.now();
+	const serveWith = {
+		...settings.discover,
+		tools: !values["no-tools"],
+		...(budgetTokens ? { budgetTokens } : {}),
+		...(integrity ? { integrity } : {}),
+		allowHardLinks: values["allow-hard-links"] === true,
+	};
+	// --check plans as the server would (same rules, same catalog), without loading the protocol; serving flags are
+	// still checked when given.
+	if (values.check && scanned && !listen && instanceId === undefined) {
+		const { checkServe } = await import("../../mcp/check.ts");
+		const checked = await budgeted(() => checkServe(scanned.index, serveWith));
+		const incomplete = incompleteRoots(scanned.report);
+		const data = { served: checked.served, leftOut: checked.leftOut, incomplete };
+		return { exitCode: data.leftOut.length > 0 || incomplete.length > 0 ? 1 : 0, data };
+	}
 	const { createSkillServer, formatRequestLog, instanceIdProblem, isLoopback, serveHttp, serveSkillsStdio } =
 		await import("../../mcp/index.ts");
 	const idProblem = instanceId === undefined ? undefined : instanceIdProblem(instanceId);
@@ -160,12 +176,8 @@ export async function run(
 	}
 	const server = await budgeted(() =>
 		createSkillServer({
-			...settings.discover,
+			...serveWith,
 			...(scanned ? { index: scanned.index, scanMs: scanned.report.timings.totalMs } : { watch: true }),
-			tools: !values["no-tools"],
-			...(budgetTokens ? { budgetTokens } : {}),
-			...(integrity ? { integrity } : {}),
-			allowHardLinks: values["allow-hard-links"] === true,
 			info: { name: "skillset", version: readVersion() },
 			onLog: values.check ? undefined : (level, message) => io.stderr(`skillset mcp: ${level}: ${message}\n`),
 		}),
