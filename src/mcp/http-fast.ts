@@ -44,11 +44,11 @@ export async function answerFast(
 	// A large content is written in slices in place of a placeholder, as the SDK path's large answers are.
 	const deferrals = new Deferrals();
 	const placeholder = deferrals.defer(file);
-	const body = answerText(
-		call.uri,
-		call.id,
-		"text" in placeholder ? placeholder : contentOf({ ...file, ...placeholder }),
-	);
+	const content =
+		"text" in placeholder
+			? { mimeType: file.mimeType, text: placeholder.text }
+			: contentOf({ ...file, bytes: placeholder.bytes });
+	const body = answerText(call.uri, call.id, content);
 	await writeSpliced(res, 200, jsonHeaders(session.id), body, deferrals, stallMs);
 	return true;
 }
