@@ -35,6 +35,22 @@ export async function writeSpliced(
 	deferrals: Deferrals,
 	stallMs: number = STALL_MS,
 ): Promise<void> {
+	try {
+		await writeFound(res, status, headers, body, deferrals, stallMs);
+	} finally {
+		// Every slice was handed to the system, or the answer was given up: no write reads the buffers any more.
+		for (const item of deferrals.items) item.file.release?.();
+	}
+}
+
+async function writeFound(
+	res: ServerResponse,
+	status: number,
+	headers: Record<string, string>,
+	body: string,
+	deferrals: Deferrals,
+	stallMs: number,
+): Promise<void> {
 	const found = deferrals.items
 		.map((item) => ({ item, at: body.indexOf(item.needle) }))
 		.filter((entry) => entry.at >= 0)

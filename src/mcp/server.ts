@@ -5,11 +5,12 @@ import { type DiscoveryReport, SkillIndex } from "../discovery/index.ts";
 import { DEFAULT_MAX_RESOURCE_BYTES } from "../runtime/index.ts";
 import { discoverOptionsFor } from "../settings/index.ts";
 import { SkillsetError } from "../skill/index.ts";
+import { BufferPool } from "./buffer-pool.ts";
 import { attachConnection, type Connection, type ServeSnapshot, snapshotKeys } from "./connection.ts";
 import { type DirectAnswers, directAnswers } from "./direct.ts";
 import { DigestCache, type ServeRules } from "./entries.ts";
 import { buildServeSection } from "./instructions.ts";
-import { LargeReads } from "./large-reads.ts";
+import { LARGE_READ_BYTES, LargeReads } from "./large-reads.ts";
 import type { McpLogLevel, SkillServerOptions } from "./options.ts";
 import { type LeftOutSkill, type PlanRules, planServe } from "./plan.ts";
 import { FrontmatterCache } from "./read-cache.ts";
@@ -72,6 +73,7 @@ export async function createSkillServer(given: SkillServerOptions = {}): Promise
 		...(options.integrity ? { lock: options.integrity.lock } : {}),
 		listings: new ListingCache(),
 		largeReads: new LargeReads(),
+		buffers: new BufferPool(LARGE_READ_BYTES),
 	};
 	// A verified server checks every SKILL.md's bytes against the lock: nothing read earlier may stand in for them.
 	if (options.cacheDir !== undefined && !options.integrity)
