@@ -19,7 +19,7 @@ export class BufferPool {
 	#idle = 0;
 
 	/** Reads under `minBytes` get a buffer of their own; at most `maxBytes` of idle buffers are kept. */
-	constructor(minBytes: number, maxBytes = 32 * MIB) {
+	constructor(minBytes: number, maxBytes: number = 32 * MIB) {
 		this.#minBytes = minBytes;
 		this.#maxBytes = maxBytes;
 	}
