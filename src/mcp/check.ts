@@ -4,9 +4,10 @@
 import { SkillIndex } from "../discovery/index.ts";
 import { DEFAULT_MAX_RESOURCE_BYTES } from "../runtime/index.ts";
 import { discoverOptionsFor } from "../settings/index.ts";
+import { BufferPool } from "./buffer-pool.ts";
 import type { ServeRules } from "./entries.ts";
 import { buildServeSection } from "./instructions.ts";
-import { LargeReads } from "./large-reads.ts";
+import { LARGE_READ_BYTES, LargeReads } from "./large-reads.ts";
 import type { SkillServerOptions } from "./options.ts";
 import { type LeftOutSkill, type PlanRules, planServe, type ServePlan } from "./plan.ts";
 import { FrontmatterCache } from "./read-cache.ts";
@@ -27,6 +28,7 @@ export function serveRules(options: SkillServerOptions): ServeRules & PlanRules 
 		...(options.integrity ? { lock: options.integrity.lock } : {}),
 		listings: new ListingCache(),
 		largeReads: new LargeReads(),
+		buffers: new BufferPool(LARGE_READ_BYTES),
 	};
 	// A verified server checks every SKILL.md's bytes against the lock: nothing read earlier may stand in for them.
 	if (options.cacheDir !== undefined && !options.integrity)

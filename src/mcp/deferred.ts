@@ -14,6 +14,11 @@ export interface FileBytes {
 	mimeType: string;
 	/** How the bytes become the answer: `text` decoded as Latin-1 (ASCII only) or UTF-8, or a base64 `blob`. */
 	encoding: "latin1" | "utf8" | "base64";
+	/**
+	 * Gives the bytes' buffer back to its pool: called by the writer of a deferred answer once the last byte is handed
+	 * to the system or the answer is given up, never earlier. Absent for bytes of their own.
+	 */
+	release?: () => void;
 }
 
 /** A content the HTTP layer writes itself: the JSON string in the SDK's answer that stands for it, and its bytes. */

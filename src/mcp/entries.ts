@@ -2,6 +2,7 @@ import { isAscii, isUtf8 } from "node:buffer";
 import { lstatSync, type Stats } from "node:fs";
 import { join, posix } from "node:path";
 import { mediaTypeOf, readContainedAsync, type SkillsLock } from "../runtime/index.ts";
+import type { BufferPool, Lease } from "./buffer-pool.ts";
 import type { McpCode } from "./codes.ts";
 import type { FileBytes } from "./deferred.ts";
 import { LARGE_READ_BYTES, type LargeReads } from "./large-reads.ts";
@@ -13,6 +14,8 @@ import { type FileRules, SKIPPED_DIRS, type SkillTree, type TreeProblem, walkSki
 export interface ServeRules extends FileRules {
 	lock?: SkillsLock;
 	largeReads?: LargeReads;
+	/** Buffers for large reads, reused once their answers are written (`FileBytes.release`). */
+	buffers?: BufferPool;
 }
 
 /** A SEP-2640 skill entry: the SKILL.md URI, the frontmatter as written, and every file with its digest. */
@@ -176,7 +179,14 @@ async function readServed(
 	rel: string,
 	rules: ServeRules,
 ): Promise<FileBytes | ReadRefusal | undefined> {
+	let lease: Lease | undefined;
+	const { buffers } = rules;
+	const borrow = (size: number): Uint8Array => {
+		lease = buffers?.lease(size);
+		return lease?.bytes ?? new Uint8Array(size);
+	};
 	const read = await readContainedAsync(served.dir, rel, {
+		buffer: borrow,
 		maxBytes: rules.maxBytes,
 		allowHardLinks: rules.allowHardLinks,
 		...(rules.lock ? { digest: "sha256" as const } : {}),
@@ -190,9 +200,10 @@ async function readServed(
 	if (rules.lock && !matchesLock(served, read.path, read.sha256 ?? "", rules.lock)) return undefined;
 	const mimeType = mediaTypeOf(read.path);
 	const binary = read.bytes.subarray(0, 8192).includes(0) || !isUtf8(read.bytes);
-	if (binary) return { bytes: read.bytes, mimeType, encoding: "base64" };
+	const release = lease ? { release: lease.release } : {};
+	if (binary) return { bytes: read.bytes, mimeType, encoding: "base64", ...release };
 	// ASCII text (most skill files) decodes as Latin-1, which is the same characters and much cheaper for large files.
-	return { bytes: read.bytes, mimeType, encoding: isAscii(read.bytes) ? "latin1" : "utf8" };
+	return { bytes: read.bytes, mimeType, encoding: isAscii(read.bytes) ? "latin1" : "utf8", ...release };
 }
 
 function sizeOf(path: string): number {

@@ -18,13 +18,44 @@ export async function writeDeferred(
 ): Promise<void> {
 	// The SDK's answer is small here (each large content is a placeholder): it is read whole to find them.
 	const body = await response.text();
+	const headers = Object.fromEntries(response.headers.entries());
+	delete headers["content-length"];
+	return writeSpliced(res, response.status, headers, body, deferrals, stallMs);
+}
+
+/**
+ * Writes `body` (a JSON answer holding the placeholders of `deferrals`) with every deferred content in its place, as
+ * {@link writeDeferred} does: for an answer the HTTP layer made itself.
+ */
+export async function writeSpliced(
+	res: ServerResponse,
+	status: number,
+	headers: Record<string, string>,
+	body: string,
+	deferrals: Deferrals,
+	stallMs: number = STALL_MS,
+): Promise<void> {
+	try {
+		await writeFound(res, status, headers, body, deferrals, stallMs);
+	} finally {
+		// Every slice was handed to the system, or the answer was given up: no write reads the buffers any more.
+		for (const item of deferrals.items) item.file.release?.();
+	}
+}
+
+async function writeFound(
+	res: ServerResponse,
+	status: number,
+	headers: Record<string, string>,
+	body: string,
+	deferrals: Deferrals,
+	stallMs: number,
+): Promise<void> {
 	const found = deferrals.items
 		.map((item) => ({ item, at: body.indexOf(item.needle) }))
 		.filter((entry) => entry.at >= 0)
 		.sort((a, b) => a.at - b.at);
-	const headers = Object.fromEntries(response.headers.entries());
-	delete headers["content-length"];
-	res.writeHead(response.status, headers);
+	res.writeHead(status, headers);
 	let from = 0;
 	for (const { item, at } of found) {
 		if (!(await write(res, `${body.slice(from, at)}"`, stallMs))) return;

@@ -4,10 +4,12 @@ import {
 	createMcpHandler,
 	isInitializeRequest,
 	isLegacyRequest,
+	type McpServer,
 	WebStandardStreamableHTTPServerTransport,
 } from "@modelcontextprotocol/server";
 import { type Deferrals, deferralsFor } from "./deferred.ts";
 import { type DrainResult, Lifecycle } from "./http-drain.ts";
+import { answerFast, fastCall } from "./http-fast.ts";
 import {
 	allowedOrigins,
 	checkRequest,
@@ -70,6 +72,12 @@ export interface HttpServeOptions {
 	stallTimeoutMs?: number;
 	/** Serve `GET /metrics` in the Prometheus text format (behind the token when one is set). Default false. */
 	metrics?: boolean;
+	/**
+	 * Answer `resources/read` and `skills/list` on an established session directly, around the SDK's transport,
+	 * when the request passes every check the SDK makes and the answer is a success (else the SDK answers). The
+	 * answers are the same bytes either way. Default true; false sends every request through the SDK.
+	 */
+	fastPath?: boolean;
 	/** Called once per request to `/mcp` when its answer ends, with facts safe to log (no header, no content). */
 	onRequest?: (line: HttpRequestLog) => void;
 }
@@ -122,6 +130,9 @@ export async function serveHttp(server: SkillServer, options: HttpServeOptions):
 		token: options.token === undefined ? undefined : digestOf(options.token),
 	};
 	const sessions = new Map<string, WebStandardStreamableHTTPServerTransport>();
+	// Each session's server, for the version it negotiated (the fast path answers in that version only).
+	const serverOf = new WeakMap<WebStandardStreamableHTTPServerTransport, McpServer>();
+	const fastPath = options.fastPath !== false;
 	const idleMs = options.idleSessionMs ?? IDLE_SESSION_MS;
 	const table = new SessionTable({
 		maxSessions: options.maxSessions ?? MAX_SESSIONS,
@@ -166,7 +177,7 @@ export async function serveHttp(server: SkillServer, options: HttpServeOptions):
 			},
 		});
 		try {
-			await server.connect(created);
+			serverOf.set(created, await server.connect(created));
 		} catch (error) {
 			place.release();
 			throw error;
@@ -200,6 +211,8 @@ export async function serveHttp(server: SkillServer, options: HttpServeOptions):
 		let transport = typeof sessionId === "string" ? sessions.get(sessionId) : undefined;
 		if (typeof sessionId === "string" && !transport)
 			return sendError(res, 404, "Session not found: it ended, or the instance that held it stopped; initialize again");
+		if (transport && fastPath && typeof sessionId === "string" && (await fast(req, res, parsed, sessionId, transport)))
+			return;
 		if (!transport && req.method === "POST") {
 			const request = toRequest(req, res, host, unparsed);
 			const deferrals = deferralsFor(request);
@@ -231,6 +244,25 @@ export async function serveHttp(server: SkillServer, options: HttpServeOptions):
 				await created.close();
 		}
 		await respond(res, response, deferrals);
+	};
+
+	/** Answers a hot request of an established session directly; false when the SDK must answer it. */
+	const fast = async (
+		req: IncomingMessage,
+		res: ServerResponse,
+		parsed: unknown,
+		id: string,
+		transport: WebStandardStreamableHTTPServerTransport,
+	): Promise<boolean> => {
+		const protocol = serverOf.get(transport)?.server.getNegotiatedProtocolVersion();
+		const call = fastCall(req, parsed, protocol);
+		if (call === undefined) return false;
+		const done = table.begin(id);
+		try {
+			return await answerFast(res, call, { id, protocol }, server.direct, options.stallTimeoutMs);
+		} finally {
+			done();
+		}
 	};
 
 	/** Writes an answer: large contents in slices in place of their placeholders, anything else as the SDK made it. */

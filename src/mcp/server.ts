@@ -5,6 +5,7 @@ import type { DiscoveryReport, SkillIndex } from "../discovery/index.ts";
 import { SkillsetError } from "../skill/index.ts";
 import { planSnapshot, serveOptions, serveRules } from "./check.ts";
 import { attachConnection, type Connection, type ServeSnapshot, snapshotKeys } from "./connection.ts";
+import { type DirectAnswers, directAnswers } from "./direct.ts";
 import { DigestCache } from "./entries.ts";
 import type { McpLogLevel, SkillServerOptions } from "./options.ts";
 import type { LeftOutSkill } from "./plan.ts";
@@ -22,6 +23,8 @@ export interface SkillServer {
 	createServer(): McpServer;
 	/** Creates a server for one connection and connects it to `transport`. */
 	connect(transport: Transport): Promise<McpServer>;
+	/** The answers of `resources/read` and `skills/list` as every connection makes them (the HTTP fast path's). */
+	readonly direct: DirectAnswers;
 	/** The skills served now, and the selected skills left out with why. */
 	readonly served: readonly { name: string; uri: string }[];
 	readonly leftOut: readonly LeftOutSkill[];
@@ -96,15 +99,10 @@ export async function createSkillServer(given: SkillServerOptions = {}): Promise
 	reportBounds(now().report, log);
 
 	const warn = (message: string) => log("warning", message);
+	const state = () => ({ plan: now().plan, rules, cache, entries, pageSize, warn });
+	const direct = directAnswers(state);
 	const extension = new SkillsExtension({
-		source: createSkillSource(() => ({
-			plan: now().plan,
-			rules,
-			cache,
-			entries,
-			pageSize,
-			warn,
-		})),
+		source: createSkillSource(state),
 		onWarning: (warning) => log("warning", `${warning.path}: ${warning.message}`),
 	});
 	const createServer = (): McpServer => {
@@ -142,6 +140,7 @@ export async function createSkillServer(given: SkillServerOptions = {}): Promise
 	};
 	return {
 		createServer,
+		direct,
 		async connect(transport) {
 			const mcp = createServer();
 			await mcp.connect(transport);

@@ -18,6 +18,8 @@ export interface AsyncContainOptions extends ContainOptions {
 	chunkBytes?: number;
 	/** Also hash the bytes as they arrive (no second pass over a large file). */
 	digest?: "sha256";
+	/** Where the bytes go: a buffer of exactly `size` bytes (a pool's, say). Default a new one per read. */
+	buffer?: (size: number) => Uint8Array;
 }
 
 /** A contained read's bytes, with their SHA-256 (hex) when asked for. */
@@ -54,7 +56,8 @@ export async function readContainedAsync(
 	}
 	try {
 		const hash = options.digest ? createHash(options.digest) : undefined;
-		const bytes = await readChunks(file, path, options.chunkBytes ?? CHUNK_BYTES, ops, hash);
+		const into = options.buffer?.(file.size) ?? new Uint8Array(file.size);
+		const bytes = await readChunks(file, into, path, options.chunkBytes ?? CHUNK_BYTES, ops, hash);
 		if (!(bytes instanceof Uint8Array)) return bytes;
 		const read: ContainedRead = { ok: true, path, absolute: file.absolute, bytes, size: bytes.length };
 		return hash ? { ...read, sha256: hash.digest("hex") } : read;
@@ -63,15 +66,18 @@ export async function readContainedAsync(
 	}
 }
 
-/** Reads up to `size` bytes of the descriptor from its start, a chunk at a time, yielding to the event loop between chunks. */
+/**
+ * Reads up to `size` bytes of the descriptor from its start into `bytes`, a chunk at a time, yielding to the event
+ * loop between chunks.
+ */
 async function readChunks(
 	{ fd, size }: VerifiedFile,
+	bytes: Uint8Array,
 	path: string,
 	chunkBytes: number,
 	ops: ContainOperations,
 	hash: Hash | undefined,
 ): Promise<Uint8Array | ContainError> {
-	const bytes = new Uint8Array(size);
 	const readAt = ops.readAsync?.bind(ops) ?? yieldingRead(ops);
 	let filled = 0;
 	while (filled < size) {

@@ -77,6 +77,7 @@ async function watchedServer(root: string) {
 	const connected: McpServer[] = [];
 	const watched: SkillServer = {
 		createServer: () => server.createServer(),
+		direct: server.direct,
 		async connect(transport: Transport) {
 			const mcp = await server.connect(transport);
 			connected.push(mcp);

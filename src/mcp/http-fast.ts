@@ -1,0 +1,120 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { DEFERRED_BYTES, Deferrals, type FileBytes } from "./deferred.ts";
+import type { DirectAnswers } from "./direct.ts";
+import { writeSpliced } from "./http-stream.ts";
+
+/** What the fast path needs of one established 2025 session. */
+export interface FastSession {
+	/** The session's id, as the client sent it and the SDK echoes it. */
+	id: string;
+	/** The protocol version the session negotiated at initialize. */
+	protocol: string | undefined;
+}
+
+/** A request the fast path answers: its JSON-RPC id and what it asks. */
+export type FastCall =
+	| { id: string | number; method: "resources/read"; uri: string }
+	| { id: string | number; method: "skills/list"; cursor: string | undefined };
+
+/**
+ * Answers `call` (a `resources/read` or `skills/list` that {@link fastCall} took) on an established session without the SDK's transport (which makes a
+ * Fetch request, a promise per message and a Fetch response for each: three quarters of a small read's cost). Only
+ * a success is answered: a missing file, a refused read or a bad cursor returns false with nothing written, and the
+ * SDK answers it, errors included, exactly as without this path. True when the answer was written.
+ */
+export async function answerFast(
+	res: ServerResponse,
+	call: FastCall,
+	session: FastSession,
+	direct: DirectAnswers,
+	stallMs?: number,
+): Promise<boolean> {
+	if (call.method === "skills/list") {
+		const page = await direct.list(call.cursor, session.protocol);
+		if (!page) return false;
+		writeJson(res, session.id, JSON.stringify({ result: page, jsonrpc: "2.0", id: call.id }));
+		return true;
+	}
+	const file = await direct.read(call.uri);
+	if (!file) return false;
+	if (file.bytes.length <= DEFERRED_BYTES) {
+		writeJson(res, session.id, answerText(call.uri, call.id, contentOf(file)));
+		return true;
+	}
+	// A large content is written in slices in place of a placeholder, as the SDK path's large answers are.
+	const deferrals = new Deferrals();
+	const placeholder = deferrals.defer(file);
+	const content =
+		"text" in placeholder
+			? { mimeType: file.mimeType, text: placeholder.text }
+			: contentOf({ ...file, bytes: placeholder.bytes });
+	const body = answerText(call.uri, call.id, content);
+	await writeSpliced(res, 200, jsonHeaders(session.id), body, deferrals, stallMs);
+	return true;
+}
+
+/**
+ * The call when `req` passes every check the SDK's transport and server make, with nothing they would read
+ * differently: POST; `Accept` naming both JSON and event streams; `Content-Type` exactly `application/json`; the
+ * session's own negotiated `MCP-Protocol-Version`; one JSON-RPC 2.0 request (no batch) with a string or integer id
+ * and no other member; params holding exactly `uri` (a URL already in the form the SDK would make of it) or at most
+ * a string `cursor`. Undefined otherwise.
+ */
+export function fastCall(req: IncomingMessage, parsed: unknown, protocol: string | undefined): FastCall | undefined {
+	if (req.method !== "POST" || protocol === undefined) return undefined;
+	const { accept, "content-type": type, "mcp-protocol-version": version } = req.headers;
+	if (!accept?.includes("application/json") || !accept.includes("text/event-stream")) return undefined;
+	if (type !== "application/json" || version !== protocol) return undefined;
+	if (!isRecord(parsed) || !onlyKeys(parsed, ["jsonrpc", "id", "method", "params"])) return undefined;
+	const { jsonrpc, id, method, params } = parsed;
+	if (jsonrpc !== "2.0" || !(typeof id === "string" || Number.isSafeInteger(id)) || !isRecord(params)) return undefined;
+	const callId = id as string | number;
+	if (method === "resources/read") {
+		const { uri } = params;
+		if (!onlyKeys(params, ["uri"]) || typeof uri !== "string" || !isCanonicalSkillUri(uri)) return undefined;
+		return { id: callId, method, uri };
+	}
+	if (method === "skills/list") {
+		const { cursor } = params;
+		if (!onlyKeys(params, ["cursor"]) || !(cursor === undefined || typeof cursor === "string")) return undefined;
+		return { id: callId, method, cursor };
+	}
+	return undefined;
+}
+
+/** A `skill://` URI the SDK's resource handler would read as it is (it reads `new URL(uri).href`). */
+function isCanonicalSkillUri(uri: string): boolean {
+	return uri.startsWith("skill://") && URL.canParse(uri) && new URL(uri).href === uri;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+	return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function onlyKeys(value: Record<string, unknown>, allowed: readonly string[]): boolean {
+	for (const key in value) if (!allowed.includes(key)) return false;
+	return true;
+}
+
+/** A content as the SDK's skills extension answers it: text decoded as said, or base64. */
+function contentOf(file: FileBytes): { mimeType: string; text: string } | { mimeType: string; blob: string } {
+	const bytes = Buffer.from(file.bytes.buffer, file.bytes.byteOffset, file.bytes.byteLength);
+	return file.encoding === "base64"
+		? { mimeType: file.mimeType, blob: bytes.toString("base64") }
+		: { mimeType: file.mimeType, text: bytes.toString(file.encoding) };
+}
+
+/** The JSON-RPC answer of a read, members in the SDK's order. */
+function answerText(uri: string, id: string | number, content: object): string {
+	return JSON.stringify({ result: { contents: [{ uri, ...content }] }, jsonrpc: "2.0", id });
+}
+
+function jsonHeaders(session: string): Record<string, string> {
+	return { "content-type": "application/json", "mcp-session-id": session };
+}
+
+/** A whole JSON answer in one write, its length said (no chunked framing to parse). */
+function writeJson(res: ServerResponse, session: string, body: string): void {
+	res.writeHead(200, { ...jsonHeaders(session), "content-length": String(Buffer.byteLength(body)) });
+	res.end(body);
+}
