@@ -6,7 +6,7 @@ import { DEFAULT_MAX_RESOURCE_BYTES } from "../runtime/index.ts";
 import { discoverOptionsFor } from "../settings/index.ts";
 import { BufferPool } from "./buffer-pool.ts";
 import type { ServeRules } from "./entries.ts";
-import { buildServeSection } from "./instructions.ts";
+import { buildServeSection, type ServeSection } from "./instructions.ts";
 import { LARGE_READ_BYTES, LargeReads } from "./large-reads.ts";
 import type { SkillServerOptions } from "./options.ts";
 import { type LeftOutSkill, type PlanRules, planServe, type ServePlan } from "./plan.ts";
@@ -37,7 +37,17 @@ export function serveRules(options: SkillServerOptions): ServeRules & PlanRules 
 }
 
 /** One snapshot's plan, the index of the skills it serves, and their instructions and catalog. */
-export async function planSnapshot(discovered: SkillIndex, rules: PlanRules, options: SkillServerOptions) {
+export interface PlannedSnapshot extends ServeSection {
+	plan: ServePlan;
+	index: SkillIndex;
+}
+
+/** Plans `discovered` under `rules` and fits the served skills' catalog into the instructions. */
+export async function planSnapshot(
+	discovered: SkillIndex,
+	rules: PlanRules,
+	options: SkillServerOptions,
+): Promise<PlannedSnapshot> {
 	const plan: ServePlan = planServe(discovered, rules);
 	// Tools, prompts and instructions offer exactly the served skills: one set, whichever way a client reads it.
 	const index = new SkillIndex(plan.served.map((served) => served.skill));
