@@ -6,7 +6,6 @@ export { createMcpOrigin } from "../sources/mcp-origin.ts";
 export { checkServe, type ServeCheck } from "./check.ts";
 export type { McpCode, McpCodeInfo } from "./codes.ts";
 export { MCP_CODES } from "./codes.ts";
-export type { DirectAnswers } from "./direct.ts";
 export type { DrainResult, HttpRequestLog, HttpServeOptions, HttpServing } from "./http.ts";
 export { isLoopback, serveHttp } from "./http.ts";
 export { defaultInstanceId, INSTANCE_ID_PATTERN, instanceIdProblem } from "./http-instance.ts";

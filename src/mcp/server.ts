@@ -23,7 +23,10 @@ export interface SkillServer {
 	createServer(): McpServer;
 	/** Creates a server for one connection and connects it to `transport`. */
 	connect(transport: Transport): Promise<McpServer>;
-	/** The answers of `resources/read` and `skills/list` as every connection makes them (the HTTP fast path's). */
+	/**
+	 * The answers of `resources/read` and `skills/list` as every connection makes them, for `serveHttp`'s fast path.
+	 * @internal
+	 */
 	readonly direct: DirectAnswers;
 	/** The skills served now, and the selected skills left out with why. */
 	readonly served: readonly { name: string; uri: string }[];
