@@ -7,7 +7,7 @@
 // finds beside itself (the vocabulary, package.json, the code folders a cache stamp hashes) are what they were.
 // `dist/cli/bundle/modules.json` names the modules of each chunk, for tests of what a command loads.
 import { writeFileSync } from "node:fs";
-import { join, relative, sep } from "node:path";
+import { isAbsolute, join, relative, sep } from "node:path";
 import { build } from "rolldown";
 
 const DIST = join(import.meta.dirname, "..", "dist");
@@ -34,7 +34,7 @@ const result = await build({
 	input: { skillset: join(DIST, "cli", "bin.js") },
 	platform: "node",
 	// Packages and Node's own modules stay imports; only this package's files are bundled.
-	external: (id) => !id.startsWith(".") && !id.startsWith("/"),
+	external: (id) => !id.startsWith(".") && !isAbsolute(id),
 	plugins: [
 		{
 			name: "own-url",

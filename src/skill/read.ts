@@ -248,10 +248,13 @@ function* withFile<T extends { diagnostics: Diagnostic[] }>(
 
 // On Node 20 an object spread with more properties costs microseconds; these run once or twice per file read.
 
-/** The parse options of a read of `file`, field by field. */
+/** The parse options of a read of `file`, field by field (every one: an option added later fails to compile here). */
 function readOptions(options: ParseSkillOptions, file: string): ParseSkillOptions & { file: string } {
 	const { profile, maxFileBytes, maxFrontmatterBytes } = options;
-	return { file: options.file ?? file, profile, maxFileBytes, maxFrontmatterBytes };
+	return { file: options.file ?? file, profile, maxFileBytes, maxFrontmatterBytes } satisfies Record<
+		keyof ParseSkillOptions,
+		unknown
+	>;
 }
 
 /** A parse result with the file's size, in the same key order as a spread would give. */
