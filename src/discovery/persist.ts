@@ -52,7 +52,7 @@ export class PersistentIndex {
 		let reason = "problem" in read ? read.problem : undefined;
 		if ("text" in read) {
 			try {
-				cache = decodeRootCache(read.text, this.#fileKey(key), key, path);
+				cache = decodeRootCache(read.text, this.#fileKey(key), key, path, read.mtimeMs);
 			} catch (error) {
 				// Whatever went wrong reading it back, the files themselves are still there to read: fail closed.
 				const why = error instanceof IndexFormatError ? error.message : String(error);
@@ -63,9 +63,6 @@ export class PersistentIndex {
 			const message = `The index of ${path} was not used: ${reason ?? "it cannot be read"}`;
 			diagnostics.push(discoveryDiagnostic("index.ignored", message, file));
 			return undefined;
-		}
-		for (const entry of [...cache.dirs.values(), ...cache.files.values()]) {
-			if (Math.max(entry.signature.mtimeMs, entry.signature.ctimeMs) >= read.mtimeMs) entry.racy = true;
 		}
 		return cache;
 	}
