@@ -111,7 +111,7 @@ export function walkFromSnapshot(snapshot: WalkSnapshot, root: DiscoveryRoot): R
 }
 
 /** `rel` (checked: no empty, `.` or `..` segment) joined below the normalized `path`, as the walk builds it. */
-function descend(path: string, rel: string): string {
+export function descend(path: string, rel: string): string {
 	if (rel === "") return path;
 	if (sep === "/") return path.endsWith("/") ? path + rel : `${path}/${rel}`;
 	let out = path;
