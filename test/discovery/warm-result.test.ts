@@ -9,7 +9,7 @@ import {
 	writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
-import { type DiscoverOptions, type DiscoveryResult, discover } from "skillset";
+import { createSession, type DiscoverOptions, type DiscoveryResult, discover, estimateTokenizer } from "skillset";
 import { beforeAll, describe, expect, it } from "vitest";
 import { pastRacyWindow } from "../helpers/racy.ts";
 import { skillMd, tempDir, writeTree } from "../helpers/temp.ts";
@@ -170,6 +170,20 @@ describe("the saved result of a discover()", { timeout: 60_000 }, () => {
 		const { cacheDir, file } = await forgedCache();
 		utimesSync(file, new Date("2001-01-01"), new Date("2001-01-01"));
 		expect(described(await discover(options(cacheDir)))).toBe("A plain skill.");
+	});
+
+	it("never stands in for activation: a forged body position changes nothing a model receives", async () => {
+		const { cacheDir } = await forgedCache((payload) => {
+			for (const row of payload.skills) {
+				row[11] = 0;
+				row[12] = 1;
+			}
+		});
+		const warm = await discover(options(cacheDir));
+		expect(described(warm)).toBe("FORGED");
+		const activation = await createSession(warm.index, { tokenizer: estimateTokenizer }).activate("plain");
+		if (!activation.ok) throw new Error(activation.message);
+		expect(activation.body).toBe("# plain\n\nSteps.");
 	});
 
 	it("is passed over when a per-root index file it was saved with was rewritten since", async () => {
