@@ -4,8 +4,9 @@ import type { DiscoveryDiagnostic } from "./codes.ts";
 import { type Candidate, type DirEntry, listDir } from "./folder.ts";
 import type { LoadedSkill, LoadOptions } from "./load.ts";
 import type { DiscoveryRoot } from "./roots.ts";
+import type { SavedDirs } from "./saved-dirs.ts";
 import type { RootWalk, WalkRecord } from "./walk.ts";
-import { type ListedDir, reuseSnapshot, snapshotOf, type WalkSnapshot } from "./walk-snapshot.ts";
+import { type ListedDir, reuseSnapshot, snapshotOf, type WalkSnapshot, walkFromSnapshot } from "./walk-snapshot.ts";
 
 /**
  * How long before a scan started a file or folder must have last changed for its signature to stand for its
@@ -47,7 +48,11 @@ export function isRacy(signature: FileSignature, scanStart: number): boolean {
 export class RootCache {
 	readonly key: string;
 	readonly path: string;
-	readonly dirs: Map<string, CachedDir> = new Map();
+	readonly #dirs: Map<string, CachedDir> = new Map();
+	/** Listings read back from the index and not yet needed as map entries. */
+	#saved: SavedDirs | undefined;
+	/** The saved listings' folders all counted as seen (their walk was reused): nothing to prune. */
+	#savedSeen = false;
 	readonly files: Map<string, CachedFile> = new Map();
 	/** The last walk's result, when it can stand for a walk while its folders are unchanged. */
 	walk: WalkSnapshot | undefined;
@@ -62,9 +67,33 @@ export class RootCache {
 		this.path = path;
 	}
 
+	/** The folder listings by path (those read back from the index become entries here on first use). */
+	get dirs(): Map<string, CachedDir> {
+		if (this.#saved) {
+			this.#saved.materialize(this.#dirs);
+			if (this.#savedSeen) for (const path of this.#saved.paths) this.#seenDirs.add(path);
+			this.#saved = undefined;
+		}
+		return this.#dirs;
+	}
+
+	/**
+	 * Takes the listings and reads of an index file written at `writtenAt` (wall-clock ms): entries that changed no
+	 * earlier are racy, so they are listed or read again (the racy-git rule, on top of the margin applied when they
+	 * were recorded).
+	 */
+	adoptSaved(dirs: SavedDirs, writtenAt: number): void {
+		dirs.writtenAt = writtenAt;
+		this.#saved = dirs.size > 0 ? dirs : undefined;
+		for (const entry of this.files.values()) {
+			if (Math.max(entry.signature.mtimeMs, entry.signature.ctimeMs) >= writtenAt) entry.racy = true;
+		}
+	}
+
 	/** Starts a scan that began at `scanStart` (wall-clock ms, taken before any stat). */
 	begin(scanStart: number): void {
 		this.#scanStart = scanStart;
+		this.#savedSeen = false;
 		this.#seenDirs = new Set();
 		this.#seenFiles = new Set();
 		this.reused = { dirs: 0, files: 0 };
@@ -72,7 +101,8 @@ export class RootCache {
 
 	/** Ends a scan: entries it did not see are dropped (unless the walk was reused, then only files). */
 	end(reusedWalk: boolean): void {
-		if (!reusedWalk) prune(this.dirs, this.#seenDirs, this);
+		// Saved listings all seen (their walk was reused) stay compact: none is pruned.
+		if (!reusedWalk && !(this.#saved && this.#savedSeen)) prune(this.dirs, this.#seenDirs, this);
 		prune(this.files, this.#seenFiles, this);
 	}
 
@@ -81,6 +111,15 @@ export class RootCache {
 	 * listing. Its folders then count as seen and reused.
 	 */
 	reuseWalk(root: DiscoveryRoot): RootWalk | undefined {
+		const saved = this.#saved;
+		if (saved && this.walk) {
+			// Straight from the saved arrays: no map entry is made for a folder that did not change.
+			const walk = saved.unchanged() ? walkFromSnapshot(this.walk, root) : undefined;
+			if (!walk) return undefined;
+			this.#savedSeen = true;
+			this.reused.dirs += saved.size;
+			return walk;
+		}
 		const walk = this.walk && reuseSnapshot(this.walk, root, this.dirs);
 		if (!walk) return undefined;
 		for (const dir of this.dirs.keys()) this.#seenDirs.add(dir);

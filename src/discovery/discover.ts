@@ -8,7 +8,7 @@ import type { LoadedSkill, LoadOptions } from "./load.ts";
 import { type DiscoverOptions, validateDiscoverOptions } from "./options.ts";
 import type { PersistentIndex } from "./persist.ts";
 import { mapInBatches } from "./pool.ts";
-import { buildReport, type DiscoveryReport } from "./report.ts";
+import { assembleReport, buildReport, type DiscoveryReport } from "./report.ts";
 import { resolveSkills } from "./resolve.ts";
 import { type DiscoveryRoot, resolveRoots } from "./roots.ts";
 import { adoptIntoIndex, type SkillIndex } from "./skill-index.ts";
@@ -20,6 +20,8 @@ import {
 	type WalkRecord,
 	walkRoot,
 } from "./walk.ts";
+import type { ReadResult } from "./warm-read.ts";
+import type { ResultInputs } from "./warm-result.ts";
 
 /** An index and the report that explains it. */
 export interface DiscoveryResult {
@@ -107,6 +109,10 @@ async function scanOnce(
 		cache && options.cacheDir && roots.some((root) => mayExist(root.path))
 			? await openIndex(options.cacheDir, diagnostics)
 			: undefined;
+	// A one-off discover() with nothing changed since the last one: its saved result, checked and rebuilt.
+	const inputs = persistent && !given && !options.origins?.length ? resultInputs(cwd, roots, options) : undefined;
+	const saved = inputs && persistent?.readResult(inputs);
+	if (saved) return savedResult(saved, cwd, options, started);
 	const rootCaches = cache ? roots.map((root) => rootCacheFor(cache, root, options, persistent, diagnostics)) : [];
 	const walkOptions = {
 		followSymlinks: options.followSymlinks !== false,
@@ -180,6 +186,11 @@ async function scanOnce(
 			const rootCache = rootCaches[i];
 			if (persistent && rootCache && walk.exists) persistent.save(rootCache, scanStart);
 		}
+		if (inputs && persistent) {
+			const saving = roots.map((root, i) => ({ root, walk: localWalks[i] as RootWalk, cache: rootCaches[i] }));
+			const rejected = resolution.rejected;
+			persistent.saveResult(inputs, { roots: saving, skills: index.skills, rejected, diagnostics, scanStart });
+		}
 	}
 	const done = performance.now();
 	const report = buildReport({
@@ -199,6 +210,29 @@ async function scanOnce(
 		reused: cache
 			? { dirs: reuse ? cache.size.dirs : cache.reused.dirs, files: cache.reused.files }
 			: { dirs: 0, files: 0 },
+	});
+	return { index, report };
+}
+
+/** What a saved result depends on besides the files. */
+function resultInputs(cwd: string, roots: DiscoveryRoot[], options: DiscoverOptions): ResultInputs {
+	const rootKeys = roots.map((root) => rootKey(root, options));
+	return { cwd, policy: options.policy ?? "precedence", disabled: options.disabled ?? [], roots, rootKeys };
+}
+
+/** The result a saved one stands for, with this run's timings. */
+function savedResult(saved: ReadResult, cwd: string, options: DiscoverOptions, started: number): DiscoveryResult {
+	const index = adoptIntoIndex(saved.skills);
+	const totalMs = round(performance.now() - started);
+	const report = assembleReport({
+		cwd,
+		policy: options.policy ?? "precedence",
+		roots: saved.roots,
+		skills: index.skills,
+		rejected: saved.rejected,
+		diagnostics: saved.diagnostics,
+		timings: { walkMs: totalMs, loadMs: 0, resolveMs: 0, totalMs },
+		reused: saved.reused,
 	});
 	return { index, report };
 }

@@ -3,6 +3,7 @@ import { RootCache } from "./cache.ts";
 import { type DiscoveryDiagnostic, type DiscoveryOnlyCode, discoveryDiagnostic } from "./codes.ts";
 import { compareNames, type DirEntry } from "./folder.ts";
 import {
+	checkedSignature,
 	count,
 	decodeDiagnostic,
 	decodeProperties,
@@ -18,6 +19,7 @@ import {
 	text,
 	tuple,
 } from "./index-values.ts";
+import { SavedDirs } from "./saved-dirs.ts";
 import { SNAPSHOT_CODES, type WalkSnapshot } from "./walk-snapshot.ts";
 
 // The layout of an index file's payload: one root's listings, reads and last walk, paths relative to the root.
@@ -68,7 +70,13 @@ export function encodeRootCache(cache: RootCache, fileKey: string): string {
  * Reads a saved root cache back for the root `path` (named by `key` in memory, `fileKey` in the file); throws
  * {@link IndexFormatError} when the text is not one.
  */
-export function decodeRootCache(text: string, fileKey: string, key: string, path: string): RootCache {
+export function decodeRootCache(
+	text: string,
+	fileKey: string,
+	key: string,
+	path: string,
+	writtenAt: number,
+): RootCache {
 	let value: unknown;
 	try {
 		value = JSON.parse(text);
@@ -80,13 +88,16 @@ export function decodeRootCache(text: string, fileKey: string, key: string, path
 	if (root.key !== fileKey) throw new IndexFormatError("it was written for another root or other settings");
 	const cache = new RootCache(key, path);
 	const listings = new Map<string, DirEntry[]>();
-	for (const row of list(root.dirs, "dirs")) decodeDir(row, path, cache, listings);
+	const rows = list(root.dirs, "dirs");
+	const dirs = new SavedDirs(rows.length);
+	for (const row of rows) decodeDir(row, path, dirs, listings);
 	for (const row of list(root.files, "files")) decodeFile(row, path, cache);
 	if (root.walk !== null) {
 		// A kept walk stands only while the folders it listed are unchanged: the root must be one of them.
-		if (!cache.dirs.has(path)) throw new IndexFormatError("a kept walk lists no root folder");
+		if (!dirs.paths.includes(path)) throw new IndexFormatError("a kept walk lists no root folder");
 		cache.walk = decodeSnapshot(root.walk, path);
 	}
+	cache.adoptSaved(dirs, writtenAt);
 	return cache;
 }
 
@@ -174,7 +185,7 @@ function decodeSnapshot(value: unknown, root: string): WalkSnapshot {
  * Reads one folder entry into `cache`. Listings are shared between folders that hold the same entries (ten thousand
  * skill folders list the same three names): the walk only reads them.
  */
-function decodeDir(row: unknown, root: string, cache: RootCache, listings: Map<string, DirEntry[]>): void {
+function decodeDir(row: unknown, root: string, dirs: SavedDirs, listings: Map<string, DirEntry[]>): void {
 	const cells = tuple(row, 7, "a folder entry");
 	const path = pathBelow(root, cells[0]);
 	const names = text(cells[6], "a folder listing");
@@ -183,7 +194,8 @@ function decodeDir(row: unknown, root: string, cache: RootCache, listings: Map<s
 		entries = decodeListing(names, path);
 		listings.set(names, entries);
 	}
-	cache.dirs.set(path, { signature: decodeSignature(cells), entries, racy: false });
+	const [dev, ino, size, mtimeMs, ctimeMs] = checkedSignature(cells);
+	dirs.add(path, entries, dev, ino, size, mtimeMs, ctimeMs);
 }
 
 function decodeListing(names: string, path: string): DirEntry[] {

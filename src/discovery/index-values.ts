@@ -84,13 +84,17 @@ function savableDiagnostic(d: DiscoveryDiagnostic, file: string): boolean {
 }
 
 export function decodeSignature(cells: unknown[]): FileSignature {
+	const [dev, ino, size, mtimeMs, ctimeMs] = checkedSignature(cells);
+	return { dev, ino, size, mtimeMs, ctimeMs };
+}
+
+/** The checked signature in cells 1-5 of a row (dev, ino, size, mtimeMs, ctimeMs), without making an object. */
+export function checkedSignature(cells: unknown[]): [number, number, number, number, number] {
 	const mtimeMs = cells[4];
 	const ctimeMs = cells[5];
 	if (typeof mtimeMs !== "number" || typeof ctimeMs !== "number" || !Number.isFinite(mtimeMs + ctimeMs))
 		throw new IndexFormatError("a time is not a number");
-	const dev = count(cells[1], "a device");
-	const ino = count(cells[2], "an inode");
-	return { dev, ino, size: count(cells[3], "a size"), mtimeMs, ctimeMs };
+	return [count(cells[1], "a device"), count(cells[2], "an inode"), count(cells[3], "a size"), mtimeMs, ctimeMs];
 }
 
 export function decodeDiagnostic(row: unknown, file: string): DiscoveryDiagnostic {

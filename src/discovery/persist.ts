@@ -10,6 +10,8 @@ import {
 	readIndexFile,
 	writeIndexFile,
 } from "./index-file.ts";
+import { type ReadResult, readResult } from "./warm-read.ts";
+import { encodeResult, type FinishedScan, type ResultInputs, resultKey, type SavedRoot } from "./warm-result.ts";
 
 /**
  * The persistent index of tier-1 metadata in `<cacheDir>/discovery/`: one file per root and settings holding the
@@ -19,11 +21,14 @@ import {
  */
 export class PersistentIndex {
 	readonly folder: string;
+	/** Where whole results are kept (warm-result.ts), beside the per-root files. */
+	readonly #results: string;
 	/** What the saved results depend on besides the files (part of every root's key). */
 	readonly stamp: string;
 
-	private constructor(folder: string) {
+	private constructor(folder: string, results: string) {
 		this.folder = folder;
+		this.#results = results;
 		this.stamp = codeStamp();
 	}
 
@@ -31,7 +36,7 @@ export class PersistentIndex {
 	static open(cacheDir: string, diagnostics: DiscoveryDiagnostic[]): PersistentIndex | undefined {
 		const folder = join(cacheDir, "discovery");
 		const problem = checkIndexFolder(folder);
-		if (!problem) return new PersistentIndex(folder);
+		if (!problem) return new PersistentIndex(folder, join(cacheDir, "discovery-result"));
 		if (problem.report) {
 			const message = `The persistent discovery index is off: ${problem.reason}`;
 			diagnostics.push(discoveryDiagnostic("index.unavailable", message, folder));
@@ -52,7 +57,7 @@ export class PersistentIndex {
 		let reason = "problem" in read ? read.problem : undefined;
 		if ("text" in read) {
 			try {
-				cache = decodeRootCache(read.text, this.#fileKey(key), key, path);
+				cache = decodeRootCache(read.text, this.#fileKey(key), key, path, read.mtimeMs);
 			} catch (error) {
 				// Whatever went wrong reading it back, the files themselves are still there to read: fail closed.
 				const why = error instanceof IndexFormatError ? error.message : String(error);
@@ -63,9 +68,6 @@ export class PersistentIndex {
 			const message = `The index of ${path} was not used: ${reason ?? "it cannot be read"}`;
 			diagnostics.push(discoveryDiagnostic("index.ignored", message, file));
 			return undefined;
-		}
-		for (const entry of [...cache.dirs.values(), ...cache.files.values()]) {
-			if (Math.max(entry.signature.mtimeMs, entry.signature.ctimeMs) >= read.mtimeMs) entry.racy = true;
 		}
 		return cache;
 	}
@@ -82,6 +84,57 @@ export class PersistentIndex {
 			// A full disk or a folder made read-only since the check: the scan's results stand; the next run reads
 			// the files again and tries to save once more.
 		}
+	}
+
+	/**
+	 * The whole result saved for `inputs`, when nothing it depends on changed; else undefined. A result that
+	 * cannot be used (missing, foreign, writable by others, corrupt, forged, stale) is passed over without a word:
+	 * the scan then runs on the per-root files, which say what is wrong with them, and saves a new result.
+	 */
+	readResult(inputs: ResultInputs): ReadResult | undefined {
+		const folder = this.#resultFolder();
+		if (!folder) return undefined;
+		const fileKey = resultKey(this.stamp, inputs);
+		const read = readIndexFile(join(folder, indexFileName(fileKey)));
+		if (!("text" in read)) return undefined;
+		try {
+			const indexFiles = inputs.rootKeys.map((key) => this.#indexFile(key));
+			return readResult(read.text, read.mtimeMs, fileKey, inputs.roots, indexFiles);
+		} catch {
+			// A value that is not what it must be: the files themselves are still there to read. Fail closed.
+			return undefined;
+		}
+	}
+
+	/** Saves a finished scan's result, when it can vouch for itself; a failed write only costs the next run. */
+	saveResult(
+		inputs: ResultInputs,
+		scan: Omit<FinishedScan, "roots"> & { roots: Omit<SavedRoot, "indexFile">[] },
+	): void {
+		const folder = this.#resultFolder();
+		if (!folder) return;
+		try {
+			const fileKey = resultKey(this.stamp, inputs);
+			const roots = scan.roots.map((root, i) => ({ ...root, indexFile: this.#indexFile(inputs.rootKeys[i] ?? "") }));
+			const text = encodeResult(fileKey, { ...scan, roots });
+			if (text === undefined) return;
+			writeIndexFile(folder, indexFileName(fileKey), text);
+			pruneIndexFolder(folder, scan.scanStart);
+		} catch {
+			// As for a root's file: the scan's results stand; the next run scans and tries again.
+		}
+	}
+
+	#resultFolder(): string | undefined {
+		try {
+			return checkIndexFolder(this.#results) ? undefined : this.#results;
+		} catch {
+			return undefined;
+		}
+	}
+
+	#indexFile(key: string): string {
+		return join(this.folder, indexFileName(this.#fileKey(key)));
 	}
 
 	/** A root's key in a file: with the code stamp, so results saved by other code are never used. */

@@ -86,13 +86,21 @@ export interface ReportInput {
  * properties to every reader, JSON included.
  */
 export function buildReport(input: ReportInput): DiscoveryReport {
-	const counts = { roots: input.walks.length, candidates: 0, selected: 0, shadowed: 0, untrusted: 0, disabled: 0 };
+	return assembleReport({ ...input, roots: input.walks.map((walk) => rootReport(walk, input)) });
+}
+
+/** What {@link assembleReport} needs: the report's parts, each root's part already made. */
+export type ReportParts = Omit<ReportInput, "walks" | "roots"> & { roots: RootReport[] };
+
+/** Assembles the report from its parts (a saved result gives the roots' parts as they were). */
+export function assembleReport(input: ReportParts): DiscoveryReport {
+	const counts = { roots: input.roots.length, candidates: 0, selected: 0, shadowed: 0, untrusted: 0, disabled: 0 };
 	for (const skill of input.skills) counts[skill.status]++;
-	for (const walk of input.walks) counts.candidates += walk.candidates.length + walk.rejected.length;
+	for (const root of input.roots) counts.candidates += root.counts.candidates;
 	const report = {
 		cwd: input.cwd,
 		policy: input.policy,
-		roots: input.walks.map((walk) => rootReport(walk, input)),
+		roots: input.roots,
 		// Placeholders keep the order of the keys (JSON output shows it); lazyList defines them in place.
 		selected: [],
 		shadowed: [],

@@ -80,6 +80,14 @@ export function reuseSnapshot(
 	dirs: ReadonlyMap<string, ListedDir>,
 ): RootWalk | undefined {
 	for (const [path, dir] of dirs) if (dir.racy || !sameAsNow(path, dir.signature)) return undefined;
+	return walkFromSnapshot(snapshot, root);
+}
+
+/**
+ * The walk a snapshot stands for, for `root` now, once the folders it listed are known to be unchanged: or
+ * undefined when a folder it probed changed, or the root now resolves elsewhere.
+ */
+export function walkFromSnapshot(snapshot: WalkSnapshot, root: DiscoveryRoot): RootWalk | undefined {
 	for (const [path, signature] of snapshot.probes) if (!sameAsNow(path, signature)) return undefined;
 	let real: string;
 	try {
@@ -103,7 +111,7 @@ export function reuseSnapshot(
 }
 
 /** `rel` (checked: no empty, `.` or `..` segment) joined below the normalized `path`, as the walk builds it. */
-function descend(path: string, rel: string): string {
+export function descend(path: string, rel: string): string {
 	if (rel === "") return path;
 	if (sep === "/") return path.endsWith("/") ? path + rel : `${path}/${rel}`;
 	let out = path;

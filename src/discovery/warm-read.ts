@@ -1,0 +1,259 @@
+import { lstatSync, realpathSync, statSync } from "node:fs";
+import { SKILL_CODES } from "../skill/index.ts";
+import { DISCOVERY_CODES, type DiscoveryCode, type DiscoveryDiagnostic } from "./codes.ts";
+import {
+	count,
+	decodeProperties,
+	IndexFormatError,
+	list,
+	pathBelow,
+	record,
+	safeRelative,
+	text,
+	tuple,
+} from "./index-values.ts";
+import type { RootReport } from "./report.ts";
+import type { IndexedSkill, RejectedSkill, SkillStatus } from "./resolve.ts";
+import type { DiscoveryRoot } from "./roots.ts";
+import { placed, RESULT_FORMAT } from "./warm-result.ts";
+
+// Reading a saved result back (see warm-result.ts): first every signature it depends on, straight from its flat
+// arrays (any change, or a racy entry, and the result is not used), then its values, checked as strictly as input
+// (anyone who could write the file could have written anything): paths are rebuilt below their roots, codes and
+// statuses must be known ones, properties pass the index's own checks.
+
+/** A result read back: what discover() returns for it, and how many folders and files it stood for. */
+export interface ReadResult {
+	skills: IndexedSkill[];
+	rejected: RejectedSkill[];
+	diagnostics: DiscoveryDiagnostic[];
+	roots: RootReport[];
+	reused: { dirs: number; files: number };
+}
+
+const STATUSES: ReadonlySet<string> = new Set<SkillStatus>(["selected", "shadowed", "untrusted", "disabled"]);
+const SEVERITIES: ReadonlySet<string> = new Set(["error", "warning", "info"]);
+
+/**
+ * The result in `payload` (an index file written at `writtenAt`) for `roots`, or undefined when something it depends
+ * on changed or was racy. Throws {@link IndexFormatError} when it is not a valid result for `fileKey`.
+ */
+export function readResult(
+	payload: string,
+	writtenAt: number,
+	fileKey: string,
+	roots: readonly DiscoveryRoot[],
+	indexFiles: readonly string[],
+): ReadResult | undefined {
+	let value: unknown;
+	try {
+		value = JSON.parse(payload);
+	} catch {
+		throw new IndexFormatError("it is not valid JSON");
+	}
+	const saved = record(value, "the result");
+	if (saved.format !== RESULT_FORMAT) throw new IndexFormatError("it is not a result of this format");
+	if (saved.key !== fileKey) throw new IndexFormatError("it was written for other roots or settings");
+	const checks = list(saved.checks, "checks");
+	if (checks.length !== roots.length) throw new IndexFormatError("it has checks for other roots");
+	const reals: (string | undefined)[] = [];
+	const reused = { dirs: 0, files: 0 };
+	for (const [i, root] of roots.entries()) {
+		const real = checkRoot(checks[i], root, indexFiles[i] as string, writtenAt, reused);
+		if (real === false) return undefined;
+		reals.push(real);
+	}
+	const diagnostic = (row: unknown) => decodeDiagnostic(row, roots);
+	const skills = list(saved.skills, "skills").map((row) => decodeSkill(row, roots, reals, diagnostic));
+	const rejected = list(saved.rejected, "rejected").map((row) => {
+		const [i, rel, fileName, name, diagnostics] = tuple(row, 5, "a rejected skill");
+		const { root, where } = place(roots, reals, i, rel, fileName);
+		// Built in the order resolution builds it (JSON output shows the order).
+		const item = { file: where.file, dir: where.dir, scope: root.scope, rank: root.rank } as RejectedSkill;
+		if (name !== null) item.name = text(name, "a name");
+		item.diagnostics = list(diagnostics, "diagnostics").map(diagnostic);
+		return item;
+	});
+	const walks = list(saved.walks, "walks");
+	if (walks.length !== roots.length) throw new IndexFormatError("it has walks for other roots");
+	const reports = roots.map((root, i) => rootReport(walks[i], root, reals[i] !== undefined, skills, rejected));
+	return {
+		skills,
+		rejected,
+		diagnostics: list(saved.diagnostics, "diagnostics").map(diagnostic),
+		roots: reports,
+		reused,
+	};
+}
+
+/**
+ * Checks a root's part: false when anything changed (or is racy), else the root's real path (undefined for a root
+ * that did not exist and still does not).
+ */
+function checkRoot(
+	value: unknown,
+	root: DiscoveryRoot,
+	indexFile: string,
+	writtenAt: number,
+	reused: { dirs: number; files: number },
+): string | undefined | false {
+	if (value === null) return statSync(root.path, { throwIfNoEntry: false }) === undefined ? undefined : false;
+	const cells = tuple(value, 10, "a root's checks");
+	const real = text(cells[0], "a real path");
+	if (real !== "/" && !(real.startsWith("/") && safeRelative(real.slice(1))))
+		throw new IndexFormatError("a root's real path is not a plain absolute path");
+	const rels = list(cells[8], "paths");
+	const signatures = list(cells[9], "signatures");
+	const dirs = count(cells[6], "a folder count");
+	const probes = count(cells[7], "a probe count");
+	if (signatures.length !== rels.length * 5 || dirs + probes > rels.length)
+		throw new IndexFormatError("a root's checks do not add up");
+	// The per-root index file it was saved with: rewritten (or touched) since, and this result no longer stands.
+	const own = lstatSync(indexFile, { throwIfNoEntry: false });
+	if (!own || !same(own, cells, 1)) return false;
+	for (let i = 0; i < rels.length; i++) {
+		const path = pathBelow(root.path, rels[i]);
+		const at = i * 5;
+		const mtimeMs = signatures[at + 3];
+		const ctimeMs = signatures[at + 4];
+		if (typeof mtimeMs !== "number" || typeof ctimeMs !== "number")
+			throw new IndexFormatError("a time is not a number");
+		if (Math.max(mtimeMs, ctimeMs) >= writtenAt) return false;
+		const info = statSync(path, { throwIfNoEntry: false });
+		if (!info || !same(info, signatures, at)) return false;
+	}
+	try {
+		if (realpathSync.native(root.path) !== real) return false;
+	} catch {
+		return false;
+	}
+	reused.dirs += dirs;
+	reused.files += rels.length - dirs - probes;
+	return real;
+}
+
+function same(
+	info: { dev: number; ino: number; size: number; mtimeMs: number; ctimeMs: number },
+	row: unknown[],
+	at: number,
+) {
+	return (
+		info.ino === row[at + 1] &&
+		info.mtimeMs === row[at + 3] &&
+		info.ctimeMs === row[at + 4] &&
+		info.size === row[at + 2] &&
+		info.dev === row[at]
+	);
+}
+
+function place(
+	roots: readonly DiscoveryRoot[],
+	reals: readonly (string | undefined)[],
+	i: unknown,
+	rel: unknown,
+	fileName: unknown,
+) {
+	const index = count(i, "a root number");
+	const root = roots[index];
+	const real = reals[index];
+	if (!root || real === undefined) throw new IndexFormatError("a skill is in a root that does not exist");
+	const folder = text(rel, "a skill folder");
+	if (folder !== "" && !safeRelative(folder)) throw new IndexFormatError("a skill folder leaves its root");
+	const name = text(fileName, "a skill file name");
+	if (name.length !== 8 || name.toLowerCase() !== "skill.md") throw new IndexFormatError("a file is not a SKILL.md");
+	return { root, where: placed(root, real, folder, name) };
+}
+
+function decodeSkill(
+	row: unknown,
+	roots: readonly DiscoveryRoot[],
+	reals: readonly (string | undefined)[],
+	diagnostic: (row: unknown) => DiscoveryDiagnostic,
+): IndexedSkill {
+	const cells = tuple(row, 16, "a skill");
+	const { root, where } = place(roots, reals, cells[0], cells[1], cells[2]);
+	const status = text(cells[7], "a status");
+	if (!STATUSES.has(status)) throw new IndexFormatError("a skill has an unknown status");
+	if (typeof cells[9] !== "boolean") throw new IndexFormatError("model invocation is not true or false");
+	const mtimeMs = cells[14];
+	if (typeof mtimeMs !== "number" || !Number.isFinite(mtimeMs)) throw new IndexFormatError("a time is not a number");
+	const skill: IndexedSkill = {
+		id: text(cells[3], "an id"),
+		name: text(cells[4], "a name"),
+		qualifiedName: text(cells[5], "a qualified name"),
+		description: text(cells[6], "a description"),
+		scope: root.scope,
+		rank: root.rank,
+		root: root.path,
+		dir: where.dir,
+		file: where.file,
+		realFile: where.realFile,
+		status: status as SkillStatus,
+		trusted: root.trusted,
+		modelInvocable: cells[9],
+		properties: decodeProperties(cells[10]),
+		bodyOffset: count(cells[11], "a body offset"),
+		bodyLine: count(cells[12], "a body line"),
+		size: count(cells[13], "a size"),
+		mtimeMs,
+		diagnostics: list(cells[15], "diagnostics").map(diagnostic),
+	};
+	if (cells[8] !== null) skill.shadowedBy = text(cells[8], "a shadowing name");
+	return skill;
+}
+
+function decodeDiagnostic(row: unknown, roots: readonly DiscoveryRoot[]): DiscoveryDiagnostic {
+	const [code, severity, message, i, rel, line, column, field, hint] = tuple(row, 9, "a diagnostic");
+	const known = typeof code === "string" && (Object.hasOwn(SKILL_CODES, code) || Object.hasOwn(DISCOVERY_CODES, code));
+	if (!known || typeof severity !== "string" || !SEVERITIES.has(severity))
+		throw new IndexFormatError("a diagnostic has an unknown code or severity");
+	const root = roots[count(i, "a root number")];
+	if (!root) throw new IndexFormatError("a diagnostic names a root that is not there");
+	const d = {
+		code: code as DiscoveryCode,
+		severity: severity as DiscoveryDiagnostic["severity"],
+		message: text(message, "a message"),
+		file: pathBelow(root.path, rel),
+	} as DiscoveryDiagnostic;
+	if ((line === null) !== (column === null)) throw new IndexFormatError("a diagnostic is half placed");
+	if (line !== null) {
+		d.line = count(line, "a line");
+		d.column = count(column, "a column");
+	}
+	if (field !== null) d.field = text(field, "a field name");
+	d.hint = text(hint, "a hint");
+	return d;
+}
+
+function rootReport(
+	value: unknown,
+	root: DiscoveryRoot,
+	exists: boolean,
+	skills: readonly IndexedSkill[],
+	rejected: readonly RejectedSkill[],
+): RootReport {
+	const cells = tuple(value, 6, "a walk");
+	const [depth, dirs, entries] = [cells[3], cells[4], cells[5]];
+	if (typeof depth !== "boolean" || typeof dirs !== "boolean" || typeof entries !== "boolean")
+		throw new IndexFormatError("a walk bound is not true or false");
+	const mine = { selected: 0, shadowed: 0, untrusted: 0, disabled: 0 };
+	for (const skill of skills) if (skill.rank === root.rank) mine[skill.status]++;
+	return {
+		path: root.path,
+		scope: root.scope,
+		rank: root.rank,
+		source: root.source,
+		...(root.preset ? { preset: root.preset } : {}),
+		exists,
+		trusted: root.trusted,
+		locked: root.locked,
+		counts: {
+			dirs: count(cells[0], "a folder count"),
+			entries: count(cells[1], "an entry count"),
+			candidates: count(cells[2], "a candidate count"),
+			...mine,
+			rejected: rejected.filter((r) => r.rank === root.rank).length,
+		},
+		bounds: { depth, dirs, entries },
+	};
+}

@@ -1,0 +1,239 @@
+import {
+	chmodSync,
+	chownSync,
+	readdirSync,
+	readFileSync,
+	renameSync,
+	symlinkSync,
+	utimesSync,
+	writeFileSync,
+} from "node:fs";
+import { join } from "node:path";
+import { createSession, type DiscoverOptions, type DiscoveryResult, discover, estimateTokenizer } from "skillset";
+import { beforeAll, describe, expect, it } from "vitest";
+import { pastRacyWindow } from "../helpers/racy.ts";
+import { skillMd, tempDir, writeTree } from "../helpers/temp.ts";
+import { comparable, forgePayload, readPayload } from "./index-helpers.ts";
+
+// Issue 23: a warm discover() with nothing changed returns the saved, resolved result (after collisions, with its
+// diagnostics) after checking every signature it depends on. It must equal a cold run's result exactly, and a
+// result that was forged, is stale, racy, or not ours must be passed over (the scan then runs and is right).
+
+let base: string;
+let rootA: string;
+let rootB: string;
+
+beforeAll(async () => {
+	base = await tempDir();
+	rootA = join(base, "a");
+	rootB = join(base, "b");
+	await writeTree(rootA, {
+		"shared/SKILL.md": skillMd("shared", "The workspace copy wins."),
+		"plain/SKILL.md": skillMd("plain", "A plain skill.", "metadata:\n  version: 1.0\nx-custom:\n  list: [1, two]"),
+		"group/one/SKILL.md": skillMd("twin", "First of two with one name."),
+		"group/two/SKILL.md": skillMd("twin", "Second of two with one name."),
+		"no-description/SKILL.md": "---\nname: no-description\n---\nBody\n",
+		"unclosed/SKILL.md": "---\nname: unclosed\ndescription: never closed\n",
+		"lower/skill.md": skillMd("lower", "A lower-case file name."),
+		"outer/SKILL.md": skillMd("outer", "Has a nested skill."),
+		"outer/inner/SKILL.md": skillMd("inner", "Nested."),
+		".hidden/secret/SKILL.md": skillMd("secret", "Hidden."),
+		"off/SKILL.md": skillMd("off", "Switched off."),
+	});
+	await writeTree(rootB, {
+		"shared/SKILL.md": skillMd("shared", "The user copy is shadowed."),
+		"only-b/SKILL.md": skillMd("only-b", "Only in the second root."),
+	});
+	await pastRacyWindow();
+}, 60_000);
+
+let caches = 0;
+function options(cacheDir?: string): DiscoverOptions {
+	const roots = [rootA, rootB, join(base, "absent")];
+	return {
+		cwd: base,
+		home: join(base, "no-home"),
+		defaultRoots: false,
+		roots,
+		disabled: ["off"],
+		...(cacheDir ? { cacheDir } : {}),
+	};
+}
+
+function expectSame(warm: DiscoveryResult, cold: DiscoveryResult): void {
+	expect(warm.index.skills).toStrictEqual(cold.index.skills);
+	expect(comparable(warm.report)).toStrictEqual(comparable(cold.report));
+	expect(JSON.parse(JSON.stringify(comparable(warm.report)))).toStrictEqual(
+		JSON.parse(JSON.stringify(comparable(cold.report))),
+	);
+}
+
+/** The one saved result of a cache folder. */
+function resultFile(cacheDir: string): string {
+	const folder = join(cacheDir, "discovery-result");
+	const names = readdirSync(folder).filter((name) => name.endsWith(".json"));
+	expect(names).toHaveLength(1);
+	return join(folder, names[0] as string);
+}
+
+type Payload = {
+	key: string;
+	checks: unknown[][];
+	skills: unknown[][];
+	rejected: unknown[][];
+	diagnostics: unknown[][];
+};
+
+/** A cache with a saved result, and the result file with the description of `plain` replaced (digest kept valid). */
+async function forgedCache(forge?: (payload: Payload) => void): Promise<{ cacheDir: string; file: string }> {
+	const cacheDir = join(base, `cache-${caches++}`);
+	await discover(options(cacheDir));
+	const file = resultFile(cacheDir);
+	const payload = readPayload(file) as unknown as Payload;
+	const plain = payload.skills.find((row) => row[4] === "plain");
+	if (!plain) throw new Error("no plain skill saved");
+	plain[6] = "FORGED";
+	forge?.(payload);
+	forgePayload(file, payload);
+	return { cacheDir, file };
+}
+
+const described = (result: DiscoveryResult) => result.index.get("plain")?.description;
+
+describe("the saved result of a discover()", { timeout: 60_000 }, () => {
+	it("is what a warm run returns, equal to a cold run's down to prototypes, order and diagnostics", async () => {
+		const cacheDir = join(base, `cache-${caches++}`);
+		const uncached = await discover(options());
+		const cold = await discover(options(cacheDir));
+		expectSame(cold, uncached);
+		const warm = await discover(options(cacheDir));
+		expectSame(warm, uncached);
+		expect(warm.report.reused.files).toBe(warm.index.size + warm.report.rejected.length);
+		// The tree has what resolution decides: a shadowed copy, a rejected name shared in one root, a disabled
+		// skill, invalid skills, a nested one, a hidden folder and a misnamed file.
+		const statuses = warm.index.skills.map((skill) => skill.status);
+		expect(statuses).toEqual(expect.arrayContaining(["selected", "shadowed", "disabled"]));
+		const codes = [...warm.report.diagnostics, ...warm.report.rejected.flatMap((r) => r.diagnostics)].map(
+			(d) => d.code,
+		);
+		expect(codes).toEqual(expect.arrayContaining(["entry.nested", "walk.hidden-skipped"]));
+		expect(warm.report.rejected.length).toBeGreaterThanOrEqual(2);
+		expect(Object.getPrototypeOf(warm.index.get("plain")?.properties.metadata)).toBeNull();
+		expect(Object.isFrozen(warm.index.skills[0])).toBe(true);
+		// It is the saved result that answered: a value changed in it (with a valid digest) shows.
+		const { cacheDir: forged } = await forgedCache();
+		expect(described(await discover(options(forged)))).toBe("FORGED");
+	});
+
+	const FORGERIES: [string, (payload: Payload) => void][] = [
+		["a skill folder outside its root", (p) => ((p.skills[0] as unknown[])[1] = "../outside")],
+		["a skill file that is not a SKILL.md", (p) => ((p.skills[0] as unknown[])[2] = "notes.md")],
+		["a checked path outside its root", (p) => (p.checks[0] as unknown[][])[8]?.splice(1, 1, "../../etc")],
+		["a root number past the roots", (p) => ((p.skills[0] as unknown[])[0] = 7)],
+		["a status nobody knows", (p) => ((p.skills[0] as unknown[])[7] = "root")],
+		["a diagnostic code nobody knows", (p) => ((p.diagnostics[0] as unknown[])[0] = "grant.all")],
+		["a property nobody knows", (p) => (((p.skills[0] as unknown[])[10] as Record<string, unknown>).grant = "all")],
+		["a forged key", (p) => (p.key = p.key.replace(rootB, join(base, "other")))],
+		["a changed signature", (p) => (p.checks[0] as unknown[][])[9]?.splice(3, 1, 1)],
+		["a row of the wrong length", (p) => (p.skills[0] as unknown[]).push("extra")],
+	];
+
+	it.each(FORGERIES)("is passed over when it holds %s (the scan runs and is right)", async (_name, forge) => {
+		const { cacheDir } = await forgedCache(forge);
+		const warm = await discover(options(cacheDir));
+		expect(described(warm)).toBe("A plain skill.");
+		expectSame(warm, await discover(options()));
+	});
+
+	it("is passed over when cut short or changed without its digest", async () => {
+		for (const damage of ["truncate", "flip"]) {
+			const { cacheDir, file } = await forgedCache();
+			const bytes = readFileSync(file);
+			if (damage === "truncate") writeFileSync(file, bytes.subarray(0, bytes.length - 10));
+			else writeFileSync(file, Buffer.from(bytes.toString("utf8").replace("FORGED", "FORGER")));
+			expect(described(await discover(options(cacheDir)))).toBe("A plain skill.");
+		}
+	});
+
+	it("is passed over when its group or everyone may write it, or another user owns it", async () => {
+		const { cacheDir, file } = await forgedCache();
+		chmodSync(file, 0o664);
+		expect(described(await discover(options(cacheDir)))).toBe("A plain skill.");
+		if (process.getuid?.() === 0) {
+			const other = await forgedCache();
+			chownSync(other.file, 65534, 65534);
+			expect(described(await discover(options(other.cacheDir)))).toBe("A plain skill.");
+		}
+	});
+
+	it("is passed over when an entry changed no earlier than it was written (the racy-git rule)", async () => {
+		const { cacheDir, file } = await forgedCache();
+		utimesSync(file, new Date("2001-01-01"), new Date("2001-01-01"));
+		expect(described(await discover(options(cacheDir)))).toBe("A plain skill.");
+	});
+
+	it("never stands in for activation: a forged body position changes nothing a model receives", async () => {
+		const { cacheDir } = await forgedCache((payload) => {
+			for (const row of payload.skills) {
+				row[11] = 0;
+				row[12] = 1;
+			}
+		});
+		const warm = await discover(options(cacheDir));
+		expect(described(warm)).toBe("FORGED");
+		const activation = await createSession(warm.index, { tokenizer: estimateTokenizer }).activate("plain");
+		if (!activation.ok) throw new Error(activation.message);
+		expect(activation.body).toBe("# plain\n\nSteps.");
+	});
+
+	it("is passed over when a per-root index file it was saved with was rewritten since", async () => {
+		const { cacheDir } = await forgedCache();
+		const folder = join(cacheDir, "discovery");
+		for (const name of readdirSync(folder)) utimesSync(join(folder, name), new Date(), new Date());
+		expect(described(await discover(options(cacheDir)))).toBe("A plain skill.");
+	});
+});
+
+describe("a warm run on a saved result sees every change", { timeout: 60_000 }, () => {
+	it("an edit within the same second that keeps size and mtime, and a same-size file replacing SKILL.md", async () => {
+		const root = join(base, "edits");
+		await writeTree(root, { "x/SKILL.md": skillMd("x", "Before."), "y/SKILL.md": skillMd("y", "First.") });
+		await pastRacyWindow();
+		const cacheDir = join(base, `cache-${caches++}`);
+		const opts: DiscoverOptions = { ...options(cacheDir), roots: [root], disabled: [] };
+		await discover(opts);
+		expect((await discover(opts)).index.get("x")?.description).toBe("Before.");
+		const x = join(root, "x", "SKILL.md");
+		const stamp = new Date(Date.now() - 10_000);
+		utimesSync(x, stamp, stamp);
+		await discover(opts);
+		// Same size, same mtime: only the ctime (and the content) differ.
+		writeFileSync(x, skillMd("x", "After."));
+		utimesSync(x, stamp, stamp);
+		expect((await discover(opts)).index.get("x")?.description).toBe("After.");
+		// Another file of the same size and mtime, renamed over it (a new inode).
+		const y = join(root, "y", "SKILL.md");
+		const other = join(root, "y", "next.tmp");
+		writeFileSync(other, skillMd("y", "Other."));
+		utimesSync(other, stamp, stamp);
+		await pastRacyWindow();
+		await discover(opts);
+		renameSync(other, y);
+		expect((await discover(opts)).index.get("y")?.description).toBe("Other.");
+	});
+
+	it("a skill folder swapped for a link between two runs", async () => {
+		const root = join(base, "swap");
+		await writeTree(root, { "s/SKILL.md": skillMd("s", "Real folder."), "elsewhere/t/SKILL.md": skillMd("t", "T.") });
+		await pastRacyWindow();
+		const cacheDir = join(base, `cache-${caches++}`);
+		const opts: DiscoverOptions = { ...options(cacheDir), roots: [root], disabled: [] };
+		await discover(opts);
+		await discover(opts);
+		renameSync(join(root, "s"), join(base, "moved-s"));
+		symlinkSync(join(root, "elsewhere", "t"), join(root, "s"));
+		const warm = await discover(opts);
+		expectSame(warm, await discover({ ...opts, cacheDir: undefined }));
+		expect(warm.index.get("s")).toBeUndefined();
+	});
+});
