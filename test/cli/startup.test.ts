@@ -1,4 +1,5 @@
 import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -8,7 +9,8 @@ import { skillMd, tempDir, writeTree } from "../helpers/temp.ts";
 
 // Issue 10: start-up pays for every module a command loads. A loader hook lists what the built CLI loads (a chunk of
 // its bundle stands for the modules it holds).
-const BIN = join(import.meta.dirname, "..", "..", "dist", "cli", "bin.js");
+const ROOT = join(import.meta.dirname, "..", "..");
+const BIN = join(ROOT, "dist", "cli", "bin.js");
 let root: string;
 let register: string;
 let requireReport: string;
@@ -89,5 +91,47 @@ describe("what the CLI loads", () => {
 		expect(modules.filter((url) => url.includes("/dist/discovery/"))).toEqual([]);
 		// A folder of skills still finds them through discovery.
 		expect(loaded(workspace, "validate", ".").some((url) => url.includes("/dist/discovery/"))).toBe(true);
+	});
+});
+
+describe("the package's bin", () => {
+	// Node's ES module loader (resolve, translate, link, a facade per builtin) costs an ES module entry a large part
+	// of its start-up; the bin is CommonJS so that a command never starts it. Node lists its internal modules as it
+	// loads them: the loader's module jobs appear once any ES module loads.
+	const manifest = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { bin: Record<string, string> };
+	const bin = join(ROOT, manifest.bin.skillset ?? "missing");
+
+	let internalReport: string;
+	beforeAll(async () => {
+		internalReport = join(root, "internal-report.cjs");
+		await writeFile(
+			internalReport,
+			'process.on("exit", () => { for (const name of process.moduleLoadList) process.stderr.write(name + "\\n"); });\n',
+		);
+	});
+
+	function esmLoaded(cwd: string, ...args: string[]): string[] {
+		const run = spawnSync(process.execPath, ["--require", internalReport, bin, ...args], {
+			cwd,
+			encoding: "utf8",
+			env: { ...process.env, HOME: join(root, "home"), SKILLSET_CACHE_DIR: join(root, "cache"), NO_COLOR: "1" },
+			timeout: 30_000,
+		});
+		expect(run.status, run.stderr).toBe(0);
+		return run.stderr.split("\n").filter((line) => /internal\/modules\/esm\/(module_job|translators)/.test(line));
+	}
+
+	it("runs scan, validate and list without starting Node's ES module loader", async () => {
+		const workspace = join(root, "commonjs");
+		await writeTree(join(workspace, ".agents", "skills"), { "one/SKILL.md": skillMd("one") });
+		expect(esmLoaded(workspace, "scan", "--exit-zero")).toEqual([]);
+		expect(esmLoaded(workspace, "validate", ".agents/skills/one")).toEqual([]);
+		// Cold (it writes the index), then warm (it reads it).
+		expect(esmLoaded(workspace, "list")).toEqual([]);
+		expect(esmLoaded(workspace, "list")).toEqual([]);
+		// The ES module entry kept for `node dist/cli/bin.js` does start it (so the check above can see it).
+		expect(
+			spawnSync(process.execPath, ["--require", internalReport, BIN, "--version"], { encoding: "utf8" }).stderr,
+		).toMatch(/internal\/modules\/esm\/module_job/);
 	});
 });
