@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { closeSync, openSync, readFileSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -133,5 +133,42 @@ describe("the package's bin", () => {
 		expect(
 			spawnSync(process.execPath, ["--require", internalReport, BIN, "--version"], { encoding: "utf8" }).stderr,
 		).toMatch(/internal\/modules\/esm\/module_job/);
+	});
+
+	it("writes to a file without setting up Node's output streams, and still to stderr when it must", async () => {
+		const workspace = join(root, "to-a-file");
+		await writeTree(join(workspace, ".agents", "skills"), { "one/SKILL.md": skillMd("one") });
+		const loadedWith = (out: "file" | "pipe", ...args: string[]) => {
+			const file = join(root, "out.txt");
+			const fd = openSync(file, "w");
+			const list = join(root, "internal-modules.txt");
+			const report = join(root, "internal-to-file.cjs");
+			const code = `process.on("exit", () => require("node:fs").writeFileSync(${JSON.stringify(list)}, process.moduleLoadList.join("\\n")));\n`;
+			return writeFile(report, code).then(() => {
+				const run = spawnSync(process.execPath, ["--require", report, bin, ...args], {
+					cwd: workspace,
+					encoding: "utf8",
+					env: { ...process.env, HOME: join(root, "home"), SKILLSET_CACHE_DIR: join(root, "cache"), NO_COLOR: "1" },
+					stdio: ["ignore", out === "file" ? fd : "pipe", "pipe"],
+					timeout: 30_000,
+				});
+				closeSync(fd);
+				const stdout = out === "file" ? readFileSync(file, "utf8") : run.stdout;
+				return { status: run.status, stdout, stderr: run.stderr, modules: readFileSync(list, "utf8").split("\n") };
+			});
+		};
+		const toFile = await loadedWith("file", "list");
+		const toPipe = await loadedWith("pipe", "list");
+		expect(toFile.stdout).toContain("one  workspace");
+		expect(toFile.stdout).toBe(toPipe.stdout);
+		expect([toFile.status, toFile.stderr]).toEqual([0, ""]);
+		// Node's stream for a file (or a pipe on stderr) loads only when something is written to it.
+		expect(toFile.modules.filter((name) => /sync_write_stream|NativeModule net$/.test(name))).toEqual([]);
+		expect(toPipe.modules).toContain("NativeModule net");
+		// A usage mistake still reaches stderr, after the output written to the file (none here).
+		const usage = await loadedWith("file", "list", "--no-such-flag");
+		expect(usage.status).toBe(2);
+		expect(usage.stderr).toMatch(/^skillset: .*--no-such-flag/);
+		expect(usage.stdout).toBe("");
 	});
 });
