@@ -34,7 +34,12 @@ export interface ProcessContext {
 }
 
 export const REPO: string = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
-export const BIN: string = join(REPO, "dist", "cli", "bin.js");
+/** The package's bin (a CommonJS file), as `npx skillset` runs it. */
+export const BIN: string = join(
+	REPO,
+	(JSON.parse(readFileSync(join(REPO, "package.json"), "utf8")) as { bin: Record<string, string> }).bin
+		.skillset as string,
+);
 
 /** Writes the preload into `work` and returns the context for processes run from `work`. */
 export async function processContext(work: string, home: string): Promise<ProcessContext> {

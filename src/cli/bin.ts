@@ -3,14 +3,15 @@
 // Node 22.1+ can keep the compiled code of the modules below on disk, so the next run skips compiling them; Node 20
 // has no such cache, and there not even `node:module` is loaded for it (start-up pays for every module). Node picks
 // the folder (NODE_COMPILE_CACHE, else its own under the temp folder) and NODE_DISABLE_COMPILE_CACHE=1 turns it off.
-// The CLI's own modules are imported after this, not statically, so that they are the ones cached.
+// The CLI's own modules are loaded after this, not statically, so that they are the ones cached.
 if (Number(process.versions.node.split(".")[0]) >= 22) {
-	const { default: module } = await import("node:module");
-	(module as { enableCompileCache?: () => unknown }).enableCompileCache?.();
+	const builtin = (process as { getBuiltinModule?: (id: string) => unknown }).getBuiltinModule?.("node:module");
+	(builtin as { enableCompileCache?: () => unknown } | undefined)?.enableCompileCache?.();
 }
 
-const { processIo, readerGone } = await import("./io.ts");
-const { runCli } = await import("./main.ts");
-const status = await runCli(process.argv.slice(2), processIo());
-// A reader that went away (`| head -1`) took what it wanted: that is no failure of the command.
-process.exitCode = readerGone() ? 0 : status;
+// No top-level await: the build bundles this entry as CommonJS (scripts/bundle-cli.mjs), where there is none.
+void Promise.all([import("./io.ts"), import("./main.ts")]).then(async ([{ processIo, readerGone }, { runCli }]) => {
+	const status = await runCli(process.argv.slice(2), processIo());
+	// A reader that went away (`| head -1`) took what it wanted: that is no failure of the command.
+	process.exitCode = readerGone() ? 0 : status;
+});

@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { fstatSync, readFileSync, writeSync } from "node:fs";
 
 /** What a command may touch: output streams, the working directory and the environment. Tests pass their own. */
 export interface CliIo {
@@ -32,40 +32,76 @@ export class UsageError extends Error {
 	}
 }
 
-/** The I/O of the running process. */
+/**
+ * The I/O of the running process. Node's stream for stdout or stderr costs a few milliseconds of start-up to set up
+ * (the stream modules, and for a pipe the socket ones): stdout that is a regular file is written straight to it, and
+ * a stream is made only when something is written to it.
+ */
 export function processIo(): CliIo {
-	const out = quietWhenClosed(process.stdout);
-	const err = quietWhenClosed(process.stderr);
+	const toFile = isRegularFile(1);
+	const out = toFile ? fileWriter(1) : quietWhenClosed(() => process.stdout, true);
+	const err = quietWhenClosed(() => process.stderr, false);
 	return {
 		stdout: (text) => out.write(text),
 		stderr: (text) => err.write(text),
 		cwd: process.cwd(),
 		env: process.env,
-		isTTY: process.stdout.isTTY === true,
+		isTTY: !toFile && process.stdout.isTTY === true,
 	};
 }
 
 /** Whether stdout's reader went away (`skillset list | head -1`): the run then ends with status 0. */
 export function readerGone(): boolean {
-	return closedStreams.has(process.stdout);
+	return stdoutGone;
 }
 
-const closedStreams = new WeakSet<NodeJS.WritableStream>();
+let stdoutGone = false;
 
-/**
- * Writes to `stream` until its reader goes away: then EPIPE is no crash, and later writes are dropped (the command
- * still finishes what it changes, only its output has nowhere to go). Other stream errors still surface.
- */
-function quietWhenClosed(stream: NodeJS.WriteStream): { write: (text: string) => void } {
-	stream.on("error", (error: NodeJS.ErrnoException) => {
-		if (error.code !== "EPIPE" && error.code !== "ERR_STREAM_DESTROYED") throw error;
-		closedStreams.add(stream);
-		// The error can come after the command returned and its status was set.
-		if (stream === process.stdout) process.exitCode = 0;
-	});
+/** Whether `fd` is open on a regular file (no reader to go away, no terminal, no partial writes but a full disk). */
+function isRegularFile(fd: number): boolean {
+	try {
+		return fstatSync(fd).isFile();
+	} catch {
+		return false;
+	}
+}
+
+/** Writes to the regular file open on `fd`, as the stream would, without making one. */
+function fileWriter(fd: number): { write: (text: string) => void } {
 	return {
 		write: (text) => {
-			if (!closedStreams.has(stream) && !stream.destroyed) stream.write(text);
+			const bytes = Buffer.from(text, "utf8");
+			for (let done = 0; done < bytes.length; ) done += writeSync(fd, bytes, done);
+		},
+	};
+}
+
+/**
+ * Writes to the stream `open` returns, made on the first write, until its reader goes away: then EPIPE is no crash,
+ * and later writes are dropped (the command still finishes what it changes, only its output has nowhere to go).
+ * Other stream errors still surface.
+ */
+function quietWhenClosed(open: () => NodeJS.WriteStream, isStdout: boolean): { write: (text: string) => void } {
+	let stream: NodeJS.WriteStream | undefined;
+	let gone = false;
+	const opened = (): NodeJS.WriteStream => {
+		if (stream) return stream;
+		const made = open();
+		made.on("error", (error: NodeJS.ErrnoException) => {
+			if (error.code !== "EPIPE" && error.code !== "ERR_STREAM_DESTROYED") throw error;
+			gone = true;
+			if (!isStdout) return;
+			stdoutGone = true;
+			// The error can come after the command returned and its status was set.
+			process.exitCode = 0;
+		});
+		stream = made;
+		return made;
+	};
+	return {
+		write: (text) => {
+			const target = opened();
+			if (!gone && !target.destroyed) target.write(text);
 		},
 	};
 }

@@ -229,9 +229,14 @@ const OPTIONAL_PACKAGES: Readonly<Record<string, string>> = {
 	openai: "6.30.1",
 };
 
-/** `name@version` of the optional package whose absence made a command fail to load, if that is what happened. */
+/**
+ * `name@version` of the optional package whose absence made a command fail to load, if that is what happened. The
+ * built CLI is CommonJS (a package imported statically is `require`d: MODULE_NOT_FOUND), a dynamic import stays an
+ * ES import (ERR_MODULE_NOT_FOUND).
+ */
 function missingOptionalPackage(error: unknown): string | undefined {
-	if ((error as NodeJS.ErrnoException | null)?.code !== "ERR_MODULE_NOT_FOUND") return undefined;
+	const code = (error as NodeJS.ErrnoException | null)?.code;
+	if (code !== "ERR_MODULE_NOT_FOUND" && code !== "MODULE_NOT_FOUND") return undefined;
 	const message = String((error as Error).message);
 	const name = Object.keys(OPTIONAL_PACKAGES).find(
 		(pkg) => message.includes(`'${pkg}'`) || message.includes(`/${pkg}/`),

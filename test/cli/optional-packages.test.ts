@@ -1,4 +1,5 @@
 import { execFile } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { cp, mkdir, symlink } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -18,13 +19,14 @@ async function leanInstall(): Promise<string> {
 	return dir;
 }
 
+// The package's own bin, as `npx skillset` runs it.
+const bin = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { bin: Record<string, string> }).bin
+	.skillset as string;
+
 function run(dir: string, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
 	return new Promise((done) => {
-		execFile(
-			process.execPath,
-			[join(dir, "dist/cli/bin.js"), ...args],
-			{ cwd: dir, timeout: 20_000 },
-			(error, stdout, stderr) => done({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+		execFile(process.execPath, [join(dir, bin), ...args], { cwd: dir, timeout: 20_000 }, (error, stdout, stderr) =>
+			done({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
 		);
 	});
 }

@@ -1,4 +1,5 @@
 import { spawnSync } from "node:child_process";
+import { closeSync, openSync, readFileSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -8,7 +9,8 @@ import { skillMd, tempDir, writeTree } from "../helpers/temp.ts";
 
 // Issue 10: start-up pays for every module a command loads. A loader hook lists what the built CLI loads (a chunk of
 // its bundle stands for the modules it holds).
-const BIN = join(import.meta.dirname, "..", "..", "dist", "cli", "bin.js");
+const ROOT = join(import.meta.dirname, "..", "..");
+const BIN = join(ROOT, "dist", "cli", "bin.js");
 let root: string;
 let register: string;
 let requireReport: string;
@@ -89,5 +91,84 @@ describe("what the CLI loads", () => {
 		expect(modules.filter((url) => url.includes("/dist/discovery/"))).toEqual([]);
 		// A folder of skills still finds them through discovery.
 		expect(loaded(workspace, "validate", ".").some((url) => url.includes("/dist/discovery/"))).toBe(true);
+	});
+});
+
+describe("the package's bin", () => {
+	// Node's ES module loader (resolve, translate, link, a facade per builtin) costs an ES module entry a large part
+	// of its start-up; the bin is CommonJS so that a command never starts it. Node lists its internal modules as it
+	// loads them: the loader's module jobs appear once any ES module loads.
+	const manifest = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { bin: Record<string, string> };
+	const bin = join(ROOT, manifest.bin.skillset ?? "missing");
+
+	let internalReport: string;
+	beforeAll(async () => {
+		internalReport = join(root, "internal-report.cjs");
+		await writeFile(
+			internalReport,
+			'process.on("exit", () => { for (const name of process.moduleLoadList) process.stderr.write(name + "\\n"); });\n',
+		);
+	});
+
+	function esmLoaded(cwd: string, ...args: string[]): string[] {
+		const run = spawnSync(process.execPath, ["--require", internalReport, bin, ...args], {
+			cwd,
+			encoding: "utf8",
+			env: { ...process.env, HOME: join(root, "home"), SKILLSET_CACHE_DIR: join(root, "cache"), NO_COLOR: "1" },
+			timeout: 30_000,
+		});
+		expect(run.status, run.stderr).toBe(0);
+		return run.stderr.split("\n").filter((line) => /internal\/modules\/esm\/(module_job|translators)/.test(line));
+	}
+
+	it("runs scan, validate and list without starting Node's ES module loader", async () => {
+		const workspace = join(root, "commonjs");
+		await writeTree(join(workspace, ".agents", "skills"), { "one/SKILL.md": skillMd("one") });
+		expect(esmLoaded(workspace, "scan", "--exit-zero")).toEqual([]);
+		expect(esmLoaded(workspace, "validate", ".agents/skills/one")).toEqual([]);
+		// Cold (it writes the index), then warm (it reads it).
+		expect(esmLoaded(workspace, "list")).toEqual([]);
+		expect(esmLoaded(workspace, "list")).toEqual([]);
+		// The ES module entry kept for `node dist/cli/bin.js` does start it (so the check above can see it).
+		expect(
+			spawnSync(process.execPath, ["--require", internalReport, BIN, "--version"], { encoding: "utf8" }).stderr,
+		).toMatch(/internal\/modules\/esm\/module_job/);
+	});
+
+	it("writes to a file without setting up Node's output streams, and still to stderr when it must", async () => {
+		const workspace = join(root, "to-a-file");
+		await writeTree(join(workspace, ".agents", "skills"), { "one/SKILL.md": skillMd("one") });
+		const loadedWith = (out: "file" | "pipe", ...args: string[]) => {
+			const file = join(root, "out.txt");
+			const fd = openSync(file, "w");
+			const list = join(root, "internal-modules.txt");
+			const report = join(root, "internal-to-file.cjs");
+			const code = `process.on("exit", () => require("node:fs").writeFileSync(${JSON.stringify(list)}, process.moduleLoadList.join("\\n")));\n`;
+			return writeFile(report, code).then(() => {
+				const run = spawnSync(process.execPath, ["--require", report, bin, ...args], {
+					cwd: workspace,
+					encoding: "utf8",
+					env: { ...process.env, HOME: join(root, "home"), SKILLSET_CACHE_DIR: join(root, "cache"), NO_COLOR: "1" },
+					stdio: ["ignore", out === "file" ? fd : "pipe", "pipe"],
+					timeout: 30_000,
+				});
+				closeSync(fd);
+				const stdout = out === "file" ? readFileSync(file, "utf8") : run.stdout;
+				return { status: run.status, stdout, stderr: run.stderr, modules: readFileSync(list, "utf8").split("\n") };
+			});
+		};
+		const toFile = await loadedWith("file", "list");
+		const toPipe = await loadedWith("pipe", "list");
+		expect(toFile.stdout).toContain("one  workspace");
+		expect(toFile.stdout).toBe(toPipe.stdout);
+		expect([toFile.status, toFile.stderr]).toEqual([0, ""]);
+		// Node's stream for a file (or a pipe on stderr) loads only when something is written to it.
+		expect(toFile.modules.filter((name) => /sync_write_stream|NativeModule net$/.test(name))).toEqual([]);
+		expect(toPipe.modules).toContain("NativeModule net");
+		// A usage mistake still reaches stderr, after the output written to the file (none here).
+		const usage = await loadedWith("file", "list", "--no-such-flag");
+		expect(usage.status).toBe(2);
+		expect(usage.stderr).toMatch(/^skillset: .*--no-such-flag/);
+		expect(usage.stdout).toBe("");
 	});
 });

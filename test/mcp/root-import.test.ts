@@ -24,6 +24,16 @@ export async function resolve(specifier, context, next) {
 }
 `,
 	);
+	// The built CLI is CommonJS chunks and packages it requires, which the hook does not see: list the require cache.
+	writeFileSync(
+		join(dir, "require-log.cjs"),
+		`const { appendFileSync } = require("node:fs");
+const { pathToFileURL } = require("node:url");
+process.on("exit", () => {
+	for (const file of Object.keys(require.cache)) appendFileSync(process.env.MODULE_LOG, pathToFileURL(file).href + "\\n");
+});
+`,
+	);
 	writeFileSync(
 		join(dir, "register.mjs"),
 		`import { register } from "node:module";\nregister(${JSON.stringify(pathToFileURL(join(dir, "hooks.mjs")).href)});\n`,
@@ -34,7 +44,8 @@ export async function resolve(specifier, context, next) {
 function modulesLoaded(name: string, args: string[]): string[] {
 	const log = join(dir, `${name}.log`);
 	writeFileSync(log, "");
-	const run = spawnSync(process.execPath, ["--import", join(dir, "register.mjs"), ...args], {
+	const preload = ["--import", join(dir, "register.mjs"), "--require", join(dir, "require-log.cjs")];
+	const run = spawnSync(process.execPath, [...preload, ...args], {
 		cwd: ROOT,
 		encoding: "utf8",
 		env: { ...process.env, MODULE_LOG: log, NO_COLOR: "1" },
