@@ -100,10 +100,11 @@ function textHits(units: readonly Unit[], skill: SkillFlows, report: (hit: Hit) 
 	for (const unit of units) {
 		unicodeHits(unit, report);
 		urlHits(unit, report);
-		secretHits(unit, report);
 		blobHits(unit, report);
 		lookalikeHits(unit, report);
 		if (unit.context !== "step" && unit.context !== "example") proseHits(unit, report);
+		// After the phrase rules, which may have read the unit's words already (code-anchors.ts).
+		secretHits(unit, report);
 		const flow = flows.get(unit.flow);
 		if (flow) flow.push(unit);
 		else flows.set(unit.flow, [unit]);

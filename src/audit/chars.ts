@@ -1,6 +1,7 @@
 // Rules that look at characters and tokens in any context: hidden Unicode, URLs, secrets and encoded blobs. All of
 // them are single passes over a bounded unit (no backtracking).
 
+import { codeMay } from "./code-anchors.ts";
 import type { AuditSeverity } from "./rules.ts";
 import type { Unit } from "./text.ts";
 
@@ -237,7 +238,7 @@ function isPlaceholder(token: string): boolean {
 /** Key formats and connection strings with a literal password (not `$PASSWORD`, `<password>`, `{pw}`). */
 export function secretHits(unit: Unit, report: Report): void {
 	const text = unit.text;
-	if (!SECRET_HINT.test(text)) return;
+	if (!codeMay(unit, "SECRET_HINT", false) || !SECRET_HINT.test(text)) return;
 	for (const match of text.matchAll(SECRET_TOKENS)) {
 		if (isPlaceholder(match[0])) continue;
 		report({ rule: "hardcoded-secret", unit, start: match.index, end: match.index + match[0].length });

@@ -4,6 +4,7 @@
 
 import { baseName, commandProgram, commandProgramIndex, type ShellCommand } from "../shell/index.ts";
 import { isSuspiciousHost, type Report, urlsIn } from "./chars.ts";
+import { codeMay } from "./code-anchors.ts";
 import { commandHits, spanOf } from "./command-rules.ts";
 import { type EncodedSecret, encodedSecrets, SECRET_NAME, SECRET_REF } from "./encoded-secrets.ts";
 import { vendorInstaller } from "./installers.ts";
@@ -177,7 +178,7 @@ function unitHits(unit: Unit, state: FlowState, report: Report): void {
 	}
 	textHits(unit, state, report);
 	if (state.encoded.length === 0) state.encoded.push(...encodedSecrets(unit, commands, state.tainted));
-	if (sink || NET_CALL.test(text)) {
+	if (sink || (codeMay(unit, "NET_CALL") && NET_CALL.test(text))) {
 		state.sinks.push(unit);
 		secretHits(unit, commands, state, report);
 	}
@@ -185,7 +186,7 @@ function unitHits(unit: Unit, state: FlowState, report: Report): void {
 	const prose =
 		(unit.context === "prose" || unit.context === "comment" || unit.context === "table") &&
 		!/\b(read|cat|open|load|include|print|copy|send|upload|output|display|paste|attach|exfiltrate)\b/i.test(text);
-	const credential = CREDENTIAL_HINT.test(text) ? CREDENTIAL.exec(text) : null;
+	const credential = codeMay(unit, "CREDENTIAL_HINT") && CREDENTIAL_HINT.test(text) ? CREDENTIAL.exec(text) : null;
 	const dump = commands.find(
 		(c) => (c.words.length === 1 && (c.words[0] === "env" || c.words[0] === "set")) || commandProgram(c) === "printenv",
 	);
@@ -194,7 +195,7 @@ function unitHits(unit: Unit, state: FlowState, report: Report): void {
 		const end = credential ? credential.index + credential[0].length : start + 8;
 		state.sources.push({ unit, start, end, flowId: state.id, weak: prose });
 	} else {
-		const dotenv = DOTENV.exec(text);
+		const dotenv = codeMay(unit, "DOTENV") ? DOTENV.exec(text) : null;
 		if (dotenv && /\b(cat|open|read|load_dotenv|readFile|source|Get-Content|curl|--data)\b/.test(text))
 			state.sources.push({
 				unit,
@@ -204,7 +205,7 @@ function unitHits(unit: Unit, state: FlowState, report: Report): void {
 				weak: true,
 			});
 	}
-	taint(text, state);
+	taint(unit, state);
 }
 
 /** Pipes into interpreters, downloads, and runs of what was downloaded. Returns true when the command is a sink. */
@@ -303,7 +304,9 @@ function runsDownloaded(word: string, program: string, args: readonly string[], 
 const ENV_VALUE = /[:=]\s{0,3}(?:os\.environ|os\.getenv|process\.env|\$\{?[A-Z_]|\$env:)/g;
 
 /** `NAME = os.environ["GITHUB_TOKEN"]`: later uses of NAME carry the secret. */
-function taint(text: string, state: FlowState): void {
+function taint(unit: Unit, state: FlowState): void {
+	if (!codeMay(unit, "ENV_VALUE")) return;
+	const text = unit.text;
 	const variable = assignedFromEnvironment(text);
 	if (variable === undefined) return;
 	for (const ref of text.matchAll(SECRET_REF)) {

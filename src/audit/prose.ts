@@ -4,7 +4,7 @@
 
 import { isSuspiciousHost, type Report, urlsIn } from "./chars.ts";
 import { AUTHORITY, HARVEST, HARVEST_GATE, MANIPULATION } from "./prose-abuse.ts";
-import { mayMatch, scanAnchors } from "./prose-anchors.ts";
+import { mayMatch, scanOnce } from "./prose-anchors.ts";
 import type { Unit } from "./text.ts";
 
 const G = "[^.!?\\n]{0,40}"; // a short gap inside one sentence
@@ -121,7 +121,7 @@ const RULES: readonly [string, RegExp, RegExp?][] = [
 export function proseHits(unit: Unit, report: Report): void {
 	// Dense code has no phrase; elsewhere one pass says which families' words the text holds (prose-anchors.ts).
 	const phrase = hasPhrase(unit.text);
-	const scanned = phrase && scanAnchors(unit.text);
+	const scanned = phrase && scanOnce(unit.text);
 	if (phrase)
 		for (const [rule, pattern, gate] of RULES) {
 			if (!mayMatch(rule, scanned) || (gate && !gate.test(unit.text))) continue;
