@@ -160,6 +160,16 @@ const DROP_SUFFIXES = [
 
 /** True for hosts that hide or catch data: shorteners, paste and drop sites, tunnels, request catchers, public IPs. */
 export function isSuspiciousHost(host: string): boolean {
+	// A text names the same host again and again (a long line, one page of docs): the last answer is reused.
+	if (host === lastHost.host) return lastHost.suspicious;
+	const suspicious = suspiciousHost(host);
+	lastHost = { host, suspicious };
+	return suspicious;
+}
+
+let lastHost = { host: "", suspicious: suspiciousHost("") };
+
+function suspiciousHost(host: string): boolean {
 	if (SHORTENERS.has(host) || DROP_HOSTS.has(host)) return true;
 	if (DROP_SUFFIXES.some((suffix) => host.endsWith(suffix))) return true;
 	return isPublicIp(host);

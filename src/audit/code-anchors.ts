@@ -124,8 +124,13 @@ const CODE_ANCHORS: Readonly<Record<CodeAnchor, readonly Need[]>> = {
 	],
 	// flow.ts DOTENV.
 	DOTENV: [one(".env")],
-	// flow.ts ENV_VALUE: a value taken from the environment.
-	ENV_VALUE: [one("os.environ", "os.getenv", "process.env", "$")],
+	// flow.ts ENV_VALUE: a value taken from the environment, after a `:` or `=`.
+	ENV_VALUE: [
+		[
+			["os.environ", "os.getenv", "process.env", "$"],
+			[":", "="],
+		],
+	],
 	// chars.ts SECRET_HINT: its own words (`gh[pousr]_` spelled out).
 	SECRET_HINT: [
 		one(

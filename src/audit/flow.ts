@@ -275,10 +275,12 @@ function downloadedFiles(program: string, args: readonly string[]): string[] {
 		// Every form below is an option: most words of a command are not.
 		if (a[0] !== "-") continue;
 		const value = args[i + 1] ?? "";
+		// The option patterns are tried only on words that hold their letter (`-s` holds neither `O` nor a final `o`).
 		if (program === "curl" && (a === "-o" || a === "--output")) files.push(baseName(value));
-		else if (program === "curl" && /^-[a-zA-Z]{0,8}O[a-zA-Z]{0,8}$|^--remote-name$/.test(a) && url)
+		else if (program === "curl" && a.includes("O") && /^-[a-zA-Z]{0,8}O[a-zA-Z]{0,8}$/.test(a) && url)
 			files.push(baseName(url));
-		else if (program === "curl" && /^-[a-zA-Z]{0,8}o$/.test(a)) files.push(baseName(value));
+		else if (program === "curl" && a === "--remote-name" && url) files.push(baseName(url));
+		else if (program === "curl" && a.endsWith("o") && /^-[a-zA-Z]{0,8}o$/.test(a)) files.push(baseName(value));
 		else if (program === "wget" && (a === "-O" || a === "--output-document")) files.push(baseName(value));
 		else if (program === "wget" && a.startsWith("--output-document=")) files.push(baseName(a.slice(18)));
 		else if (/^-outfile$/i.test(a) || (program === "aria2c" && a === "-o")) files.push(baseName(value));

@@ -12,12 +12,48 @@
 export type Need = readonly (readonly string[])[];
 
 const NOT = ["not", "don't", "never"];
+const PREVIOUS = [
+	"previous",
+	"prior",
+	"earlier",
+	"above",
+	"preceding",
+	"original",
+	"former",
+	"system",
+	"safety",
+	"developer",
+	"initial",
+	"existing",
+];
 
 /** Anchors of the rule ids of prose.ts's phrase families. */
 export const ANCHORS: Readonly<Record<string, readonly Need[]>> = {
 	"instruction-override": [
-		// ignore/disregard/forget… previous instructions, ignore the user (es, fr, it, de forms share "ignor").
-		[["ignor", "disregard", "forget", "override", "bypass", "skip", "abandon"]],
+		// ignore/disregard/forget… previous instructions, then ignore the user, then the es, fr, it and de forms.
+		[
+			PREVIOUS,
+			["ignor", "disregard", "forget", "override", "bypass", "skip", "abandon"],
+			[
+				"instruction",
+				"rules",
+				"prompt",
+				"guidelines",
+				"directives",
+				"messages",
+				"policies",
+				"constraints",
+				"guardrails",
+				"context",
+			],
+		],
+		[
+			["user", "human", "operator"],
+			["ignore", "disregard"],
+		],
+		[["anteriores", "previas", "precedenti"], ["ignor"], ["instrucciones", "instructions", "istruzioni"]],
+		[["usuario", "utilisateur", "utente", "nutzer"], ["ignor"]],
+		[["vorherigen", "bisherigen", "vorigen", "obigen"], ["ignor"]],
 		[["olvida", "oublie", "dimentica", "vergiss", "vergessen"]],
 		[["obey", "listen", "comply", "follow"], NOT],
 		[
@@ -65,7 +101,14 @@ export const ANCHORS: Readonly<Record<string, readonly Need[]>> = {
 		[["!["]],
 		[["historial", "prompt del sistema", "envoie", "sende", "schicke"]],
 	],
-	"remote-instructions": [[["http"]]],
+	// Each phrase: a verb of fetching, what is fetched (instructions, rules, …) and a URL.
+	"remote-instructions": [
+		[
+			["instruction", "rules", "prompt", "skill", "command"],
+			["fetch", "download", "load", "retrieve", "pull", "read"],
+			["http"],
+		],
+	],
 	"permission-bypass": [
 		[["permission", "approval", "confirmation", "safety", "consent"]],
 		[["dangerously", "danger-full-access"]],
@@ -237,6 +280,11 @@ export function scanAnchors(text: string): boolean {
 /** {@link scanAnchors}, unless `text` was the last text scanned (its table is still there). */
 export function scanOnce(text: string): boolean {
 	return text === lastText ? lastAscii : scanAnchors(text);
+}
+
+/** {@link mayHold} from a pass already made over `text`; a text not scanned last may hold anything. */
+export function scannedMayHold(text: string, needs: CompiledNeeds): boolean {
+	return text === lastText ? mayHold(text, needs) : true;
 }
 
 /** Whether the table holds `text` (the last text scanned). */

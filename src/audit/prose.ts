@@ -4,7 +4,7 @@
 
 import { isSuspiciousHost, type Report, urlsIn } from "./chars.ts";
 import { AUTHORITY, HARVEST, HARVEST_GATE, MANIPULATION } from "./prose-abuse.ts";
-import { mayMatch, scanOnce } from "./prose-anchors.ts";
+import { compileNeeds, mayMatch, scannedMayHold, scanOnce } from "./prose-anchors.ts";
 import type { Unit } from "./text.ts";
 
 const G = "[^.!?\\n]{0,40}"; // a short gap inside one sentence
@@ -152,16 +152,22 @@ export function hasPhrase(text: string): boolean {
 /** "Download X from a URL and run it", worse with an archive password or a drop-site host. */
 const LURE_HINT = /pass|pwd|contrase|senha|http|密码|パスワード|пароль/i;
 
+// The ASCII words PASSWORD_WORD and DOWNLOAD_RUN cannot match without, tried when the phrase rules read the text.
+const PASSWORD_NEEDS = compileNeeds([[["pass", "pwd", "senha"]]]);
+const DOWNLOAD_NEEDS = compileNeeds([
+	[["download", "get", "grab", "fetch", "install", "descarga", "herunterladen", "baixe", "scarica"]],
+]);
+
 export function lureHits(unit: Unit, report: Report): void {
 	const text = unit.text;
 	if (!LURE_HINT.test(text)) return;
-	const password = PASSWORD_WORD.exec(text);
+	const password = scannedMayHold(text, PASSWORD_NEEDS) ? PASSWORD_WORD.exec(text) : null;
 	if (password && ARCHIVE_WORD.test(text)) {
 		const severity = DOWNLOAD_RUN.test(text) || urlsIn(text).length > 0 ? "P0" : "P1";
 		report({ rule: "install-lure", unit, start: password.index, end: password.index + password[0].length, severity });
 		return;
 	}
-	if (!DOWNLOAD_RUN.test(text)) return;
+	if (!scannedMayHold(text, DOWNLOAD_NEEDS) || !DOWNLOAD_RUN.test(text)) return;
 	const url = urlsIn(text).find((u) => EXECUTABLE_PATH.test(u.url.split(/[?#]/)[0] ?? ""));
 	if (!url || !RUN_WORD.test(text.slice(0, url.start) + text.slice(url.end))) return;
 	const severity = isSuspiciousHost(url.host) ? "P0" : REQUIRED.test(text) ? "P1" : "P2";
