@@ -24,7 +24,8 @@ export type CodeAnchor =
 	| "CREDENTIAL_HINT"
 	| "DOTENV"
 	| "ENV_VALUE"
-	| "SECRET_HINT";
+	| "SECRET_HINT"
+	| "SECRET_NAME";
 
 /** The needs of each guarded regex, by the name it has in its module. */
 const CODE_ANCHORS: Readonly<Record<CodeAnchor, readonly Need[]>> = {
@@ -155,6 +156,11 @@ const CODE_ANCHORS: Readonly<Record<CodeAnchor, readonly Need[]>> = {
 			"amqp",
 			"mssql",
 		),
+	],
+	// encoded-secrets.ts SECRET_NAME: a name a credential-named variable holds (`PASSWORD` and `PASSWD` share `passw`).
+	SECRET_NAME: [
+		one("token", "secret", "passw", "credential", "session", "cookie", "service_account"),
+		[["key"], ["api", "private", "access"]],
 	],
 };
 

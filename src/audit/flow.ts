@@ -219,11 +219,7 @@ function downloadHits(
 	const words = command.words;
 	const at = commandProgramIndex(command);
 	const program = commandProgram(command);
-	const substituted = words.some(
-		(w) =>
-			(((w[0] === "$" || w[0] === "<") && w[1] === "(") || w[0] === "`") &&
-			/^[$<]\(\s{0,3}(curl|wget|iwr|irm)\b|^`\s{0,3}(curl|wget)\b/.test(w),
-	);
+	const substituted = fetchSubstituted(words);
 	// Most commands of a long line fetch, unpack and run nothing: skip them before anything is allocated.
 	if (
 		!substituted &&
@@ -255,6 +251,20 @@ function downloadHits(
 	const runs = runsDownloaded(words[at] ?? "", program, args, state);
 	if (runs) report({ rule: "download-execute", unit, ...span(), flow: true, evidence: runs });
 	return NETWORK.has(program);
+}
+
+/** A word that is a fetch's output: `$(curl …)`, `<(wget …)`, a backquoted curl (a loop: it runs per command). */
+function fetchSubstituted(words: readonly string[]): boolean {
+	for (let i = 0; i < words.length; i++) {
+		const w = words[i] as string;
+		const c = w.charCodeAt(0);
+		if (
+			(((c === 36 || c === 60) && w.charCodeAt(1) === 40) || c === 96) &&
+			/^[$<]\(\s{0,3}(curl|wget|iwr|irm)\b|^`\s{0,3}(curl|wget)\b/.test(w)
+		)
+			return true;
+	}
+	return false;
 }
 
 /** P1 when every URL the command fetches is a reviewed vendor installer (see installers.ts); P0 otherwise. */
@@ -310,7 +320,7 @@ function taint(unit: Unit, state: FlowState): void {
 	if (!codeMay(unit, "ENV_VALUE")) return;
 	const text = unit.text;
 	const variable = assignedFromEnvironment(text);
-	if (variable === undefined) return;
+	if (variable === undefined || !codeMay(unit, "SECRET_NAME")) return;
 	for (const ref of text.matchAll(SECRET_REF)) {
 		const name = ref.slice(1).find(Boolean) ?? "";
 		if (SECRET_NAME.test(name)) state.tainted.set(variable, name);
@@ -337,7 +347,7 @@ function assignedFromEnvironment(text: string): string | undefined {
 function secretHits(unit: Unit, commands: readonly ShellCommand[], state: FlowState, report: Report): void {
 	const text = unit.text;
 	const secrets = new Map<string, number>();
-	for (const ref of text.matchAll(SECRET_REF)) {
+	for (const ref of codeMay(unit, "SECRET_NAME") ? text.matchAll(SECRET_REF) : []) {
 		const name = ref.slice(1).find(Boolean) ?? "";
 		if (SECRET_NAME.test(name)) secrets.set(name, ref.index);
 	}
