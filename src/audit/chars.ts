@@ -2,6 +2,7 @@
 // them are single passes over a bounded unit (no backtracking).
 
 import { codeMay } from "./code-anchors.ts";
+import { scannedAscii } from "./prose-anchors.ts";
 import type { AuditSeverity } from "./rules.ts";
 import type { Unit } from "./text.ts";
 
@@ -31,7 +32,7 @@ const INVISIBLE = /[\u00ad\u180e\u200b-\u200d\u202a-\u202e\u2060\u2066-\u2069\uf
 /** Tag characters (P0, decoded), bidi controls, zero-width marks inside ASCII words or in runs, variation selectors. */
 export function unicodeHits(unit: Unit, report: Report): void {
 	const text = unit.text;
-	if (!INVISIBLE.test(text)) return;
+	if (scannedAscii(text) || !INVISIBLE.test(text)) return;
 	let invisible = 0;
 	let firstInvisible = -1;
 	for (let i = 0; i < text.length; i++) {

@@ -287,6 +287,11 @@ export function scannedMayHold(text: string, needs: CompiledNeeds): boolean {
 	return text === lastText ? mayHold(text, needs) : true;
 }
 
+/** Whether `text` was the last text scanned and is plain ASCII: rules about other characters can skip it. */
+export function scannedAscii(text: string): boolean {
+	return text === lastText && lastAscii;
+}
+
 /** Whether the table holds `text` (the last text scanned). */
 export function wasScanned(text: string): boolean {
 	return text === lastText;

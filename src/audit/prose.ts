@@ -119,9 +119,12 @@ const RULES: readonly [string, RegExp, RegExp?][] = [
 
 /** Phrase rules on one prose, comment or table unit. */
 export function proseHits(unit: Unit, report: Report): void {
-	// Dense code has no phrase; elsewhere one pass says which families' words the text holds (prose-anchors.ts).
-	const phrase = hasPhrase(unit.text);
-	const scanned = phrase && scanOnce(unit.text);
+	// Dense code has no phrase; elsewhere one pass says which families' words the text holds (prose-anchors.ts). A
+	// long unit of a script is read in that pass anyway (its code rules ask, code-anchors.ts): it is made here, first.
+	const text = unit.text;
+	const eager = unit.context === "script" && text.length >= 512 && scanOnce(text);
+	const phrase = hasPhrase(text, !eager || scannedMayHold(text, NON_PHRASE_NEEDS));
+	const scanned = (phrase || eager) && scanOnce(text);
 	if (phrase)
 		for (const [rule, pattern, gate] of RULES) {
 			if (!mayMatch(rule, scanned) || (gate && !gate.test(unit.text))) continue;
@@ -136,6 +139,21 @@ export function proseHits(unit: Unit, report: Report): void {
 const NON_PHRASE =
 	/bypassPermissions|dangerously|danger-full|approval_policy|NOPASSWD|Bash\(\*\)|permissions\.allow|!\[/;
 
+const NON_PHRASE_NEEDS = compileNeeds([
+	[
+		[
+			"bypasspermissions",
+			"dangerously",
+			"danger-full",
+			"approval_policy",
+			"nopasswd",
+			"bash(*)",
+			"permissions.allow",
+			"![",
+		],
+	],
+]);
+
 // Two words of two letters or more with only spaces or tabs between them, or a letter outside ASCII.
 const PHRASE = /[A-Za-z]{2}[ \t]+[A-Za-z]{2}|[\u0080-\uffff]/;
 
@@ -143,10 +161,11 @@ const PHRASE = /[A-Za-z]{2}[ \t]+[A-Za-z]{2}|[\u0080-\uffff]/;
  * Whether a phrase rule could match: every phrase has two words (two letters or more) separated by spaces alone, or
  * a letter outside ASCII, or one of {@link NON_PHRASE}. A window of dense code (`jq .x ; rm -rf ./b`) has none, and
  * skipping it keeps a long script line linear with a small constant. Two regular-expression searches, which run
- * about twice as fast as the same test written as a loop over the characters.
+ * about twice as fast as the same test written as a loop over the characters. `nonPhrase` false: a pass over the
+ * text showed it holds none of {@link NON_PHRASE}.
  */
-export function hasPhrase(text: string): boolean {
-	return PHRASE.test(text) || NON_PHRASE.test(text);
+function hasPhrase(text: string, nonPhrase: boolean): boolean {
+	return PHRASE.test(text) || (nonPhrase && NON_PHRASE.test(text));
 }
 
 /** "Download X from a URL and run it", worse with an archive password or a drop-site host. */
