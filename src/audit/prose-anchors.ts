@@ -32,8 +32,8 @@ export const ANCHORS: Readonly<Record<string, readonly Need[]>> = {
 	"instruction-override": [
 		// ignore/disregard/forget… previous instructions, then ignore the user, then the es, fr, it and de forms.
 		[
-			PREVIOUS,
 			["ignor", "disregard", "forget", "override", "bypass", "skip", "abandon"],
+			PREVIOUS,
 			[
 				"instruction",
 				"rules",
@@ -48,12 +48,12 @@ export const ANCHORS: Readonly<Record<string, readonly Need[]>> = {
 			],
 		],
 		[
-			["user", "human", "operator"],
 			["ignore", "disregard"],
+			["user", "human", "operator"],
 		],
-		[["anteriores", "previas", "precedenti"], ["ignor"], ["instrucciones", "instructions", "istruzioni"]],
-		[["usuario", "utilisateur", "utente", "nutzer"], ["ignor"]],
-		[["vorherigen", "bisherigen", "vorigen", "obigen"], ["ignor"]],
+		[["ignor"], ["anteriores", "previas", "precedenti"], ["instrucciones", "instructions", "istruzioni"]],
+		[["ignor"], ["usuario", "utilisateur", "utente", "nutzer"]],
+		[["ignor"], ["vorherigen", "bisherigen", "vorigen", "obigen"]],
 		[["olvida", "oublie", "dimentica", "vergiss", "vergessen"]],
 		[["obey", "listen", "comply", "follow"], NOT],
 		[
@@ -101,12 +101,12 @@ export const ANCHORS: Readonly<Record<string, readonly Need[]>> = {
 		[["!["]],
 		[["historial", "prompt del sistema", "envoie", "sende", "schicke"]],
 	],
-	// Each phrase: a verb of fetching, what is fetched (instructions, rules, …) and a URL.
+	// Each phrase: a URL, what is fetched (instructions, rules, …) and a verb of fetching.
 	"remote-instructions": [
 		[
+			["http"],
 			["instruction", "rules", "prompt", "skill", "command"],
 			["fetch", "download", "load", "retrieve", "pull", "read"],
-			["http"],
 		],
 	],
 	"permission-bypass": [
