@@ -98,12 +98,14 @@ function shellTools(tools: readonly string[] | undefined): boolean {
 function textHits(units: readonly Unit[], skill: SkillFlows, report: (hit: Hit) => void): void {
 	const flows = new Map<number, Unit[]>();
 	for (const unit of units) {
-		unicodeHits(unit, report);
 		urlHits(unit, report);
-		secretHits(unit, report);
 		blobHits(unit, report);
-		lookalikeHits(unit, report);
 		if (unit.context !== "step" && unit.context !== "example") proseHits(unit, report);
+		// After the phrase rules, which may have read the unit's words already (prose-anchors.ts): plain ASCII needs
+		// no look for hidden or look-alike letters, and a key's words are known.
+		unicodeHits(unit, report);
+		lookalikeHits(unit, report);
+		secretHits(unit, report);
 		const flow = flows.get(unit.flow);
 		if (flow) flow.push(unit);
 		else flows.set(unit.flow, [unit]);

@@ -1,6 +1,8 @@
 // Rules that look at characters and tokens in any context: hidden Unicode, URLs, secrets and encoded blobs. All of
 // them are single passes over a bounded unit (no backtracking).
 
+import { codeMay } from "./code-anchors.ts";
+import { scannedAscii } from "./prose-anchors.ts";
 import type { AuditSeverity } from "./rules.ts";
 import type { Unit } from "./text.ts";
 
@@ -30,7 +32,7 @@ const INVISIBLE = /[\u00ad\u180e\u200b-\u200d\u202a-\u202e\u2060\u2066-\u2069\uf
 /** Tag characters (P0, decoded), bidi controls, zero-width marks inside ASCII words or in runs, variation selectors. */
 export function unicodeHits(unit: Unit, report: Report): void {
 	const text = unit.text;
-	if (!INVISIBLE.test(text)) return;
+	if (scannedAscii(text) || !INVISIBLE.test(text)) return;
 	let invisible = 0;
 	let firstInvisible = -1;
 	for (let i = 0; i < text.length; i++) {
@@ -159,6 +161,16 @@ const DROP_SUFFIXES = [
 
 /** True for hosts that hide or catch data: shorteners, paste and drop sites, tunnels, request catchers, public IPs. */
 export function isSuspiciousHost(host: string): boolean {
+	// A text names the same host again and again (a long line, one page of docs): the last answer is reused.
+	if (host === lastHost.host) return lastHost.suspicious;
+	const suspicious = suspiciousHost(host);
+	lastHost = { host, suspicious };
+	return suspicious;
+}
+
+let lastHost = { host: "", suspicious: suspiciousHost("") };
+
+function suspiciousHost(host: string): boolean {
 	if (SHORTENERS.has(host) || DROP_HOSTS.has(host)) return true;
 	if (DROP_SUFFIXES.some((suffix) => host.endsWith(suffix))) return true;
 	return isPublicIp(host);
@@ -237,7 +249,7 @@ function isPlaceholder(token: string): boolean {
 /** Key formats and connection strings with a literal password (not `$PASSWORD`, `<password>`, `{pw}`). */
 export function secretHits(unit: Unit, report: Report): void {
 	const text = unit.text;
-	if (!SECRET_HINT.test(text)) return;
+	if (!codeMay(unit, "SECRET_HINT", false) || !SECRET_HINT.test(text)) return;
 	for (const match of text.matchAll(SECRET_TOKENS)) {
 		if (isPlaceholder(match[0])) continue;
 		report({ rule: "hardcoded-secret", unit, start: match.index, end: match.index + match[0].length });

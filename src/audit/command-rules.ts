@@ -37,6 +37,15 @@ export function isWideTarget(word: string): boolean {
 	return WIDE_TARGET.test(word.trim());
 }
 
+/** A word starting with `--` (a loop: this runs for every command of a long line). */
+function hasLongOption(words: readonly string[]): boolean {
+	for (let i = 0; i < words.length; i++) {
+		const word = words[i] as string;
+		if (word.charCodeAt(0) === 45 && word.charCodeAt(1) === 45) return true;
+	}
+	return false;
+}
+
 const hasFlag = (args: readonly string[], short: string, long: string) =>
 	args.some((a) => a === long || (a.startsWith("-") && !a.startsWith("--") && a.slice(1).includes(short)));
 
@@ -60,7 +69,7 @@ export function commandHits(unit: Unit, command: ShellCommand, report: Report): 
 		command.redirects.length === 0 &&
 		words[0] !== "sudo" &&
 		words[0] !== "doas" &&
-		!words.some((word) => word.startsWith("--"))
+		!hasLongOption(words)
 	)
 		return;
 	const at = commandProgramIndex(command);

@@ -3,6 +3,7 @@
 // an encoded secret nobody sends is P1 in a script. Basic-auth headers encode a token on purpose and are left alone.
 
 import { commandProgram, type ShellCommand } from "../shell/index.ts";
+import { codeMay } from "./code-anchors.ts";
 import type { Unit } from "./text.ts";
 
 /** A variable reference in shell, Python, Node or PowerShell; the name is in one of the groups. */
@@ -43,7 +44,8 @@ export function encodedSecrets(
 	if (!ENCODE_WORDS.some((word) => text.includes(word)) || !ENCODE.test(text) || BASIC_AUTH.test(text)) return [];
 	const found: EncodedSecret[] = [];
 	const piped = pipedOut(commands);
-	for (const ref of text.matchAll(SECRET_REF)) {
+	// The references are read only when the text holds a credential's word (code-anchors.ts).
+	for (const ref of codeMay(unit, "SECRET_NAME") ? text.matchAll(SECRET_REF) : []) {
 		const name = ref.slice(1).find(Boolean) ?? "";
 		if (SECRET_NAME.test(name)) {
 			found.push({ unit, start: ref.index, end: ref.index + ref[0].length, named: true, sent: piped !== undefined });

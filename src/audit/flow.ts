@@ -4,6 +4,7 @@
 
 import { baseName, commandProgram, commandProgramIndex, type ShellCommand } from "../shell/index.ts";
 import { isSuspiciousHost, type Report, urlsIn } from "./chars.ts";
+import { codeMay } from "./code-anchors.ts";
 import { commandHits, spanOf } from "./command-rules.ts";
 import { type EncodedSecret, encodedSecrets, SECRET_NAME, SECRET_REF } from "./encoded-secrets.ts";
 import { vendorInstaller } from "./installers.ts";
@@ -177,7 +178,7 @@ function unitHits(unit: Unit, state: FlowState, report: Report): void {
 	}
 	textHits(unit, state, report);
 	if (state.encoded.length === 0) state.encoded.push(...encodedSecrets(unit, commands, state.tainted));
-	if (sink || NET_CALL.test(text)) {
+	if (sink || (codeMay(unit, "NET_CALL") && NET_CALL.test(text))) {
 		state.sinks.push(unit);
 		secretHits(unit, commands, state, report);
 	}
@@ -185,7 +186,7 @@ function unitHits(unit: Unit, state: FlowState, report: Report): void {
 	const prose =
 		(unit.context === "prose" || unit.context === "comment" || unit.context === "table") &&
 		!/\b(read|cat|open|load|include|print|copy|send|upload|output|display|paste|attach|exfiltrate)\b/i.test(text);
-	const credential = CREDENTIAL_HINT.test(text) ? CREDENTIAL.exec(text) : null;
+	const credential = codeMay(unit, "CREDENTIAL_HINT") && CREDENTIAL_HINT.test(text) ? CREDENTIAL.exec(text) : null;
 	const dump = commands.find(
 		(c) => (c.words.length === 1 && (c.words[0] === "env" || c.words[0] === "set")) || commandProgram(c) === "printenv",
 	);
@@ -194,7 +195,7 @@ function unitHits(unit: Unit, state: FlowState, report: Report): void {
 		const end = credential ? credential.index + credential[0].length : start + 8;
 		state.sources.push({ unit, start, end, flowId: state.id, weak: prose });
 	} else {
-		const dotenv = DOTENV.exec(text);
+		const dotenv = codeMay(unit, "DOTENV") ? DOTENV.exec(text) : null;
 		if (dotenv && /\b(cat|open|read|load_dotenv|readFile|source|Get-Content|curl|--data)\b/.test(text))
 			state.sources.push({
 				unit,
@@ -204,7 +205,7 @@ function unitHits(unit: Unit, state: FlowState, report: Report): void {
 				weak: true,
 			});
 	}
-	taint(text, state);
+	taint(unit, state);
 }
 
 /** Pipes into interpreters, downloads, and runs of what was downloaded. Returns true when the command is a sink. */
@@ -218,11 +219,7 @@ function downloadHits(
 	const words = command.words;
 	const at = commandProgramIndex(command);
 	const program = commandProgram(command);
-	const substituted = words.some(
-		(w) =>
-			(((w[0] === "$" || w[0] === "<") && w[1] === "(") || w[0] === "`") &&
-			/^[$<]\(\s{0,3}(curl|wget|iwr|irm)\b|^`\s{0,3}(curl|wget)\b/.test(w),
-	);
+	const substituted = fetchSubstituted(words);
 	// Most commands of a long line fetch, unpack and run nothing: skip them before anything is allocated.
 	if (
 		!substituted &&
@@ -256,6 +253,20 @@ function downloadHits(
 	return NETWORK.has(program);
 }
 
+/** A word that is a fetch's output: `$(curl …)`, `<(wget …)`, a backquoted curl (a loop: it runs per command). */
+function fetchSubstituted(words: readonly string[]): boolean {
+	for (let i = 0; i < words.length; i++) {
+		const w = words[i] as string;
+		const c = w.charCodeAt(0);
+		if (
+			(((c === 36 || c === 60) && w.charCodeAt(1) === 40) || c === 96) &&
+			/^[$<]\(\s{0,3}(curl|wget|iwr|irm)\b|^`\s{0,3}(curl|wget)\b/.test(w)
+		)
+			return true;
+	}
+	return false;
+}
+
 /** P1 when every URL the command fetches is a reviewed vendor installer (see installers.ts); P0 otherwise. */
 function installerSeverity(args: readonly string[]): "P1" | undefined {
 	const urls = args.flatMap((a) => a.match(/https?:\/\/[^\s"'`)|;&]+/g) ?? []);
@@ -274,10 +285,12 @@ function downloadedFiles(program: string, args: readonly string[]): string[] {
 		// Every form below is an option: most words of a command are not.
 		if (a[0] !== "-") continue;
 		const value = args[i + 1] ?? "";
+		// The option patterns are tried only on words that hold their letter (`-s` holds neither `O` nor a final `o`).
 		if (program === "curl" && (a === "-o" || a === "--output")) files.push(baseName(value));
-		else if (program === "curl" && /^-[a-zA-Z]{0,8}O[a-zA-Z]{0,8}$|^--remote-name$/.test(a) && url)
+		else if (program === "curl" && a.includes("O") && /^-[a-zA-Z]{0,8}O[a-zA-Z]{0,8}$/.test(a) && url)
 			files.push(baseName(url));
-		else if (program === "curl" && /^-[a-zA-Z]{0,8}o$/.test(a)) files.push(baseName(value));
+		else if (program === "curl" && a === "--remote-name" && url) files.push(baseName(url));
+		else if (program === "curl" && a.endsWith("o") && /^-[a-zA-Z]{0,8}o$/.test(a)) files.push(baseName(value));
 		else if (program === "wget" && (a === "-O" || a === "--output-document")) files.push(baseName(value));
 		else if (program === "wget" && a.startsWith("--output-document=")) files.push(baseName(a.slice(18)));
 		else if (/^-outfile$/i.test(a) || (program === "aria2c" && a === "-o")) files.push(baseName(value));
@@ -303,9 +316,11 @@ function runsDownloaded(word: string, program: string, args: readonly string[], 
 const ENV_VALUE = /[:=]\s{0,3}(?:os\.environ|os\.getenv|process\.env|\$\{?[A-Z_]|\$env:)/g;
 
 /** `NAME = os.environ["GITHUB_TOKEN"]`: later uses of NAME carry the secret. */
-function taint(text: string, state: FlowState): void {
+function taint(unit: Unit, state: FlowState): void {
+	if (!codeMay(unit, "ENV_VALUE")) return;
+	const text = unit.text;
 	const variable = assignedFromEnvironment(text);
-	if (variable === undefined) return;
+	if (variable === undefined || !codeMay(unit, "SECRET_NAME")) return;
 	for (const ref of text.matchAll(SECRET_REF)) {
 		const name = ref.slice(1).find(Boolean) ?? "";
 		if (SECRET_NAME.test(name)) state.tainted.set(variable, name);
@@ -332,7 +347,7 @@ function assignedFromEnvironment(text: string): string | undefined {
 function secretHits(unit: Unit, commands: readonly ShellCommand[], state: FlowState, report: Report): void {
 	const text = unit.text;
 	const secrets = new Map<string, number>();
-	for (const ref of text.matchAll(SECRET_REF)) {
+	for (const ref of codeMay(unit, "SECRET_NAME") ? text.matchAll(SECRET_REF) : []) {
 		const name = ref.slice(1).find(Boolean) ?? "";
 		if (SECRET_NAME.test(name)) secrets.set(name, ref.index);
 	}

@@ -5,6 +5,7 @@
 
 import type { Report } from "./chars.ts";
 import { urlsIn } from "./chars.ts";
+import { scannedAscii } from "./prose-anchors.ts";
 import type { Unit } from "./text.ts";
 
 // Cyrillic, Greek (and Coptic), Armenian, Cherokee: the scripts with letters shaped like Latin ones.
@@ -26,7 +27,7 @@ export function lookalikeHits(unit: Unit, report: Report): void {
 		for (const url of urlsIn(text))
 			if (/(^|\.)xn--/.test(url.host))
 				report({ rule: "lookalike-name", unit, start: url.start, end: url.end, severity: "P1" });
-	if (!CONFUSABLE.test(text)) return;
+	if (scannedAscii(text) || !CONFUSABLE.test(text)) return;
 	const hosts = urlsIn(text);
 	let start = -1;
 	let latin = 0;

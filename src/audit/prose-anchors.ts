@@ -12,12 +12,48 @@
 export type Need = readonly (readonly string[])[];
 
 const NOT = ["not", "don't", "never"];
+const PREVIOUS = [
+	"previous",
+	"prior",
+	"earlier",
+	"above",
+	"preceding",
+	"original",
+	"former",
+	"system",
+	"safety",
+	"developer",
+	"initial",
+	"existing",
+];
 
 /** Anchors of the rule ids of prose.ts's phrase families. */
 export const ANCHORS: Readonly<Record<string, readonly Need[]>> = {
 	"instruction-override": [
-		// ignore/disregard/forget… previous instructions, ignore the user (es, fr, it, de forms share "ignor").
-		[["ignor", "disregard", "forget", "override", "bypass", "skip", "abandon"]],
+		// ignore/disregard/forget… previous instructions, then ignore the user, then the es, fr, it and de forms.
+		[
+			["ignor", "disregard", "forget", "override", "bypass", "skip", "abandon"],
+			PREVIOUS,
+			[
+				"instruction",
+				"rules",
+				"prompt",
+				"guidelines",
+				"directives",
+				"messages",
+				"policies",
+				"constraints",
+				"guardrails",
+				"context",
+			],
+		],
+		[
+			["ignore", "disregard"],
+			["user", "human", "operator"],
+		],
+		[["ignor"], ["anteriores", "previas", "precedenti"], ["instrucciones", "instructions", "istruzioni"]],
+		[["ignor"], ["usuario", "utilisateur", "utente", "nutzer"]],
+		[["ignor"], ["vorherigen", "bisherigen", "vorigen", "obigen"]],
 		[["olvida", "oublie", "dimentica", "vergiss", "vergessen"]],
 		[["obey", "listen", "comply", "follow"], NOT],
 		[
@@ -65,7 +101,14 @@ export const ANCHORS: Readonly<Record<string, readonly Need[]>> = {
 		[["!["]],
 		[["historial", "prompt del sistema", "envoie", "sende", "schicke"]],
 	],
-	"remote-instructions": [[["http"]]],
+	// Each phrase: a URL, what is fetched (instructions, rules, …) and a verb of fetching.
+	"remote-instructions": [
+		[
+			["http"],
+			["instruction", "rules", "prompt", "skill", "command"],
+			["fetch", "download", "load", "retrieve", "pull", "read"],
+		],
+	],
 	"permission-bypass": [
 		[["permission", "approval", "confirmation", "safety", "consent"]],
 		[["dangerously", "danger-full-access"]],
@@ -180,27 +223,32 @@ export const ANCHORS: Readonly<Record<string, readonly Need[]>> = {
 // in a table small enough to stay in the processor's cache. A word with a triple (or, shorter than three, a
 // character) missing is not in the text. Folding merges entries, so the test can let a family scan in vain, never
 // skip one that could match.
+// Pairs of characters sit after the single characters, so a word of two characters (`sh`, `/q`) is tested as one.
 const SINGLE = 1 << 15;
-const seen = new Uint16Array(SINGLE + 32);
+const PAIR = SINGLE + 32;
+const seen = new Uint16Array(PAIR + 1024);
 let scan = 0;
 const fold = (c: number) => c & 0x1f;
 
-/** The entries a word cannot be in the text without: each of its triples, or, shorter than three, its characters. */
+/** The entries a word cannot be in the text without: each of its triples, its pair, or its one character. */
 function probes(word: string): number[] {
 	const c = [...word].map((char) => fold(char.charCodeAt(0)));
-	if (c.length < 3) return c.map((code) => SINGLE + code);
+	if (c.length === 1) return [SINGLE + (c[0] as number)];
+	if (c.length === 2) return [PAIR + (((c[0] as number) << 5) | (c[1] as number))];
 	return c.slice(2).map((code, i) => ((c[i] as number) << 10) | ((c[i + 1] as number) << 5) | code);
 }
 
-// Each need as groups, each group as its words in a row: a word is its number of entries, then the entries.
-const NEEDS = new Map(
-	Object.entries(ANCHORS).map(([rule, needs]) => [
-		rule,
-		needs.map((need) =>
-			need.map((group) => Int32Array.from(group.flatMap((word) => [probes(word).length, ...probes(word)]))),
-		),
-	]),
-);
+/** Needs compiled for {@link holds}: each group as its words in a row, a word as its number of entries, then them. */
+export type CompiledNeeds = readonly (readonly Int32Array[])[];
+
+/** Compiles a list of needs (words in lower case) for {@link holds}. */
+export function compileNeeds(needs: readonly Need[]): CompiledNeeds {
+	return needs.map((need) =>
+		need.map((group) => Int32Array.from(group.flatMap((word) => [probes(word).length, ...probes(word)]))),
+	);
+}
+
+const NEEDS = new Map(Object.entries(ANCHORS).map(([rule, needs]) => [rule, compileNeeds(needs)]));
 
 /**
  * Reads which character triples `text` holds, for {@link mayMatch}: one pass over its characters. Returns false when
@@ -211,6 +259,8 @@ export function scanAnchors(text: string): boolean {
 		seen.fill(0);
 		scan = 1;
 	}
+	lastText = text;
+	lastAscii = false;
 	let a = 0;
 	let b = 0;
 	for (let i = 0; i < text.length; i++) {
@@ -218,11 +268,47 @@ export function scanAnchors(text: string): boolean {
 		if (code > 0x7f) return false;
 		const c = fold(code);
 		seen[(a << 10) | (b << 5) | c] = scan;
+		seen[PAIR + ((b << 5) | c)] = scan;
 		seen[SINGLE + c] = scan;
 		a = b;
 		b = c;
 	}
+	lastAscii = true;
 	return true;
+}
+
+/** {@link scanAnchors}, unless `text` was the last text scanned (its table is still there). */
+export function scanOnce(text: string): boolean {
+	return text === lastText ? lastAscii : scanAnchors(text);
+}
+
+/** {@link mayHold} from a pass already made over `text`; a text not scanned last may hold anything. */
+export function scannedMayHold(text: string, needs: CompiledNeeds): boolean {
+	return text === lastText ? mayHold(text, needs) : true;
+}
+
+/** Whether `text` was the last text scanned and is plain ASCII: rules about other characters can skip it. */
+export function scannedAscii(text: string): boolean {
+	return text === lastText && lastAscii;
+}
+
+/** Whether the table holds `text` (the last text scanned). */
+export function wasScanned(text: string): boolean {
+	return text === lastText;
+}
+
+// The text the table was last filled from, so that several rules asking about one unit scan it once.
+let lastText: string | undefined;
+let lastAscii = false;
+
+/**
+ * Whether `text` may hold the words of `needs` (at least one need with a word of each of its groups): false proves
+ * it does not. The text is scanned unless it was the last one scanned; text that is not plain ASCII always may.
+ */
+export function mayHold(text: string, needs: CompiledNeeds): boolean {
+	if (!scanOnce(text)) return true;
+	for (const need of needs) if (need.every(present)) return true;
+	return false;
 }
 
 /**

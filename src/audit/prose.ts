@@ -4,7 +4,7 @@
 
 import { isSuspiciousHost, type Report, urlsIn } from "./chars.ts";
 import { AUTHORITY, HARVEST, HARVEST_GATE, MANIPULATION } from "./prose-abuse.ts";
-import { mayMatch, scanAnchors } from "./prose-anchors.ts";
+import { compileNeeds, mayMatch, scannedMayHold, scanOnce } from "./prose-anchors.ts";
 import type { Unit } from "./text.ts";
 
 const G = "[^.!?\\n]{0,40}"; // a short gap inside one sentence
@@ -119,9 +119,12 @@ const RULES: readonly [string, RegExp, RegExp?][] = [
 
 /** Phrase rules on one prose, comment or table unit. */
 export function proseHits(unit: Unit, report: Report): void {
-	// Dense code has no phrase; elsewhere one pass says which families' words the text holds (prose-anchors.ts).
-	const phrase = hasPhrase(unit.text);
-	const scanned = phrase && scanAnchors(unit.text);
+	// Dense code has no phrase; elsewhere one pass says which families' words the text holds (prose-anchors.ts). A
+	// long unit of a script is read in that pass anyway (its code rules ask, code-anchors.ts): it is made here, first.
+	const text = unit.text;
+	const eager = unit.context === "script" && text.length >= 512 && scanOnce(text);
+	const phrase = hasPhrase(text, !eager || scannedMayHold(text, NON_PHRASE_NEEDS));
+	const scanned = (phrase || eager) && scanOnce(text);
 	if (phrase)
 		for (const [rule, pattern, gate] of RULES) {
 			if (!mayMatch(rule, scanned) || (gate && !gate.test(unit.text))) continue;
@@ -136,6 +139,21 @@ export function proseHits(unit: Unit, report: Report): void {
 const NON_PHRASE =
 	/bypassPermissions|dangerously|danger-full|approval_policy|NOPASSWD|Bash\(\*\)|permissions\.allow|!\[/;
 
+const NON_PHRASE_NEEDS = compileNeeds([
+	[
+		[
+			"bypasspermissions",
+			"dangerously",
+			"danger-full",
+			"approval_policy",
+			"nopasswd",
+			"bash(*)",
+			"permissions.allow",
+			"![",
+		],
+	],
+]);
+
 // Two words of two letters or more with only spaces or tabs between them, or a letter outside ASCII.
 const PHRASE = /[A-Za-z]{2}[ \t]+[A-Za-z]{2}|[\u0080-\uffff]/;
 
@@ -143,25 +161,32 @@ const PHRASE = /[A-Za-z]{2}[ \t]+[A-Za-z]{2}|[\u0080-\uffff]/;
  * Whether a phrase rule could match: every phrase has two words (two letters or more) separated by spaces alone, or
  * a letter outside ASCII, or one of {@link NON_PHRASE}. A window of dense code (`jq .x ; rm -rf ./b`) has none, and
  * skipping it keeps a long script line linear with a small constant. Two regular-expression searches, which run
- * about twice as fast as the same test written as a loop over the characters.
+ * about twice as fast as the same test written as a loop over the characters. `nonPhrase` false: a pass over the
+ * text showed it holds none of {@link NON_PHRASE}.
  */
-export function hasPhrase(text: string): boolean {
-	return PHRASE.test(text) || NON_PHRASE.test(text);
+function hasPhrase(text: string, nonPhrase: boolean): boolean {
+	return PHRASE.test(text) || (nonPhrase && NON_PHRASE.test(text));
 }
 
 /** "Download X from a URL and run it", worse with an archive password or a drop-site host. */
 const LURE_HINT = /pass|pwd|contrase|senha|http|密码|パスワード|пароль/i;
 
+// The ASCII words PASSWORD_WORD and DOWNLOAD_RUN cannot match without, tried when the phrase rules read the text.
+const PASSWORD_NEEDS = compileNeeds([[["pass", "pwd", "senha"]]]);
+const DOWNLOAD_NEEDS = compileNeeds([
+	[["download", "get", "grab", "fetch", "install", "descarga", "herunterladen", "baixe", "scarica"]],
+]);
+
 export function lureHits(unit: Unit, report: Report): void {
 	const text = unit.text;
 	if (!LURE_HINT.test(text)) return;
-	const password = PASSWORD_WORD.exec(text);
+	const password = scannedMayHold(text, PASSWORD_NEEDS) ? PASSWORD_WORD.exec(text) : null;
 	if (password && ARCHIVE_WORD.test(text)) {
 		const severity = DOWNLOAD_RUN.test(text) || urlsIn(text).length > 0 ? "P0" : "P1";
 		report({ rule: "install-lure", unit, start: password.index, end: password.index + password[0].length, severity });
 		return;
 	}
-	if (!DOWNLOAD_RUN.test(text)) return;
+	if (!scannedMayHold(text, DOWNLOAD_NEEDS) || !DOWNLOAD_RUN.test(text)) return;
 	const url = urlsIn(text).find((u) => EXECUTABLE_PATH.test(u.url.split(/[?#]/)[0] ?? ""));
 	if (!url || !RUN_WORD.test(text.slice(0, url.start) + text.slice(url.end))) return;
 	const severity = isSuspiciousHost(url.host) ? "P0" : REQUIRED.test(text) ? "P1" : "P2";

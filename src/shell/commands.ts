@@ -28,9 +28,18 @@ export function commandProgram(command: ShellCommand): string {
 	if (command.program === undefined) {
 		const word = command.words[commandProgramIndex(command)] ?? "";
 		const slash = Math.max(word.lastIndexOf("/"), word.lastIndexOf("\\"));
-		command.program = (slash === -1 ? word : word.slice(slash + 1)).toLowerCase();
+		command.program = lowerCase(slash === -1 ? word : word.slice(slash + 1));
 	}
 	return command.program;
+}
+
+/** `toLowerCase`, without the copy it makes of a word already in lower case (most programs are). */
+function lowerCase(word: string): string {
+	for (let i = 0; i < word.length; i++) {
+		const c = word.charCodeAt(i);
+		if ((c >= 65 && c <= 90) || c > 127) return word.toLowerCase();
+	}
+	return word;
 }
 
 const MAX_WORDS = 256;
