@@ -8,6 +8,7 @@ import { commandHits, spanOf } from "./command-rules.ts";
 import { type EncodedSecret, encodedSecrets, SECRET_NAME, SECRET_REF } from "./encoded-secrets.ts";
 import { vendorInstaller } from "./installers.ts";
 import { dependencyHits, type LineState, textHits } from "./lines.ts";
+import { stdinRole } from "./stdin-role.ts";
 import type { Unit } from "./text.ts";
 import { unitCommands } from "./unit-commands.ts";
 
@@ -236,8 +237,14 @@ function downloadHits(
 	// The span is found only for a hit: finding it scans the rest of the line, once per command would be quadratic.
 	const span = () => spanOf(unit, command);
 	if (FETCHERS.has(program)) {
-		if (command.next === "|" && next && INTERPRETERS.has(commandProgram(next)))
-			report({ rule: "remote-to-interpreter", unit, ...span(), severity: installerSeverity(args) });
+		const role = command.next === "|" && next && INTERPRETERS.has(commandProgram(next)) ? stdinRole(next) : "data";
+		if (role !== "data")
+			report({
+				rule: "remote-to-interpreter",
+				unit,
+				...span(),
+				severity: role === "script" ? "P1" : installerSeverity(args),
+			});
 		for (const file of downloadedFiles(program, args))
 			state.downloads.set(file, { unit, archive: /\.(zip|tar|tgz|gz|rar|7z|dmg|pkg)$/i.test(file) });
 	}
