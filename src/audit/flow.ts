@@ -8,6 +8,7 @@ import { commandHits, spanOf } from "./command-rules.ts";
 import { type EncodedSecret, encodedSecrets, SECRET_NAME, SECRET_REF } from "./encoded-secrets.ts";
 import { vendorInstaller } from "./installers.ts";
 import { dependencyHits, type LineState, textHits } from "./lines.ts";
+import { bodySecret } from "./secret-body.ts";
 import { stdinRole } from "./stdin-role.ts";
 import type { Unit } from "./text.ts";
 import { unitCommands } from "./unit-commands.ts";
@@ -72,7 +73,7 @@ const DNS = new Set(["dig", "nslookup", "host", "drill", "ping"]);
 const EXTRACTORS = new Set(["unzip", "tar", "7z", "7za", "unrar", "bsdtar", "gunzip", "expand-archive", "ditto"]);
 
 const CREDENTIAL =
-	/\.ssh\/(id_|\*|\$)|(~|\$HOME|\$\{HOME\})\/\.(ssh|aws|gnupg|kube|docker)\b|\bid_(rsa|dsa|ecdsa|ed25519)\b|\.aws\/credentials|\.config\/gcloud|\.kube\/config|\.docker\/config\.json|\.netrc\b|\.npmrc\b|\.pypirc\b|\.gnupg\b|\.git-credentials|Login Data|\/Cookies\b|Keychains?\/|wallet\.dat|Local Storage\/leveldb|\.electrum\b|\.exodus\b|(Google\/Chrome|BraveSoftware|Firefox|\.mozilla\/firefox)\/[^\n]{0,60}(Login Data|Cookies|key[34]\.db|logins\.json)|login\.keychain|security\s{1,5}(find-generic-password|find-internet-password|dump-keychain)|\/etc\/shadow|\.password-store|\.config\/gh\/hosts|\bprintenv\b|JSON\.stringify\(\s{0,3}process\.env\s{0,3}\)|Object\.(entries|keys|values)\(\s{0,3}process\.env\s{0,3}\)|dict\(\s{0,3}os\.environ\s{0,3}\)|os\.environ\.(copy|items)\(\)|json\.dumps\(\s{0,3}(dict\()?os\.environ|str\(\s{0,3}os\.environ\s{0,3}\)|Get-ChildItem\s{1,5}env:|\bfind\s[^|;&\n]{0,120}-name\s{1,5}["']?(\*\.pem|\*\.key|id_rsa|\.env|\*\.env)/i;
+	/\.ssh\/(id_|\*|\$)|(~|\$HOME|\$\{HOME\})\/\.(ssh|aws|gnupg|kube|docker)\b|\bid_(rsa|dsa|ecdsa|ed25519)\b|\.aws\/credentials|\.config\/gcloud|\.kube\/config|\.docker\/config\.json|\.netrc\b|\.npmrc\b|\.pypirc\b|\.gnupg\b|\.git-credentials|Login Data|\/Cookies\b|Keychains?\/|wallet\.dat|Local Storage\/leveldb|\.electrum\b|\.exodus\b|(Google\/Chrome|BraveSoftware|Firefox|\.mozilla\/firefox)\/[^\n]{0,60}(Login Data|Cookies|key[34]\.db|logins\.json)|login\.keychain|security\s{1,5}(find-generic-password|find-internet-password|dump-keychain)|\/etc\/shadow|\.password-store|\.config\/gh\/hosts|\bprintenv\b(?!\s{1,5}[A-Za-z_])|JSON\.stringify\(\s{0,3}process\.env\s{0,3}\)|Object\.(entries|keys|values)\(\s{0,3}process\.env\s{0,3}\)|dict\(\s{0,3}os\.environ\s{0,3}\)|os\.environ\.(copy|items)\(\)|json\.dumps\(\s{0,3}(dict\()?os\.environ|str\(\s{0,3}os\.environ\s{0,3}\)|Get-ChildItem\s{1,5}env:|\bfind\s[^|;&\n]{0,120}-name\s{1,5}["']?(\*\.pem|\*\.key|id_rsa|\.env|\*\.env)/i;
 // A word every CREDENTIAL form holds: a cheap test first, since most lines name no credential at all.
 const CREDENTIAL_HINT =
 	/ssh|aws|gnupg|kube|docker|id_|gcloud|netrc|npmrc|pypirc|credential|login|cookies|keychain|wallet|leveldb|electrum|exodus|chrome|brave|firefox|mozilla|security|shadow|password|gh\/hosts|printenv|process\.env|os\.environ|env:|-name/i;
@@ -187,9 +188,12 @@ function unitHits(unit: Unit, state: FlowState, report: Report): void {
 		(unit.context === "prose" || unit.context === "comment" || unit.context === "table") &&
 		!/\b(read|cat|open|load|include|print|copy|send|upload|output|display|paste|attach|exfiltrate)\b/i.test(text);
 	const credential = CREDENTIAL_HINT.test(text) ? CREDENTIAL.exec(text) : null;
-	const dump = commands.find(
-		(c) => (c.words.length === 1 && (c.words[0] === "env" || c.words[0] === "set")) || commandProgram(c) === "printenv",
-	);
+	const dump =
+		commands.find(
+			(c) =>
+				(c.words.length === 1 && (c.words[0] === "env" || c.words[0] === "set")) ||
+				(commandProgram(c) === "printenv" && c.words.length === commandProgramIndex(c) + 1),
+		) ?? envSubstitution(text);
 	if (credential || dump) {
 		const start = credential ? credential.index : (dump?.start ?? 0);
 		const end = credential ? credential.index + credential[0].length : start + 8;
@@ -206,6 +210,14 @@ function unitHits(unit: Unit, state: FlowState, report: Report): void {
 			});
 	}
 	taint(text, state);
+}
+
+// The whole environment inside a substitution, filtered or not: `"$(env | grep KEY)"`, `` `printenv` ``.
+const ENV_SUBSTITUTION = /\$\(\s{0,3}(env|printenv|set)\s{0,3}[)|]|`\s{0,3}(env|printenv)\s{0,3}[`|]/;
+
+function envSubstitution(text: string): { start: number } | undefined {
+	const match = text.includes("env") || text.includes("set") ? ENV_SUBSTITUTION.exec(text) : null;
+	return match ? { start: match.index } : undefined;
 }
 
 /** Pipes into interpreters, downloads, and runs of what was downloaded. Returns true when the command is a sink. */
@@ -336,13 +348,19 @@ function assignedFromEnvironment(text: string): string | undefined {
 }
 
 /** A secret variable placed in a request to a foreign host, in a DNS name, or in a URL's host. */
+// A variable read through a command: `$(printenv NAME)`, `$(env | grep NAME)`, and `$(NAME)` (which runs no command
+// by that name, but says which value the author meant to send).
+const SUBSTITUTED_REF =
+	/\$\(\s{0,3}(?:printenv\s{1,5}|env\s{0,3}\|\s{0,3}grep\s{1,5}(?:-\w{1,4}\s{1,5})?["']?\^?)?([A-Za-z_][A-Za-z0-9_]{1,60})/g;
+
 function secretHits(unit: Unit, commands: readonly ShellCommand[], state: FlowState, report: Report): void {
 	const text = unit.text;
 	const secrets = new Map<string, number>();
-	for (const ref of text.matchAll(SECRET_REF)) {
-		const name = ref.slice(1).find(Boolean) ?? "";
-		if (SECRET_NAME.test(name)) secrets.set(name, ref.index);
-	}
+	for (const pattern of [SECRET_REF, SUBSTITUTED_REF])
+		for (const ref of text.matchAll(pattern)) {
+			const name = ref.slice(1).find(Boolean) ?? "";
+			if (SECRET_NAME.test(name)) secrets.set(name, ref.index);
+		}
 	for (const [variable, name] of state.tainted) {
 		const use = new RegExp(`\\b${variable}\\b`).exec(text);
 		if (use && !text.includes(`${variable} =`)) secrets.set(name, use.index);
@@ -361,4 +379,6 @@ function secretHits(unit: Unit, commands: readonly ShellCommand[], state: FlowSt
 			return;
 		}
 	}
+	const body = bodySecret(commands, secrets, hosts, (name) => SERVICES.some(([prefix]) => prefix.test(name)));
+	if (body) report({ rule: "secret-exfiltration", unit, ...body, flow: true, severity: "P1" });
 }
