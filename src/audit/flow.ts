@@ -19,6 +19,7 @@ export interface SkillFlows {
 	sinks: { unit: Unit; flow: number }[];
 }
 
+const SOCKETS = new Set(["nc", "ncat", "netcat", "socat", "telnet"]);
 const FETCHERS = new Set(["curl", "wget", "iwr", "irm", "invoke-webrequest", "invoke-restmethod", "aria2c"]);
 const INTERPRETERS = new Set([
 	"sh",
@@ -155,7 +156,7 @@ function chain(source: { unit: Unit; start: number; end: number }, sink: Unit): 
 
 // Every literal the line-level code rules need; a unit without any of them skips those rules.
 const TRIGGER =
-	/curl|wget|exec|eval|iex|invoke|~\/|electrum|exodus|leveldb|chrome|brave|firefox|mozilla|find-generic|dump-keychain|\/dev\/|mkfifo|socket|pty|\bdd\b|mkfs|:\(\)|rmtree|remove-item|\b(rd|del|rmdir|format)\b|base64|b64|atob|buffer|xxd|hex|codecs|open\(|write|append|out-file|-content|install|prepare|cmdclass|requests|httpx|urllib|urlopen|fetch|axios|http|connect|smtp|webclient|\.ssh|id_|aws|gcloud|kube|docker|netrc|npmrc|pypirc|gnupg|credential|login data|cookies|keychain|wallet|shadow|password|gh\/|printenv|environ|process\.env|env:|\.env|find|\$|=|-enc/i;
+	/curl|wget|exec|eval|iex|invoke|~\/|electrum|exodus|leveldb|chrome|brave|firefox|mozilla|find-generic|dump-keychain|\/dev\/|mkfifo|socket|pty|\bdd\b|mkfs|:\(\)|rmtree|remove-item|\b(rd|del|rmdir|format)\b|base64|b64|atob|buffer|xxd|hex|codecs|open\(|write|append|out-file|-content|install|prepare|cmdclass|requests|httpx|urllib|urlopen|fetch|axios|http|connect|smtp|webclient|\.ssh|id_|aws|gcloud|kube|docker|netrc|npmrc|pypirc|gnupg|credential|login data|cookies|keychain|wallet|shadow|password|gh\/|printenv|environ|process\.env|env:|\.env|find|tmp\/|\$|=|-enc/i;
 
 // Prose with none of these characters holds no command a rule could match (a flag, a path, a pipe, a variable).
 const PROSE_HINT = /[|/$>~=(`\\]|\s-{1,2}[a-zA-Z]/;
@@ -236,6 +237,9 @@ function downloadHits(
 			(((w[0] === "$" || w[0] === "<") && w[1] === "(") || w[0] === "`") &&
 			/^[$<]\(\s{0,3}(curl|wget|iwr|irm)\b|^`\s{0,3}(curl|wget)\b/.test(w),
 	);
+	// A socket's bytes piped into a shell that runs them: a bind or reverse shell without `-e`.
+	if (SOCKETS.has(program) && command.next === "|" && next && INTERPRETERS.has(commandProgram(next)))
+		if (stdinRole(next) === "program") report({ rule: "reverse-shell", unit, ...spanOf(unit, command) });
 	// Most commands of a long line fetch, unpack and run nothing: skip them before anything is allocated.
 	if (
 		!substituted &&
