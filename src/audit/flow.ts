@@ -6,7 +6,7 @@ import { baseName, commandProgram, commandProgramIndex, type ShellCommand } from
 import { isSuspiciousHost, type Report, urlsIn } from "./chars.ts";
 import { commandHits, spanOf } from "./command-rules.ts";
 import { type EncodedSecret, encodedSecrets, SECRET_NAME, SECRET_REF } from "./encoded-secrets.ts";
-import { vendorInstaller } from "./installers.ts";
+import { installerSeverity } from "./installers.ts";
 import { dependencyHits, type LineState, textHits } from "./lines.ts";
 import { bodySecret } from "./secret-body.ts";
 import { stdinRole } from "./stdin-role.ts";
@@ -99,7 +99,7 @@ const SERVICES: readonly [RegExp, RegExp][] = [
 
 interface FlowState extends LineState {
 	id: number;
-	downloads: Map<string, { unit: Unit; archive: boolean }>;
+	downloads: Map<string, { unit: Unit; archive: boolean; vendor: boolean }>;
 	extracted: boolean;
 	executable: Set<string>;
 	sources: SkillFlows["sources"];
@@ -262,7 +262,11 @@ function downloadHits(
 				severity: role === "script" ? "P1" : installerSeverity(args),
 			});
 		for (const file of downloadedFiles(program, args))
-			state.downloads.set(file, { unit, archive: /\.(zip|tar|tgz|gz|rar|7z|dmg|pkg)$/i.test(file) });
+			state.downloads.set(file, {
+				unit,
+				archive: /\.(zip|tar|tgz|gz|rar|7z|dmg|pkg)$/i.test(file),
+				vendor: installerSeverity(args) === "P1",
+			});
 	}
 	if (substituted && (INTERPRETERS.has(program) || program === "eval" || at > 0))
 		report({ rule: "remote-to-interpreter", unit, ...span(), severity: installerSeverity(args) });
@@ -275,14 +279,18 @@ function downloadHits(
 			report({ rule: "install-lure", unit, ...span(), severity: archive ? "P0" : "P1" });
 	}
 	const runs = runsDownloaded(words[at] ?? "", program, args, state);
-	if (runs) report({ rule: "download-execute", unit, ...span(), flow: true, evidence: runs });
+	// Running what a reviewed installer host served (Docker's get-docker.sh) asks; anything else downloaded refuses.
+	const vendor = [...state.downloads.values()].every((d) => d.vendor);
+	if (runs)
+		report({
+			rule: "download-execute",
+			unit,
+			...span(),
+			flow: true,
+			evidence: runs,
+			severity: vendor ? "P1" : undefined,
+		});
 	return NETWORK.has(program);
-}
-
-/** P1 when every URL the command fetches is a reviewed vendor installer (see installers.ts); P0 otherwise. */
-function installerSeverity(args: readonly string[]): "P1" | undefined {
-	const urls = args.flatMap((a) => a.match(/https?:\/\/[^\s"'`)|;&]+/g) ?? []);
-	return urls.length > 0 && urls.every((url) => vendorInstaller(url) !== undefined) ? "P1" : undefined;
 }
 
 function downloadedFiles(program: string, args: readonly string[]): string[] {

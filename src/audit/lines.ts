@@ -4,6 +4,7 @@
 
 import type { Report } from "./chars.ts";
 import { isSystemFile, persistenceTarget } from "./command-rules.ts";
+import { installerSeverity } from "./installers.ts";
 import { isTyposquat } from "./packages.ts";
 import type { Unit } from "./text.ts";
 
@@ -38,7 +39,17 @@ export function textHits(unit: Unit, state: LineState, report: Report): void {
 		if (m) report({ rule, unit, start: m.index, end: m.index + m[0].length, severity });
 		return m;
 	};
-	match(REMOTE_EXEC, "remote-to-interpreter");
+	const remote = REMOTE_EXEC.exec(text);
+	if (remote) {
+		const severity = installerSeverity([text]);
+		report({
+			rule: "remote-to-interpreter",
+			unit,
+			start: remote.index,
+			end: remote.index + remote[0].length,
+			severity,
+		});
+	}
 	match(REVERSE, "reverse-shell");
 	match(DESTROY, "destructive-command");
 	if (text.includes("tmp/") || text.includes("/dev/shm/")) match(STAGED, "staged-execute");
