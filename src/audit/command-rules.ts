@@ -256,9 +256,7 @@ function addsToolPath(program: string, args: readonly string[], target: string):
 	const match = /^(export\s+)?PATH=["']?([^"';&|`\s]+?)["']?$/.exec(line);
 	const dirs = match?.[2]?.split(":") ?? [];
 	return (
-		dirs.length > 1 &&
-		dirs.some((d) => PATH_REF.test(d)) &&
-		dirs.every((d) => PATH_REF.test(d) || TOOL_BIN.test(d))
+		dirs.length > 1 && dirs.some((d) => PATH_REF.test(d)) && dirs.every((d) => PATH_REF.test(d) || TOOL_BIN.test(d))
 	);
 }
 
