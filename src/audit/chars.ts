@@ -211,7 +211,7 @@ const IDENTIFIER_HOSTS = [
 	"mozilla.org",
 	"www.mozilla.org",
 ];
-const LOCAL =
+export const LOCAL: RegExp =
 	/^(localhost|127\.\d{1,3}\.\d{1,3}\.\d{1,3}|0\.0\.0\.0|\[::1\]|[\w.-]{0,200}\.(local|test|example|invalid|localhost)|example\.(com|org|net)|[\w.-]{0,200}\.example\.(com|org|net))$/;
 
 /** Suspicious hosts (P1) and plain-http URLs that are not identifiers or local (P2). */

@@ -159,7 +159,18 @@ const CODE_ANCHORS: Readonly<Record<CodeAnchor, readonly Need[]>> = {
 	],
 	// encoded-secrets.ts SECRET_NAME: a name a credential-named variable holds (`PASSWORD` and `PASSWD` share `passw`).
 	SECRET_NAME: [
-		one("token", "secret", "passw", "credential", "session", "cookie", "service_account"),
+		one(
+			"token",
+			"secret",
+			"passw",
+			"credential",
+			"session",
+			"cookie",
+			"service_account",
+			"database_url",
+			"db_url",
+			"connection_string",
+		),
 		[["key"], ["api", "private", "access"]],
 	],
 };

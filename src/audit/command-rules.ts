@@ -239,11 +239,34 @@ function persistenceWrites(
 	for (const target of targets) {
 		const severity = persistenceTarget(target);
 		if (severity) {
-			hit("persistence", severity);
+			hit("persistence", severity === "P0" && addsToolPath(program, args, target) ? "P1" : severity);
 			return;
 		}
 	}
 	if (targets.some((t) => isSystemFile(t))) hit("system-changes", "P1");
+}
+
+// A shell start-up file, and a line that only puts a tool's own bin folder in home (or Go's, Homebrew's) in front of
+// PATH: every installer's manual asks for it. Anything else in the line, or another folder, is a takeover of every
+// later shell (PATH=/tmp/x:$PATH shadows `sudo` and `git`), and stays P0.
+const SHELL_RC = /(^|\/)\.(bashrc|bash_profile|profile|zshrc|zprofile|zshenv)$/;
+const TOOL_BIN =
+	/^((\$HOME|\$\{HOME\}|~)\/(\.(cargo|local|npm-global|bun|deno|pyenv|rbenv|volta|poetry|yarn|krew|fly|dotnet\/tools)\/bin|\.dotnet\/tools|go\/bin)|\/usr\/local\/go\/bin|\/opt\/homebrew\/bin)$/;
+
+const PATH_REF = /^\$(PATH|\{PATH\})$/;
+
+function addsToolPath(program: string, args: readonly string[], target: string): boolean {
+	if ((program !== "echo" && program !== "printf") || !SHELL_RC.test(target.trim())) return false;
+	const line = args
+		.filter((a) => !a.startsWith("-"))
+		.join(" ")
+		.replace(/^["']|["']$/g, "")
+		.trim();
+	const match = /^(export\s+)?PATH=["']?([^"';&|`\s]+?)["']?$/.exec(line);
+	const dirs = match?.[2]?.split(":") ?? [];
+	return (
+		dirs.length > 1 && dirs.some((d) => PATH_REF.test(d)) && dirs.every((d) => PATH_REF.test(d) || TOOL_BIN.test(d))
+	);
 }
 
 /** A system configuration file (`/etc/hosts`, `/etc/resolv.conf`): writing it changes the machine for every user. */

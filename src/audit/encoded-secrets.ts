@@ -9,9 +9,9 @@ import type { Unit } from "./text.ts";
 /** A variable reference in shell, Python, Node or PowerShell; the name is in one of the groups. */
 export const SECRET_REF: RegExp =
 	/\$\{?([A-Za-z_][A-Za-z0-9_]{1,60})\}?|os\.environ\[["']([A-Za-z0-9_]{1,60})["']\]|os\.(?:environ\.get|getenv)\(\s{0,3}["']([A-Za-z0-9_]{1,60})["']|process\.env\.([A-Za-z0-9_]{1,60})|process\.env\[["']([A-Za-z0-9_]{1,60})["']\]|\$env:([A-Za-z0-9_]{1,60})/g;
-/** Names that hold credentials (`AWS_SECRET_ACCESS_KEY`, `GITHUB_TOKEN`, `OPENAI_API_KEY`, `*_SERVICE_ACCOUNT_KEY`). */
+/** Names that hold credentials (`AWS_SECRET_ACCESS_KEY`, `GITHUB_TOKEN`, a `DATABASE_URL` with its password). */
 export const SECRET_NAME: RegExp =
-	/TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|PRIVATE_?KEY|ACCESS_?KEY|CREDENTIAL|SESSION|COOKIE|SERVICE_ACCOUNT/i;
+	/TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|PRIVATE_?KEY|ACCESS_?KEY|CREDENTIAL|SESSION|COOKIE|SERVICE_ACCOUNT|DATABASE_URL|DB_URL|CONNECTION_STRING/i;
 
 const ENCODE =
 	/\bbase64(?!\s{1,5}(-d|--decode|-D)\b)\b|\b(urlsafe_)?b64encode\b|\bbtoa\(|toString\(\s{0,3}["'](base64|hex)["']\s{0,3}\)|\bxxd\b(?!\s{1,3}-r)|\.hex\(\)|\bhexlify\b|ToBase64String/;

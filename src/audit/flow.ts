@@ -7,8 +7,10 @@ import { isSuspiciousHost, type Report, urlsIn } from "./chars.ts";
 import { codeMay } from "./code-anchors.ts";
 import { commandHits, spanOf } from "./command-rules.ts";
 import { type EncodedSecret, encodedSecrets, SECRET_NAME, SECRET_REF } from "./encoded-secrets.ts";
-import { vendorInstaller } from "./installers.ts";
+import { installerSeverity } from "./installers.ts";
 import { dependencyHits, type LineState, textHits } from "./lines.ts";
+import { bodySecret } from "./secret-body.ts";
+import { stdinRole } from "./stdin-role.ts";
 import type { Unit } from "./text.ts";
 import { unitCommands } from "./unit-commands.ts";
 
@@ -18,6 +20,7 @@ export interface SkillFlows {
 	sinks: { unit: Unit; flow: number }[];
 }
 
+const SOCKETS = new Set(["nc", "ncat", "netcat", "socat", "telnet"]);
 const FETCHERS = new Set(["curl", "wget", "iwr", "irm", "invoke-webrequest", "invoke-restmethod", "aria2c"]);
 const INTERPRETERS = new Set([
 	"sh",
@@ -72,7 +75,7 @@ const DNS = new Set(["dig", "nslookup", "host", "drill", "ping"]);
 const EXTRACTORS = new Set(["unzip", "tar", "7z", "7za", "unrar", "bsdtar", "gunzip", "expand-archive", "ditto"]);
 
 const CREDENTIAL =
-	/\.ssh\/(id_|\*|\$)|(~|\$HOME|\$\{HOME\})\/\.(ssh|aws|gnupg|kube|docker)\b|\bid_(rsa|dsa|ecdsa|ed25519)\b|\.aws\/credentials|\.config\/gcloud|\.kube\/config|\.docker\/config\.json|\.netrc\b|\.npmrc\b|\.pypirc\b|\.gnupg\b|\.git-credentials|Login Data|\/Cookies\b|Keychains?\/|wallet\.dat|Local Storage\/leveldb|\.electrum\b|\.exodus\b|(Google\/Chrome|BraveSoftware|Firefox|\.mozilla\/firefox)\/[^\n]{0,60}(Login Data|Cookies|key[34]\.db|logins\.json)|login\.keychain|security\s{1,5}(find-generic-password|find-internet-password|dump-keychain)|\/etc\/shadow|\.password-store|\.config\/gh\/hosts|\bprintenv\b|JSON\.stringify\(\s{0,3}process\.env\s{0,3}\)|Object\.(entries|keys|values)\(\s{0,3}process\.env\s{0,3}\)|dict\(\s{0,3}os\.environ\s{0,3}\)|os\.environ\.(copy|items)\(\)|json\.dumps\(\s{0,3}(dict\()?os\.environ|str\(\s{0,3}os\.environ\s{0,3}\)|Get-ChildItem\s{1,5}env:|\bfind\s[^|;&\n]{0,120}-name\s{1,5}["']?(\*\.pem|\*\.key|id_rsa|\.env|\*\.env)/i;
+	/\.ssh\/(id_|\*|\$)|(~|\$HOME|\$\{HOME\})\/\.(ssh|aws|gnupg|kube|docker)\b|\bid_(rsa|dsa|ecdsa|ed25519)\b|\.aws\/credentials|\.config\/gcloud|\.kube\/config|\.docker\/config\.json|\.netrc\b|\.npmrc\b|\.pypirc\b|\.gnupg\b|\.git-credentials|Login Data|\/Cookies\b|Keychains?\/|wallet\.dat|Local Storage\/leveldb|\.electrum\b|\.exodus\b|(Google\/Chrome|BraveSoftware|Firefox|\.mozilla\/firefox)\/[^\n]{0,60}(Login Data|Cookies|key[34]\.db|logins\.json)|login\.keychain|security\s{1,5}(find-generic-password|find-internet-password|dump-keychain)|\/etc\/shadow|\.password-store|\.config\/gh\/hosts|\bprintenv\b(?!\s{1,5}[A-Za-z_])|JSON\.stringify\(\s{0,3}process\.env\s{0,3}\)|Object\.(entries|keys|values)\(\s{0,3}process\.env\s{0,3}\)|dict\(\s{0,3}os\.environ\s{0,3}\)|os\.environ\.(copy|items)\(\)|json\.dumps\(\s{0,3}(dict\()?os\.environ|str\(\s{0,3}os\.environ\s{0,3}\)|Get-ChildItem\s{1,5}env:|\bfind\s[^|;&\n]{0,120}-name\s{1,5}["']?(\*\.pem|\*\.key|id_rsa|\.env|\*\.env)/i;
 // A word every CREDENTIAL form holds: a cheap test first, since most lines name no credential at all.
 const CREDENTIAL_HINT =
 	/ssh|aws|gnupg|kube|docker|id_|gcloud|netrc|npmrc|pypirc|credential|login|cookies|keychain|wallet|leveldb|electrum|exodus|chrome|brave|firefox|mozilla|security|shadow|password|gh\/hosts|printenv|process\.env|os\.environ|env:|-name/i;
@@ -97,7 +100,7 @@ const SERVICES: readonly [RegExp, RegExp][] = [
 
 interface FlowState extends LineState {
 	id: number;
-	downloads: Map<string, { unit: Unit; archive: boolean }>;
+	downloads: Map<string, { unit: Unit; archive: boolean; vendor: boolean }>;
 	extracted: boolean;
 	executable: Set<string>;
 	sources: SkillFlows["sources"];
@@ -154,7 +157,7 @@ function chain(source: { unit: Unit; start: number; end: number }, sink: Unit): 
 
 // Every literal the line-level code rules need; a unit without any of them skips those rules.
 const TRIGGER =
-	/curl|wget|exec|eval|iex|invoke|~\/|electrum|exodus|leveldb|chrome|brave|firefox|mozilla|find-generic|dump-keychain|\/dev\/|mkfifo|socket|pty|\bdd\b|mkfs|:\(\)|rmtree|remove-item|\b(rd|del|rmdir|format)\b|base64|b64|atob|buffer|xxd|hex|codecs|open\(|write|append|out-file|-content|install|prepare|cmdclass|requests|httpx|urllib|urlopen|fetch|axios|http|connect|smtp|webclient|\.ssh|id_|aws|gcloud|kube|docker|netrc|npmrc|pypirc|gnupg|credential|login data|cookies|keychain|wallet|shadow|password|gh\/|printenv|environ|process\.env|env:|\.env|find|\$|=|-enc/i;
+	/curl|wget|exec|eval|iex|invoke|~\/|electrum|exodus|leveldb|chrome|brave|firefox|mozilla|find-generic|dump-keychain|\/dev\/|mkfifo|socket|pty|\bdd\b|mkfs|:\(\)|rmtree|remove-item|\b(rd|del|rmdir|format)\b|base64|b64|atob|buffer|xxd|hex|codecs|open\(|write|append|out-file|-content|install|prepare|cmdclass|requests|httpx|urllib|urlopen|fetch|axios|http|connect|smtp|webclient|\.ssh|id_|aws|gcloud|kube|docker|netrc|npmrc|pypirc|gnupg|credential|login data|cookies|keychain|wallet|shadow|password|gh\/|printenv|environ|process\.env|env:|\.env|find|tmp\/|\$|=|-enc/i;
 
 // Prose with none of these characters holds no command a rule could match (a flag, a path, a pipe, a variable).
 const PROSE_HINT = /[|/$>~=(`\\]|\s-{1,2}[a-zA-Z]/;
@@ -187,9 +190,12 @@ function unitHits(unit: Unit, state: FlowState, report: Report): void {
 		(unit.context === "prose" || unit.context === "comment" || unit.context === "table") &&
 		!/\b(read|cat|open|load|include|print|copy|send|upload|output|display|paste|attach|exfiltrate)\b/i.test(text);
 	const credential = codeMay(unit, "CREDENTIAL_HINT") && CREDENTIAL_HINT.test(text) ? CREDENTIAL.exec(text) : null;
-	const dump = commands.find(
-		(c) => (c.words.length === 1 && (c.words[0] === "env" || c.words[0] === "set")) || commandProgram(c) === "printenv",
-	);
+	const dump =
+		commands.find(
+			(c) =>
+				(c.words.length === 1 && (c.words[0] === "env" || c.words[0] === "set")) ||
+				(commandProgram(c) === "printenv" && c.words.length === commandProgramIndex(c) + 1),
+		) ?? envSubstitution(text);
 	if (credential || dump) {
 		const start = credential ? credential.index : (dump?.start ?? 0);
 		const end = credential ? credential.index + credential[0].length : start + 8;
@@ -208,6 +214,14 @@ function unitHits(unit: Unit, state: FlowState, report: Report): void {
 	taint(unit, state);
 }
 
+// The whole environment inside a substitution, filtered or not: `"$(env | grep KEY)"`, `` `printenv` ``.
+const ENV_SUBSTITUTION = /\$\(\s{0,3}(env|printenv|set)\s{0,3}[)|]|`\s{0,3}(env|printenv)\s{0,3}[`|]/;
+
+function envSubstitution(text: string): { start: number } | undefined {
+	const match = text.includes("env") || text.includes("set") ? ENV_SUBSTITUTION.exec(text) : null;
+	return match ? { start: match.index } : undefined;
+}
+
 /** Pipes into interpreters, downloads, and runs of what was downloaded. Returns true when the command is a sink. */
 function downloadHits(
 	unit: Unit,
@@ -220,6 +234,9 @@ function downloadHits(
 	const at = commandProgramIndex(command);
 	const program = commandProgram(command);
 	const substituted = fetchSubstituted(words);
+	// A socket's bytes piped into a shell that runs them: a bind or reverse shell without `-e`.
+	if (SOCKETS.has(program) && command.next === "|" && next && INTERPRETERS.has(commandProgram(next)))
+		if (stdinRole(next) === "program") report({ rule: "reverse-shell", unit, ...spanOf(unit, command) });
 	// Most commands of a long line fetch, unpack and run nothing: skip them before anything is allocated.
 	if (
 		!substituted &&
@@ -233,10 +250,20 @@ function downloadHits(
 	// The span is found only for a hit: finding it scans the rest of the line, once per command would be quadratic.
 	const span = () => spanOf(unit, command);
 	if (FETCHERS.has(program)) {
-		if (command.next === "|" && next && INTERPRETERS.has(commandProgram(next)))
-			report({ rule: "remote-to-interpreter", unit, ...span(), severity: installerSeverity(args) });
+		const role = command.next === "|" && next && INTERPRETERS.has(commandProgram(next)) ? stdinRole(next) : "data";
+		if (role !== "data")
+			report({
+				rule: "remote-to-interpreter",
+				unit,
+				...span(),
+				severity: role === "script" ? "P1" : installerSeverity(args),
+			});
 		for (const file of downloadedFiles(program, args))
-			state.downloads.set(file, { unit, archive: /\.(zip|tar|tgz|gz|rar|7z|dmg|pkg)$/i.test(file) });
+			state.downloads.set(file, {
+				unit,
+				archive: /\.(zip|tar|tgz|gz|rar|7z|dmg|pkg)$/i.test(file),
+				vendor: installerSeverity(args) === "P1",
+			});
 	}
 	if (substituted && (INTERPRETERS.has(program) || program === "eval" || at > 0))
 		report({ rule: "remote-to-interpreter", unit, ...span(), severity: installerSeverity(args) });
@@ -249,7 +276,17 @@ function downloadHits(
 			report({ rule: "install-lure", unit, ...span(), severity: archive ? "P0" : "P1" });
 	}
 	const runs = runsDownloaded(words[at] ?? "", program, args, state);
-	if (runs) report({ rule: "download-execute", unit, ...span(), flow: true, evidence: runs });
+	// Running what a reviewed installer host served (Docker's get-docker.sh) asks; anything else downloaded refuses.
+	const vendor = [...state.downloads.values()].every((d) => d.vendor);
+	if (runs)
+		report({
+			rule: "download-execute",
+			unit,
+			...span(),
+			flow: true,
+			evidence: runs,
+			severity: vendor ? "P1" : undefined,
+		});
 	return NETWORK.has(program);
 }
 
@@ -265,12 +302,6 @@ function fetchSubstituted(words: readonly string[]): boolean {
 			return true;
 	}
 	return false;
-}
-
-/** P1 when every URL the command fetches is a reviewed vendor installer (see installers.ts); P0 otherwise. */
-function installerSeverity(args: readonly string[]): "P1" | undefined {
-	const urls = args.flatMap((a) => a.match(/https?:\/\/[^\s"'`)|;&]+/g) ?? []);
-	return urls.length > 0 && urls.every((url) => vendorInstaller(url) !== undefined) ? "P1" : undefined;
 }
 
 function downloadedFiles(program: string, args: readonly string[]): string[] {
@@ -344,13 +375,20 @@ function assignedFromEnvironment(text: string): string | undefined {
 }
 
 /** A secret variable placed in a request to a foreign host, in a DNS name, or in a URL's host. */
+// A variable read through a command: `$(printenv NAME)`, `$(env | grep NAME)`, and `$(NAME)` (which runs no command
+// by that name, but says which value the author meant to send).
+const SUBSTITUTED_REF =
+	/\$\(\s{0,3}(?:printenv\s{1,5}|env\s{0,3}\|\s{0,3}grep\s{1,5}(?:-\w{1,4}\s{1,5})?["']?\^?)?([A-Za-z_][A-Za-z0-9_]{1,60})/g;
+
 function secretHits(unit: Unit, commands: readonly ShellCommand[], state: FlowState, report: Report): void {
 	const text = unit.text;
 	const secrets = new Map<string, number>();
-	for (const ref of codeMay(unit, "SECRET_NAME") ? text.matchAll(SECRET_REF) : []) {
-		const name = ref.slice(1).find(Boolean) ?? "";
-		if (SECRET_NAME.test(name)) secrets.set(name, ref.index);
-	}
+	if (codeMay(unit, "SECRET_NAME"))
+		for (const pattern of [SECRET_REF, SUBSTITUTED_REF])
+			for (const ref of text.matchAll(pattern)) {
+				const name = ref.slice(1).find(Boolean) ?? "";
+				if (SECRET_NAME.test(name)) secrets.set(name, ref.index);
+			}
 	for (const [variable, name] of state.tainted) {
 		const use = new RegExp(`\\b${variable}\\b`).exec(text);
 		if (use && !text.includes(`${variable} =`)) secrets.set(name, use.index);
@@ -369,4 +407,6 @@ function secretHits(unit: Unit, commands: readonly ShellCommand[], state: FlowSt
 			return;
 		}
 	}
+	const body = bodySecret(commands, secrets, hosts, (name) => SERVICES.some(([prefix]) => prefix.test(name)));
+	if (body) report({ rule: "secret-exfiltration", unit, ...body, flow: true, severity: "P1" });
 }

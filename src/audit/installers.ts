@@ -56,6 +56,36 @@ export const VENDOR_INSTALLERS: readonly VendorInstaller[] = [
 	{ host: "mise.run", tool: "mise", reason: "mise's installer host, mise.jdx.dev/installing-mise" },
 	{ host: "get.sdkman.io", tool: "SDKMAN!", reason: "SDKMAN!'s installer host, sdkman.io/install" },
 	{ host: "install.determinate.systems", path: "/nix", tool: "Nix", reason: "the Determinate Nix installer" },
+	{
+		host: "deb.nodesource.com",
+		path: "/setup_",
+		tool: "Node.js (NodeSource)",
+		reason: "NodeSource's package host; the setup line of github.com/nodesource/distributions",
+	},
+	{
+		host: "rpm.nodesource.com",
+		path: "/setup_",
+		tool: "Node.js (NodeSource)",
+		reason: "NodeSource's package host; the setup line of github.com/nodesource/distributions",
+	},
+	{
+		host: "fluxcd.io",
+		path: "/install.sh",
+		tool: "Flux",
+		reason: "the Flux project's site; fluxcd.io/flux/installation",
+	},
+	{
+		host: "community.chocolatey.org",
+		path: "/install.ps1",
+		tool: "Chocolatey",
+		reason: "Chocolatey's own site; the one-liner of chocolatey.org/install",
+	},
+	{
+		host: "run.linkerd.io",
+		path: "/install",
+		tool: "Linkerd",
+		reason: "Linkerd's installer host, linkerd.io getting started",
+	},
 ];
 
 /** The reviewed installer a URL is, or undefined: exact host, `https` only, and the row's path prefix. */
@@ -65,4 +95,10 @@ export function vendorInstaller(url: string): VendorInstaller | undefined {
 	const host = (match[1] ?? "").toLowerCase();
 	const path = match[2] ?? "/";
 	return VENDOR_INSTALLERS.find((row) => row.host === host && (row.path === undefined || path.startsWith(row.path)));
+}
+
+/** P1 when every URL in `texts` is a reviewed installer (and there is one); otherwise undefined, the rule's own P0. */
+export function installerSeverity(texts: readonly string[]): "P1" | undefined {
+	const urls = texts.flatMap((a) => a.match(/https?:\/\/[^\s"'`)|;&]+/g) ?? []);
+	return urls.length > 0 && urls.every((url) => vendorInstaller(url) !== undefined) ? "P1" : undefined;
 }

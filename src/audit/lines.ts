@@ -5,6 +5,7 @@
 import type { Report } from "./chars.ts";
 import { type CodeAnchor, codeMay } from "./code-anchors.ts";
 import { isSystemFile, persistenceTarget } from "./command-rules.ts";
+import { installerSeverity } from "./installers.ts";
 import { isTyposquat } from "./packages.ts";
 import type { Unit } from "./text.ts";
 
@@ -24,6 +25,10 @@ const REVERSE =
 	/\/dev\/(tcp|udp)\/[\w.$-]{1,100}\/\d{1,5}|\bmkfifo\b[^\n]{0,200}\b(nc|ncat|netcat)\b|socket\.socket\([^\n]{0,300}\b(dup2|pty\.spawn)\b|\bpty\.spawn\([^\n]{0,100}["']\/bin\/(ba)?sh/;
 const DESTROY =
 	/\bdd\b[^\n]{0,200}\bof=\/dev\/(sd|hd|nvme|disk|mmcblk|xvd|vd)|\bmkfs(\.\w{1,8})?\s{1,5}\/dev\/|:\(\)\s{0,3}\{\s{0,3}:\s{0,3}\|\s{0,3}:\s{0,3}&\s{0,3}\}\s{0,3};\s{0,3}:|shutil\.rmtree\(\s{0,3}(["']\/["']|["']~\/?["']|os\.path\.expanduser\(\s{0,3}["']~\/?["']\s{0,3}\)|Path\.home\(\)|os\.environ\[["']HOME["']\])\s{0,3}[,)]|Remove-Item[^\n]{0,200}-Recurse[^\n]{0,200}(\s(C:\\\\?|\$HOME|~|\$env:USERPROFILE)(\s|$))|\b(rd|rmdir|del)\s{1,5}\/s\s{1,5}\/q\s{1,5}[A-Za-z]:\\\\?(\s|$)|\bformat\s{1,5}[A-Za-z]:(\s|$)/i;
+// Code run from a temporary folder: the contents of any file there evaluated, or a hidden file there run or sourced.
+// Whatever wrote the file decides what runs, and no reviewer saw it.
+const STAGED =
+	/\b(exec|eval|execfile|run_path)\s{0,3}\(\s{0,3}(compile\(\s{0,3})?((open|readFileSync|fs\.readFileSync)\(\s{0,3})?["'](\/tmp|\/var\/tmp|\/dev\/shm)\/[^"'\n]{1,200}["']|(^|[\s;&|(])(source|\.|sh|bash|zsh|python[0-9.]*|node|perl|ruby)\s{1,5}["']?(\/tmp|\/var\/tmp|\/dev\/shm)\/([^\s"'/]{1,100}\/){0,4}\.[\w.-]{1,100}/;
 const WRITE_API =
 	/\bopen\([^)\n]{0,300}["'](w|a|wb|ab|w\+|a\+)["']|\b(write_text|writeFileSync|appendFileSync|writeFile|appendFile|Out-File|Add-Content|Set-Content)\b/;
 
@@ -35,9 +40,18 @@ export function textHits(unit: Unit, state: LineState, report: Report): void {
 		const m = codeMay(unit, name) ? pattern.exec(text) : null;
 		if (m) report({ rule, unit, start: m.index, end: m.index + m[0].length });
 	};
-	match(REMOTE_EXEC, "REMOTE_EXEC", "remote-to-interpreter");
+	const remote = codeMay(unit, "REMOTE_EXEC") ? REMOTE_EXEC.exec(text) : null;
+	if (remote) {
+		const severity = installerSeverity([text]);
+		const span = { start: remote.index, end: remote.index + remote[0].length };
+		report({ rule: "remote-to-interpreter", unit, ...span, severity });
+	}
 	match(REVERSE, "REVERSE", "reverse-shell");
 	match(DESTROY, "DESTROY", "destructive-command");
+	if (text.includes("tmp/") || text.includes("/dev/shm/")) {
+		const staged = STAGED.exec(text);
+		if (staged) report({ rule: "staged-execute", unit, start: staged.index, end: staged.index + staged[0].length });
+	}
 	const executes = () => codeMay(unit, "EXEC") && EXEC.test(text);
 	const decode = codeMay(unit, "DECODE") ? DECODE.exec(text) : null;
 	if (decode) {

@@ -114,6 +114,7 @@ export const ANCHORS: Readonly<Record<string, readonly Need[]>> = {
 		[["dangerously", "danger-full-access"]],
 		[[".claude/settings", ".codex/config.toml", ".gemini/settings.json", ".cursor/mcp.json", "bash(*)"]],
 		[["without"], ["command", "tool", "program"]],
+		[["without"], ["asking"]],
 		[
 			["authority", "access", "privileges", "control", "rights"],
 			["full", "unrestricted", "unlimited", "root", "admin", "complete", "sudo"],

@@ -34,7 +34,7 @@ const CONCEAL: readonly RegExp[] = [
 		`\\b(do not|don't|never|must not)\\s+(tell|mention|inform|notify|alert|show|reveal|disclose|report|explain|let)\\b${G}\\b(the\\s+)?(user|human|owner|operator)s?\\b`,
 		"i",
 	),
-	/\bwithout\s+(telling|informing|notifying|alerting|asking|letting|warning)\s+(the\s+)?(user|human|owner)\b/i,
+	/\bwithout\s+(telling|informing|notifying|alerting|letting|warning)\s+(the\s+)?(user|human|owner)\b/i,
 	/\bwithout\s+the\s+(user|human|owner)('s)?\s+(knowing|noticing|knowledge|consent|awareness|seeing)\b/i,
 	/\b(the\s+)?(user|human)\s+(must|should|will)\s+(not|never)\s+(know|see|notice|find out|be told|learn)\b/i,
 	/\bhide\s+(this|these|it|them|the\s+\w{1,20})\s+(\w+\s+){0,3}from\s+(the\s+)?(user|human|owner)\b/i,
@@ -105,6 +105,8 @@ const BYPASS: readonly RegExp[] = [
 	/\bbypassPermissions\b|--dangerously-skip-permissions|approval_policy\s{0,3}=\s{0,3}["']?never|danger-full-access/i,
 	/\b(edit|modify|update|change|add|write|append|set)\b[^.\n]{0,80}(\.claude\/settings[\w.-]{0,20}\.json|\.codex\/config\.toml|\.gemini\/settings\.json|\.cursor\/mcp\.json|permissions\.allow\b|Bash\(\*\))/i,
 	/\b(do not|don't|never|without)\s+(ask|asking|prompt|prompting|request|requesting|wait|waiting)\s+(the\s+user\s+)?(for\s+)?(permission|confirmation|approval|consent)\b/i,
+	// Not asking is acting without approval; not telling (concealment) is hiding.
+	/\bwithout\s+asking\s+(the\s+)?(user|human|owner)\b/i,
 ];
 // A phrase added to a family needs its words in prose-anchors.ts, or plain-ASCII text never reaches it.
 const RULES: readonly [string, RegExp, RegExp?][] = [

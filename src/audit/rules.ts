@@ -99,6 +99,12 @@ export const AUDIT_RULES: readonly AuditRule[] = [
 	),
 	rule("decode-execute", "P0", "Decoded data executed", "Decoding then executing hides what runs from any reviewer."),
 	rule(
+		"staged-execute",
+		"P1",
+		"Code run from a temporary folder",
+		"A file in /tmp evaluated, or a hidden one there run or sourced: whatever wrote it decides what runs.",
+	),
+	rule(
 		"obfuscated-endpoint",
 		"P0",
 		"Endpoint hidden by encoding or concatenation",
