@@ -84,7 +84,12 @@ export function fastCall(req: IncomingMessage, parsed: unknown, protocol: string
 
 /** A `skill://` URI the SDK's resource handler would read as it is (it reads `new URL(uri).href`). */
 function isCanonicalSkillUri(uri: string): boolean {
-	return uri.startsWith("skill://") && URL.canParse(uri) && new URL(uri).href === uri;
+	if (!uri.startsWith("skill://")) return false;
+	try {
+		return new URL(uri).href === uri;
+	} catch {
+		return false;
+	}
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -186,7 +186,8 @@ export async function serveHttp(server: SkillServer, options: HttpServeOptions):
 	};
 
 	const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-		const path = new URL(req.url ?? "/", "http://x").pathname;
+		// The endpoint's own path as clients send it needs no parsing (the URL parser costs more than the checks below).
+		const path = req.url === "/mcp" ? "/mcp" : new URL(req.url ?? "/", "http://x").pathname;
 		// Probes carry no token and reveal nothing but the state: a load balancer or orchestrator asks them.
 		if (path === "/healthz" || path === "/readyz") return probe(res, path === "/healthz" || lifecycle.ready);
 		const refusal = checkRequest(req, rules);
@@ -206,8 +207,11 @@ export async function serveHttp(server: SkillServer, options: HttpServeOptions):
 		// the rest of the request). A body that is not JSON goes along, for the SDK's own parse error.
 		const unparsed = parsed === undefined ? body : undefined;
 		const sessionId = req.headers["mcp-session-id"];
-		const facts = requestFacts(req.method ?? "GET", parsed);
-		res.once("close", () => record(req, res, facts, started));
+		// Nobody counts or logs: no facts to gather.
+		if (metrics || options.onRequest) {
+			const facts = requestFacts(req.method ?? "GET", parsed);
+			res.once("close", () => record(req, res, facts, started));
+		}
 		let transport = typeof sessionId === "string" ? sessions.get(sessionId) : undefined;
 		if (typeof sessionId === "string" && !transport)
 			return sendError(res, 404, "Session not found: it ended, or the instance that held it stopped; initialize again");
