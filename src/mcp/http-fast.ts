@@ -30,9 +30,9 @@ export async function answerFast(
 	stallMs?: number,
 ): Promise<boolean> {
 	if (call.method === "skills/list") {
-		const page = await direct.list(call.cursor, session.protocol);
-		if (!page) return false;
-		writeJson(res, session.id, JSON.stringify({ result: page, jsonrpc: "2.0", id: call.id }));
+		const page = await direct.listJson(call.cursor, session.protocol);
+		if (page === undefined) return false;
+		writeJson(res, session.id, `{"result":${page},"jsonrpc":"2.0","id":${JSON.stringify(call.id)}}`);
 		return true;
 	}
 	const file = await direct.read(call.uri);

@@ -4,6 +4,7 @@
 // versions, unknown sessions, forged structure and cursors, batches, huge bodies), two sessions on one connection,
 // slow and vanishing readers of a large answer, and the log, metrics, token and origin checks on the fast path.
 import { randomBytes } from "node:crypto";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client, type FetchLike, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { createSkillServer, type HttpRequestLog, type SkillServer, serveHttp } from "skillset/mcp";
@@ -252,6 +253,43 @@ describe("the HTTP fast path", () => {
 		]);
 		expect(JSON.parse(first?.body ?? "").result.contents[0].text).toBe(files["alpha/huge.md"]);
 		expect(JSON.parse(second?.body ?? "").result.contents[0].text).toBe(files["alpha/huge.md"]);
+	}, 60_000);
+
+	it("gives held (warm) skills/list pages the same bytes on and off, and a changed entry anew", async () => {
+		const tricky: Record<string, string> = {};
+		for (let i = 0; i < 12; i++) {
+			tricky[`w${i}/SKILL.md`] = skillMd(`w${i}`, `Does ${TRICKY.trim()} things, number ${i}.`);
+			tricky[`w${i}/notes.md`] = TRICKY;
+		}
+		const root = await writeTree(join(await tempDir(), "skills"), tricky);
+		// Held entries stand only for files changed well before (the racy margin): let the tree settle.
+		await new Promise((resolve) => setTimeout(resolve, 2200));
+		const warm = await createSkillServer({ cwd: root, home: root, defaultRoots: false, roots: [root], watch: false });
+		const on = await serveHttp(warm, { port: 0 });
+		const off = await serveHttp(warm, { port: 0, fastPath: false });
+		closers.unshift(
+			() => on.close(),
+			() => off.close(),
+			() => warm.close(),
+		);
+		const list = { jsonrpc: "2.0", id: "page", method: "skills/list", params: {} };
+		const sessions = { on: await initialize(on.url, LEGACY), off: await initialize(off.url, LEGACY) };
+		const answer = async (url: string, session: string) => {
+			const got = await post(url, list, headersOf(session));
+			return { sized: got.sized, body: got.body };
+		};
+		// Built by the fast path, then held: the SDK's bytes, then the fast path's from the held entries' texts.
+		const first = await answer(on.url, sessions.on);
+		const viaSdk = await answer(off.url, sessions.off);
+		const held = await answer(on.url, sessions.on);
+		expect(first.sized && held.sized && !viaSdk.sized).toBe(true);
+		expect(first.body).toBe(viaSdk.body);
+		expect(held.body).toBe(viaSdk.body);
+		expect(JSON.parse(held.body).result.skills).toHaveLength(12);
+		writeFileSync(join(root, "w3/notes.md"), `${TRICKY}grown\n`);
+		const changed = await answer(on.url, sessions.on);
+		expect(changed.body).not.toBe(held.body);
+		expect(changed.body).toBe((await answer(off.url, sessions.off)).body);
 	}, 60_000);
 
 	it("logs and counts fast answers as before, and keeps the token and origin checks in front", async () => {
