@@ -274,7 +274,9 @@ describe("skills/list after the files change under a server that does not watch"
 			expect(now.has("skill://link/SKILL.md")).toBe(false);
 			expect(now.has("skill://swap/SKILL.md")).toBe(false);
 			for (const name of ["grow", "shrink"])
-				expect(now.get(`skill://${name}/SKILL.md`)?.resources[1]?.digest).toBe(digestOf(join(root, `${name}/notes.md`)));
+				expect(now.get(`skill://${name}/SKILL.md`)?.resources[1]?.digest).toBe(
+					digestOf(join(root, `${name}/notes.md`)),
+				);
 			expect(now.get("skill://add/SKILL.md")?.resources.map((r) => r.uri)).toContain("skill://add/extra.md");
 		} finally {
 			await serving.close();
