@@ -13,12 +13,14 @@ export interface DirectAnswers {
 	read(uri: string): Promise<FileBytes | undefined>;
 	/** The `skills/list` result at `cursor` for a session that negotiated `protocol`, or undefined. */
 	list(cursor: string | undefined, protocol: string | undefined): Promise<SkillsPage | undefined>;
+	/** The server's name and version as 2026-07-28 results carry them, or undefined when it has more to say. */
+	readonly serverInfo: { name: string; version: string } | undefined;
 	/** {@link list}'s result as JSON text, the same bytes `JSON.stringify` gives, or undefined. */
 	listJson(cursor: string | undefined, protocol: string | undefined): Promise<string | undefined>;
 }
 
 /** The direct answers over the source's current state (the same plan, rules and entries the handlers read). */
-export function directAnswers(state: () => SourceState): DirectAnswers {
+export function directAnswers(state: () => SourceState, info: { name: string; version: string }): DirectAnswers {
 	// Each held entry's JSON, made once: an entry is reused as the same object while its files stay the same.
 	const texts = new WeakMap<SkillEntry, string>();
 	const entryJson = (entry: SkillEntry): string => {
@@ -38,7 +40,9 @@ export function directAnswers(state: () => SourceState): DirectAnswers {
 		}
 	};
 
+	const plain = Object.keys(info).every((key) => key === "name" || key === "version");
 	return {
+		serverInfo: plain ? { name: info.name, version: info.version } : undefined,
 		async read(uri) {
 			const { plan, rules } = state();
 			const file = await readFile(plan, uri, rules);

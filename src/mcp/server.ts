@@ -106,13 +106,13 @@ export async function createSkillServer(given: SkillServerOptions = {}): Promise
 
 	const warn = (message: string) => log("warning", message);
 	const state = () => ({ plan: now().plan, rules, cache, entries, pageSize, listSize, warn });
-	const direct = directAnswers(state);
+	const direct = directAnswers(state, options.info ?? DEFAULT_INFO);
 	const extension = new SkillsExtension({
 		source: createSkillSource(state),
 		onWarning: (warning) => log("warning", `${warning.path}: ${warning.message}`),
 	});
 	const createServer = (): McpServer => {
-		const mcp = new ConnectionServer(options.info ?? { name: "skillset", version: "0" }, {
+		const mcp = new ConnectionServer(options.info ?? DEFAULT_INFO, {
 			instructions: now().instructions,
 			capabilities: {
 				resources: { subscribe: true, listChanged: true },
@@ -180,6 +180,9 @@ export async function createSkillServer(given: SkillServerOptions = {}): Promise
 		},
 	};
 }
+
+/** The name and version a server gives when the host names none. */
+const DEFAULT_INFO = { name: "skillset", version: "0" };
 
 /** Skills a default `skills/list` page holds when their entries are held unchanged (bounded by files as well). */
 const HELD_PAGE_SKILLS = 1000;
