@@ -321,29 +321,46 @@ describe("the HTTP fast path", () => {
 		expect(contents[2]?.result.contents[0]?.text).toBe("# deep\n");
 	}, 60_000);
 
+	/** A 2025 session's id, or the headers and envelope of a stateless 2026-07-28 read of `uri`. */
+	const askers = async (uri: string) => {
+		const envelope = {
+			"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+			"io.modelcontextprotocol/clientInfo": { name: "raw", version: "1" },
+			"io.modelcontextprotocol/clientCapabilities": {},
+		};
+		const modern = { "mcp-protocol-version": "2026-07-28", "mcp-method": "resources/read", "mcp-name": uri };
+		return [
+			{ asker: await initialize(fast, LEGACY), params: { uri } },
+			{ asker: modern, params: { uri, _meta: envelope } },
+		];
+	};
+
 	it("closes a reader that never drains a large fast answer, and serves the others meanwhile", async () => {
-		const session = await initialize(fast, LEGACY);
-		const ask = { jsonrpc: "2.0", id: 1, method: "resources/read", params: { uri: "skill://alpha/huge.md" } };
-		// The server's stall timeout is 1 s: the reader takes nothing for 3.
-		const stalled = stalledReader(fast, session, ask, 3000);
-		const small = await post(fast, { ...ask, params: { uri: "skill://alpha/notes.md" } }, headersOf(session));
-		expect(JSON.parse(small.body).result.contents[0].text).toBe(files["alpha/notes.md"]);
-		const { closed, received } = await stalled;
-		expect(closed).toBe(true);
-		expect(received).toBeGreaterThan(0);
-		expect(received).toBeLessThan(Buffer.byteLength(JSON.stringify(files["alpha/huge.md"])));
+		for (const { asker, params } of await askers("skill://alpha/huge.md")) {
+			const ask = { jsonrpc: "2.0", id: 1, method: "resources/read", params };
+			// The server's stall timeout is 1 s: the reader takes nothing for 3.
+			const stalled = stalledReader(fast, asker, ask, 3000);
+			const session = typeof asker === "string" ? asker : await initialize(fast, LEGACY);
+			const small = { ...ask, params: { uri: "skill://alpha/notes.md" } };
+			expect(JSON.parse((await post(fast, small, headersOf(session))).body).result.contents[0].text).toBe(
+				files["alpha/notes.md"],
+			);
+			const { closed, received } = await stalled;
+			expect(closed).toBe(true);
+			expect(received).toBeGreaterThan(0);
+			expect(received).toBeLessThan(Buffer.byteLength(JSON.stringify(files["alpha/huge.md"])));
+		}
 	}, 60_000);
 
 	it("gives the exact bytes of a large answer after clients left in the middle of theirs", async () => {
-		const session = await initialize(fast, LEGACY);
-		const ask = { jsonrpc: "2.0", id: 2, method: "resources/read", params: { uri: "skill://alpha/huge.md" } };
-		await Promise.all([1, 2, 3].map(() => leavingReader(fast, session, ask)));
-		const [first, second] = await Promise.all([
-			post(fast, ask, headersOf(session)),
-			post(fast, { ...ask, id: 3 }, headersOf(session)),
-		]);
-		expect(JSON.parse(first?.body ?? "").result.contents[0].text).toBe(files["alpha/huge.md"]);
-		expect(JSON.parse(second?.body ?? "").result.contents[0].text).toBe(files["alpha/huge.md"]);
+		for (const { asker, params } of await askers("skill://alpha/huge.md")) {
+			const ask = { jsonrpc: "2.0", id: 2, method: "resources/read", params };
+			await Promise.all([1, 2, 3].map(() => leavingReader(fast, asker, ask)));
+			const headers = typeof asker === "string" ? headersOf(asker) : asker;
+			const [first, second] = await Promise.all([post(fast, ask, headers), post(fast, { ...ask, id: 3 }, headers)]);
+			expect(JSON.parse(first?.body ?? "").result.contents[0].text).toBe(files["alpha/huge.md"]);
+			expect(JSON.parse(second?.body ?? "").result.contents[0].text).toBe(files["alpha/huge.md"]);
+		}
 	}, 60_000);
 
 	it("gives held (warm) skills/list pages the same bytes on and off, and a changed entry anew", async () => {
