@@ -1,5 +1,5 @@
 import type { FileBytes } from "./deferred.ts";
-import { readFile } from "./entries.ts";
+import { readFile, type SkillEntry } from "./entries.ts";
 import { cacheHintsFor, type SkillsPage } from "./skills-list.ts";
 import type { SourceState } from "./source.ts";
 
@@ -13,23 +13,53 @@ export interface DirectAnswers {
 	read(uri: string): Promise<FileBytes | undefined>;
 	/** The `skills/list` result at `cursor` for a session that negotiated `protocol`, or undefined. */
 	list(cursor: string | undefined, protocol: string | undefined): Promise<SkillsPage | undefined>;
+	/** The server's name and version as 2026-07-28 results carry them, or undefined when it has more to say. */
+	readonly serverInfo: { name: string; version: string } | undefined;
+	/** {@link list}'s result as JSON text, the same bytes `JSON.stringify` gives, or undefined. */
+	listJson(cursor: string | undefined, protocol: string | undefined): Promise<string | undefined>;
 }
 
 /** The direct answers over the source's current state (the same plan, rules and entries the handlers read). */
-export function directAnswers(state: () => SourceState): DirectAnswers {
+export function directAnswers(state: () => SourceState, info: { name: string; version: string }): DirectAnswers {
+	// Each held entry's JSON, made once: an entry is reused as the same object while its files stay the same.
+	const texts = new WeakMap<SkillEntry, string>();
+	const entryJson = (entry: SkillEntry): string => {
+		let text = texts.get(entry);
+		if (text === undefined) {
+			text = JSON.stringify(entry);
+			texts.set(entry, text);
+		}
+		return text;
+	};
+	const list = async (cursor: string | undefined, protocol: string | undefined) => {
+		const { plan, entries, listSize, warn } = state();
+		try {
+			return { ...(await entries.page(plan, cursor, listSize, warn)), ...cacheHintsFor(protocol) };
+		} catch {
+			return undefined;
+		}
+	};
+
+	const plain = Object.keys(info).every((key) => key === "name" || key === "version");
 	return {
+		serverInfo: plain ? { name: info.name, version: info.version } : undefined,
 		async read(uri) {
 			const { plan, rules } = state();
 			const file = await readFile(plan, uri, rules);
 			return file === undefined || "code" in file ? undefined : file;
 		},
-		async list(cursor, protocol) {
-			const { plan, entries, pageSize, warn } = state();
-			try {
-				return { ...(await entries.page(plan, cursor, pageSize, warn)), ...cacheHintsFor(protocol) };
-			} catch {
-				return undefined;
+		list,
+		async listJson(cursor, protocol) {
+			const page = await list(cursor, protocol);
+			if (!page) return undefined;
+			// As JSON.stringify writes the page: members in order, those undefined left out; the entries from their texts.
+			const members: string[] = [];
+			for (const [key, value] of Object.entries(page)) {
+				if (value === undefined) continue;
+				const json = key === "skills" ? `[${page.skills.map(entryJson).join(",")}]` : JSON.stringify(value);
+				members.push(`${JSON.stringify(key)}:${json}`);
 			}
+			return `{${members.join(",")}}`;
 		},
 	};
 }

@@ -30,15 +30,31 @@ export async function answerFast(
 	stallMs?: number,
 ): Promise<boolean> {
 	if (call.method === "skills/list") {
-		const page = await direct.list(call.cursor, session.protocol);
-		if (!page) return false;
-		writeJson(res, session.id, JSON.stringify({ result: page, jsonrpc: "2.0", id: call.id }));
+		const page = await direct.listJson(call.cursor, session.protocol);
+		if (page === undefined) return false;
+		writeJson(res, jsonHeaders(session.id), `{"result":${page},"jsonrpc":"2.0","id":${JSON.stringify(call.id)}}`);
 		return true;
 	}
-	const file = await direct.read(call.uri);
+	return answerRead(res, call.uri, call.id, "", jsonHeaders(session.id), direct, stallMs);
+}
+
+/**
+ * Writes the answer of a `resources/read` of `uri` with `id`, `after` (JSON members) following `contents` in the
+ * result, with `headers`; false with nothing written when the read is not a success (the SDK answers it).
+ */
+export async function answerRead(
+	res: ServerResponse,
+	uri: string,
+	id: string | number,
+	after: string,
+	headers: Record<string, string>,
+	direct: DirectAnswers,
+	stallMs?: number,
+): Promise<boolean> {
+	const file = await direct.read(uri);
 	if (!file) return false;
 	if (file.bytes.length <= DEFERRED_BYTES) {
-		writeJson(res, session.id, answerText(call.uri, call.id, contentOf(file)));
+		writeJson(res, headers, answerText(uri, id, contentOf(file), after));
 		return true;
 	}
 	// A large content is written in slices in place of a placeholder, as the SDK path's large answers are.
@@ -48,8 +64,7 @@ export async function answerFast(
 		"text" in placeholder
 			? { mimeType: file.mimeType, text: placeholder.text }
 			: contentOf({ ...file, bytes: placeholder.bytes });
-	const body = answerText(call.uri, call.id, content);
-	await writeSpliced(res, 200, jsonHeaders(session.id), body, deferrals, stallMs);
+	await writeSpliced(res, 200, headers, answerText(uri, id, content, after), deferrals, stallMs);
 	return true;
 }
 
@@ -83,15 +98,22 @@ export function fastCall(req: IncomingMessage, parsed: unknown, protocol: string
 }
 
 /** A `skill://` URI the SDK's resource handler would read as it is (it reads `new URL(uri).href`). */
-function isCanonicalSkillUri(uri: string): boolean {
-	return uri.startsWith("skill://") && URL.canParse(uri) && new URL(uri).href === uri;
+export function isCanonicalSkillUri(uri: string): boolean {
+	if (!uri.startsWith("skill://")) return false;
+	try {
+		return new URL(uri).href === uri;
+	} catch {
+		return false;
+	}
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
+/** A plain JSON object (not null, not an array). */
+export function isRecord(value: unknown): value is Record<string, unknown> {
 	return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-function onlyKeys(value: Record<string, unknown>, allowed: readonly string[]): boolean {
+/** Whether `value` has no member but `allowed` ones. */
+export function onlyKeys(value: Record<string, unknown>, allowed: readonly string[]): boolean {
 	for (const key in value) if (!allowed.includes(key)) return false;
 	return true;
 }
@@ -104,9 +126,10 @@ function contentOf(file: FileBytes): { mimeType: string; text: string } | { mime
 		: { mimeType: file.mimeType, text: bytes.toString(file.encoding) };
 }
 
-/** The JSON-RPC answer of a read, members in the SDK's order. */
-function answerText(uri: string, id: string | number, content: object): string {
-	return JSON.stringify({ result: { contents: [{ uri, ...content }] }, jsonrpc: "2.0", id });
+/** The JSON-RPC answer of a read, members in the SDK's order, `after` (members) following the contents. */
+function answerText(uri: string, id: string | number, content: object, after: string): string {
+	const contents = `"contents":[${JSON.stringify({ uri, ...content })}]`;
+	return `{"result":{${after === "" ? contents : `${contents},${after}`}},"jsonrpc":"2.0","id":${JSON.stringify(id)}}`;
 }
 
 function jsonHeaders(session: string): Record<string, string> {
@@ -114,7 +137,7 @@ function jsonHeaders(session: string): Record<string, string> {
 }
 
 /** A whole JSON answer in one write, its length said (no chunked framing to parse). */
-function writeJson(res: ServerResponse, session: string, body: string): void {
-	res.writeHead(200, { ...jsonHeaders(session), "content-length": String(Buffer.byteLength(body)) });
+function writeJson(res: ServerResponse, headers: Record<string, string>, body: string): void {
+	res.writeHead(200, { ...headers, "content-length": String(Buffer.byteLength(body)) });
 	res.end(body);
 }

@@ -5,16 +5,44 @@ import type { Lifecycle } from "./http-drain.ts";
 
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
 
-/** The body, or null when it is over 4 MiB. */
-export async function readBody(req: IncomingMessage): Promise<string | null> {
-	const chunks: Buffer[] = [];
-	let size = 0;
-	for await (const chunk of req) {
-		size += (chunk as Buffer).length;
-		if (size > MAX_BODY_BYTES) return null;
-		chunks.push(chunk as Buffer);
-	}
-	return Buffer.concat(chunks).toString("utf8");
+/**
+ * The body, or null when it is over 4 MiB. Read with listeners, not an async
+ * iterator: the iterator's promises cost more than the rest of reading a small body.
+ */
+export function readBody(req: IncomingMessage): Promise<string | null> {
+	return new Promise((resolve, reject) => {
+		const chunks: Buffer[] = [];
+		let size = 0;
+		const stop = () => {
+			req.off("data", onData);
+			req.off("end", onEnd);
+			req.off("error", onError);
+			req.off("close", onClose);
+		};
+		const onData = (chunk: Buffer) => {
+			size += chunk.length;
+			if (size <= MAX_BODY_BYTES) chunks.push(chunk);
+			else {
+				// The rest is not kept: once answered, the server discards it (within the request timeout).
+				stop();
+				resolve(null);
+			}
+		};
+		const onEnd = () => {
+			stop();
+			resolve((chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)).toString("utf8"));
+		};
+		const onError = (error: Error) => {
+			stop();
+			reject(error);
+		};
+		// The client went away before the body ended.
+		const onClose = () => onError(new Error("The request ended before its body"));
+		req.on("data", onData);
+		req.on("end", onEnd);
+		req.on("error", onError);
+		req.on("close", onClose);
+	});
 }
 
 /** The parsed JSON body, or undefined when it is not JSON. */

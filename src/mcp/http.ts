@@ -10,6 +10,7 @@ import {
 import { type Deferrals, deferralsFor } from "./deferred.ts";
 import { type DrainResult, Lifecycle } from "./http-drain.ts";
 import { answerFast, fastCall } from "./http-fast.ts";
+import { answerModernRead, modernRead } from "./http-fast-modern.ts";
 import {
 	allowedOrigins,
 	checkRequest,
@@ -73,9 +74,9 @@ export interface HttpServeOptions {
 	/** Serve `GET /metrics` in the Prometheus text format (behind the token when one is set). Default false. */
 	metrics?: boolean;
 	/**
-	 * Answer `resources/read` and `skills/list` on an established session directly, around the SDK's transport,
-	 * when the request passes every check the SDK makes and the answer is a success (else the SDK answers). The
-	 * answers are the same bytes either way. Default true; false sends every request through the SDK.
+	 * Answer `resources/read` and `skills/list` on an established session, and a stateless 2026-07-28
+	 * `resources/read`, directly, around the SDK's transport, when the request passes every check the SDK makes and
+	 * the answer is a success (else the SDK answers). The answers are the same bytes either way. Default true; false sends every request through the SDK.
 	 */
 	fastPath?: boolean;
 	/** Called once per request to `/mcp` when its answer ends, with facts safe to log (no header, no content). */
@@ -186,7 +187,8 @@ export async function serveHttp(server: SkillServer, options: HttpServeOptions):
 	};
 
 	const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-		const path = new URL(req.url ?? "/", "http://x").pathname;
+		// The endpoint's own path as clients send it needs no parsing (the URL parser costs more than the checks below).
+		const path = req.url === "/mcp" ? "/mcp" : new URL(req.url ?? "/", "http://x").pathname;
 		// Probes carry no token and reveal nothing but the state: a load balancer or orchestrator asks them.
 		if (path === "/healthz" || path === "/readyz") return probe(res, path === "/healthz" || lifecycle.ready);
 		const refusal = checkRequest(req, rules);
@@ -206,14 +208,19 @@ export async function serveHttp(server: SkillServer, options: HttpServeOptions):
 		// the rest of the request). A body that is not JSON goes along, for the SDK's own parse error.
 		const unparsed = parsed === undefined ? body : undefined;
 		const sessionId = req.headers["mcp-session-id"];
-		const facts = requestFacts(req.method ?? "GET", parsed);
-		res.once("close", () => record(req, res, facts, started));
+		// Nobody counts or logs: no facts to gather.
+		if (metrics || options.onRequest) {
+			const facts = requestFacts(req.method ?? "GET", parsed);
+			res.once("close", () => record(req, res, facts, started));
+		}
 		let transport = typeof sessionId === "string" ? sessions.get(sessionId) : undefined;
 		if (typeof sessionId === "string" && !transport)
 			return sendError(res, 404, "Session not found: it ended, or the instance that held it stopped; initialize again");
 		if (transport && fastPath && typeof sessionId === "string" && (await fast(req, res, parsed, sessionId, transport)))
 			return;
 		if (!transport && req.method === "POST") {
+			const read = fastPath && sessionId === undefined ? modernRead(req, parsed) : undefined;
+			if (read && (await answerModernRead(res, read, server.direct, options.stallTimeoutMs))) return;
 			const request = toRequest(req, res, host, unparsed);
 			const deferrals = deferralsFor(request);
 			if (!(await isLegacyRequest(request, parsed)))

@@ -29,7 +29,10 @@ export interface SkillServerOptions extends DiscoverOptions {
 	tools?: boolean;
 	/** Tokens for the catalog in the server instructions. Default 2,000. */
 	budgetTokens?: number;
-	/** Entries per `skills/list`, `resources/list`, `prompts/list` and directory page: a positive integer. Default 100. */
+	/**
+	 * Entries per `skills/list`, `resources/list`, `prompts/list` and directory page: a positive integer. Default 100;
+	 * by default a `skills/list` page also takes skills whose entries are held unchanged, up to 1,000 (and 2,048 files).
+	 */
 	pageSize?: number;
 	/** Largest file served, in bytes. Default 8 MiB. */
 	maxResourceBytes?: number;

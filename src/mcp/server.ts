@@ -9,7 +9,7 @@ import { type DirectAnswers, directAnswers } from "./direct.ts";
 import { DigestCache } from "./entries.ts";
 import type { McpLogLevel, SkillServerOptions } from "./options.ts";
 import type { LeftOutSkill } from "./plan.ts";
-import { cacheHintsFor, LIST_PARAMS, SkillEntries } from "./skills-list.ts";
+import { cacheHintsFor, LIST_PARAMS, type PageSize, SkillEntries } from "./skills-list.ts";
 import { SnapshotTools } from "./snapshot-tools.ts";
 import { startSnapshots } from "./snapshots.ts";
 import { createSkillSource, resourcesPage } from "./source.ts";
@@ -63,6 +63,9 @@ export async function createSkillServer(given: SkillServerOptions = {}): Promise
 	// Zero would page forever and a fraction never lands on an entry; a huge size is fine (pages end at a file bound).
 	if (!Number.isSafeInteger(pageSize) || pageSize < 1)
 		throw new SkillsetError("invalid-option", `pageSize must be a positive integer (got ${pageSize})`);
+	// skills/list: a page takes at most pageSize skills that must be built; by default, held ones fill it further (a warm
+	// enumeration of 10,000 skills in a tenth of the round trips, each one most of a page's cost to both sides).
+	const listSize: PageSize = { built: pageSize, skills: given.pageSize ?? HELD_PAGE_SKILLS };
 	const options = serveOptions(given);
 	const rules = serveRules(options);
 	const cache = new DigestCache();
@@ -102,14 +105,14 @@ export async function createSkillServer(given: SkillServerOptions = {}): Promise
 	reportBounds(now().report, log);
 
 	const warn = (message: string) => log("warning", message);
-	const state = () => ({ plan: now().plan, rules, cache, entries, pageSize, warn });
-	const direct = directAnswers(state);
+	const state = () => ({ plan: now().plan, rules, cache, entries, pageSize, listSize, warn });
+	const direct = directAnswers(state, options.info ?? DEFAULT_INFO);
 	const extension = new SkillsExtension({
 		source: createSkillSource(state),
 		onWarning: (warning) => log("warning", `${warning.path}: ${warning.message}`),
 	});
 	const createServer = (): McpServer => {
-		const mcp = new ConnectionServer(options.info ?? { name: "skillset", version: "0" }, {
+		const mcp = new ConnectionServer(options.info ?? DEFAULT_INFO, {
 			instructions: now().instructions,
 			capabilities: {
 				resources: { subscribe: true, listChanged: true },
@@ -121,7 +124,7 @@ export async function createSkillServer(given: SkillServerOptions = {}): Promise
 		// skills/list answered here, page for page as the extension would: the entries are built by this server, so the
 		// extension's second check of every entry on every page (a quarter of a 10,000-skill enumeration) is skipped.
 		mcp.server.setRequestHandler("skills/list", { params: LIST_PARAMS }, async (params) => ({
-			...(await entries.page(now().plan, params.cursor, pageSize, warn)),
+			...(await entries.page(now().plan, params.cursor, listSize, warn)),
 			...cacheHintsFor(mcp.server.getNegotiatedProtocolVersion()),
 		}));
 		// Paged like skills/list: the SDK's resources/list handler ignores the cursor and answers in one page.
@@ -177,6 +180,12 @@ export async function createSkillServer(given: SkillServerOptions = {}): Promise
 		},
 	};
 }
+
+/** The name and version a server gives when the host names none. */
+const DEFAULT_INFO = { name: "skillset", version: "0" };
+
+/** Skills a default `skills/list` page holds when their entries are held unchanged (bounded by files as well). */
+const HELD_PAGE_SKILLS = 1000;
 
 /**
  * An `McpServer` that reports its closing whether or not it was ever connected: the SDK closes servers it made for

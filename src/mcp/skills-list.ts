@@ -19,6 +19,19 @@ const CURSOR_PREFIX = "after:";
 // A cursor names one URI; anything far longer was not given by this server, and is refused before decoding.
 const MAX_CURSOR_CHARS = 8192;
 
+/** How many skills a `skills/list` page holds: at most `built` whose entries had to be built, `skills` in all. */
+export interface PageSize {
+	built: number;
+	skills: number;
+}
+
+/** Held entries checked between two turns of the event loop while a page is made. */
+const PAGE_STRETCH = 100;
+
+function nextTurn(): Promise<void> {
+	return new Promise((resolve) => setImmediate(resolve));
+}
+
 /** One page of `skills/list`. */
 export interface SkillsPage {
 	skills: SkillEntry[];
@@ -57,9 +70,18 @@ export class SkillEntries {
 
 	/** The served skill's entry as its folder is now, or why it cannot be listed. */
 	async entry(served: ServedSkill): Promise<SkillEntry | TreeProblem> {
+		return this.held(served) ?? (await this.#build(served));
+	}
+
+	/** The served skill's entry when the one held is still what its folder holds (checked with `lstat`s), else undefined. */
+	held(served: ServedSkill): SkillEntry | undefined {
 		const held = this.#held.get(served);
 		if (held && stillHeld(held)) return held.entry;
 		this.#held.delete(served);
+		return undefined;
+	}
+
+	async #build(served: ServedSkill): Promise<SkillEntry | TreeProblem> {
 		const tree = walkSkill(served.dir, this.#rules, this.#rules.listings);
 		if ("code" in tree) return tree;
 		const entry = await entryFromTree(served, tree, this.#rules, this.#cache);
@@ -70,24 +92,32 @@ export class SkillEntries {
 	}
 
 	/**
-	 * One page in URI order from the cursor: at most `pageSize` skills and {@link MAX_PAGE_RESOURCES} files. The
-	 * cursor names the last URI sent (as the SDK's own catalogs page), so when a rescan adds or removes skills
-	 * mid-enumeration, every skill present throughout is still listed exactly once.
+	 * One page in URI order from the cursor: at most `size.built` skills whose entries had to be built (their digests
+	 * read), `size.skills` skills in all and {@link MAX_PAGE_RESOURCES} files. The cursor names the last URI sent (as
+	 * the SDK's own catalogs page), so when a rescan adds or removes skills mid-enumeration, every skill present
+	 * throughout is still listed exactly once.
 	 */
 	async page(
 		plan: ServePlan,
 		cursor: string | undefined,
-		pageSize: number,
+		size: PageSize,
 		warn: (message: string) => void,
 	): Promise<SkillsPage> {
 		const ordered = this.#orderedOf(plan);
 		const start = cursor === undefined ? 0 : firstAfter(ordered, cursorUri(cursor));
 		const skills: SkillEntry[] = [];
 		let files = 0;
+		let built = 0;
 		let at = start;
-		for (; at < ordered.length && at - start < pageSize; at++) {
+		for (; at < ordered.length && at - start < size.skills && built < size.built; at++) {
+			// A long page of held entries is a run of lstats: other requests are served between two stretches.
+			if (at > start && (at - start) % PAGE_STRETCH === 0) await nextTurn();
 			const served = ordered[at] as ServedSkill;
-			const entry = await this.entry(served);
+			let entry: SkillEntry | TreeProblem | undefined = this.held(served);
+			if (!entry) {
+				built++;
+				entry = await this.#build(served);
+			}
 			if ("code" in entry) {
 				warn(`${served.uri} left out of skills/list: ${entry.message} (${entry.code})`);
 				continue;

@@ -3,7 +3,7 @@ import type { SkillReadResult, SkillSource } from "@modelcontextprotocol/server/
 import { answerFor } from "./deferred.ts";
 import { type DigestCache, readDirectory, readFile, type ServeRules } from "./entries.ts";
 import type { ServePlan } from "./plan.ts";
-import type { SkillEntries } from "./skills-list.ts";
+import type { PageSize, SkillEntries } from "./skills-list.ts";
 
 /** What the source reads on every call: the current plan (swapped whole on a rescan), rules and cache. */
 export interface SourceState {
@@ -13,6 +13,8 @@ export interface SourceState {
 	/** The skill entries, reused while their files stay the same. */
 	readonly entries: SkillEntries;
 	readonly pageSize: number;
+	/** How many skills a `skills/list` page holds. */
+	readonly listSize: PageSize;
 	/** Reports a skill dropped from a listing because its folder changed since the plan. */
 	warn(message: string): void;
 }
@@ -26,8 +28,8 @@ export function createSkillSource(state: () => SourceState): SkillSource {
 		// The server answers skills/list itself (the same pages, without the SDK checking every entry again); this
 		// is the source's own answer, for a server that attaches it alone.
 		async list(params) {
-			const { plan, entries, pageSize, warn } = state();
-			return entries.page(plan, params.cursor, pageSize, warn);
+			const { plan, entries, listSize, warn } = state();
+			return entries.page(plan, params.cursor, listSize, warn);
 		},
 		async get(uri) {
 			const { plan, entries } = state();

@@ -110,6 +110,9 @@ export function rawExchange(
 	});
 }
 
+/** Who asks: a 2025 session's id, or the headers of a stateless request. */
+export type Asker = string | Record<string, string>;
+
 /** The headers of a request in `session` (2025-11-25). */
 export function headersOf(session: string): Record<string, string> {
 	return { "mcp-session-id": session, "mcp-protocol-version": "2025-11-25" };
@@ -121,11 +124,15 @@ export function initializeBody(): unknown {
 	return { jsonrpc: "2.0", id: 0, method: "initialize", params };
 }
 
-/** The request `body` in `session` as raw HTTP/1.1 text. */
-function wireOf(url: string, session: string, body: unknown): string {
+/**
+ * The request `body` as raw HTTP/1.1 text: in a 2025 session (its id), or with the headers given (a stateless
+ * 2026-07-28 request).
+ */
+function wireOf(url: string, session: Asker, body: unknown): string {
 	const { host, pathname } = new URL(url);
 	const text = JSON.stringify(body);
-	const headers = { host, ...BASE, ...headersOf(session), "content-length": String(Buffer.byteLength(text)) };
+	const asked = typeof session === "string" ? headersOf(session) : session;
+	const headers = { host, ...BASE, ...asked, "content-length": String(Buffer.byteLength(text)) };
 	const lines = Object.entries(headers).map(([name, value]) => `${name}: ${value}`);
 	return `POST ${pathname} HTTP/1.1\r\n${lines.join("\r\n")}\r\n\r\n${text}`;
 }
@@ -136,7 +143,7 @@ function wireOf(url: string, session: string, body: unknown): string {
  */
 export async function stalledReader(
 	url: string,
-	session: string,
+	session: Asker,
 	body: unknown,
 	stallMs: number,
 ): Promise<{ closed: boolean; received: number }> {
@@ -163,7 +170,7 @@ export async function stalledReader(
 }
 
 /** Sends a request, takes the first 64 KiB of the answer, then leaves (destroys the connection). */
-export function leavingReader(url: string, session: string, body: unknown): Promise<void> {
+export function leavingReader(url: string, session: Asker, body: unknown): Promise<void> {
 	const { hostname, port } = new URL(url);
 	const socket = connect(Number(port), hostname);
 	socket.write(wireOf(url, session, body));

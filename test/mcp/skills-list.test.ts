@@ -242,6 +242,48 @@ describe("skills/list after the files change under a server that does not watch"
 		}
 	});
 
+	it("fills a default page with held skills, builds at most 100 per page, and still sees every change", async () => {
+		const files: Record<string, string> = { "swap/SKILL.md": skillMd("swap"), "swap/references/a.md": "# A\n" };
+		for (const name of ["grow", "shrink", "add", "link"]) {
+			files[`${name}/SKILL.md`] = skillMd(name);
+			files[`${name}/notes.md`] = "# Notes, as first written\n";
+		}
+		for (let i = 0; i < 225; i++) files[`s-${String(i).padStart(3, "0")}/SKILL.md`] = skillMd(`s-${i}`);
+		const root = await writeTree(await tempDir(), files);
+		// Held entries stand only for files changed well before (the racy margin): let the tree settle.
+		await new Promise((resolve) => setTimeout(resolve, 2200));
+		const server = await createSkillServer({ cwd: root, home: root, defaultRoots: false, roots: [root], watch: false });
+		const serving = await serveHttp(server, { port: 0 });
+		try {
+			const list = listerOf((await httpClient(serving.url)).client);
+			const sizes = async () => (await pages(list)).map((page) => page.skills.length);
+			// Cold: every entry is built (its digests read), a hundred per page; warm: held entries fill one page.
+			expect(await sizes()).toEqual([100, 100, 30]);
+			expect(await sizes()).toEqual([230]);
+			// Each change to a held skill, made by an attacker between two listings.
+			writeFileSync(join(root, "grow/notes.md"), "# Notes, as first written, and grown\n");
+			writeFileSync(join(root, "shrink/notes.md"), "# Notes\n");
+			writeFileSync(join(root, "add/extra.md"), "# Added\n");
+			rmSync(join(root, "link/notes.md"));
+			symlinkSync("/etc/passwd", join(root, "link/notes.md"));
+			rmSync(join(root, "swap/references"), { recursive: true });
+			symlinkSync("/etc", join(root, "swap/references"));
+			const now = await listed(list);
+			// A file or folder swapped for a link: the skill is left out, as a fresh build leaves it out.
+			expect(now.size).toBe(228);
+			expect(now.has("skill://link/SKILL.md")).toBe(false);
+			expect(now.has("skill://swap/SKILL.md")).toBe(false);
+			for (const name of ["grow", "shrink"])
+				expect(now.get(`skill://${name}/SKILL.md`)?.resources[1]?.digest).toBe(
+					digestOf(join(root, `${name}/notes.md`)),
+				);
+			expect(now.get("skill://add/SKILL.md")?.resources.map((r) => r.uri)).toContain("skill://add/extra.md");
+		} finally {
+			await serving.close();
+			await server.close();
+		}
+	}, 60_000);
+
 	it("remembers nothing of a file changed within the racy margin: a rewrite in the same clock tick is seen", async () => {
 		const dir = await writeTree(await tempDir(), { "SKILL.md": skillMd("tick"), "notes.md": "# One\n" });
 		const rules = { maxBytes: 1 << 20, allowHardLinks: false };
