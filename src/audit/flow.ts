@@ -3,13 +3,13 @@
 // hidden by encoding. Each flow is read once, in order; state is a few small sets.
 
 import { baseName, commandProgram, commandProgramIndex, type ShellCommand } from "../shell/index.ts";
-import { isSuspiciousHost, type Report, urlsIn } from "./chars.ts";
+import type { Report } from "./chars.ts";
 import { codeMay } from "./code-anchors.ts";
 import { commandHits, spanOf } from "./command-rules.ts";
 import { type EncodedSecret, encodedSecrets, SECRET_NAME, SECRET_REF } from "./encoded-secrets.ts";
 import { installerSeverity } from "./installers.ts";
 import { dependencyHits, type LineState, textHits } from "./lines.ts";
-import { bodySecret } from "./secret-body.ts";
+import { secretHits } from "./secret-send.ts";
 import { stdinRole } from "./stdin-role.ts";
 import type { Unit } from "./text.ts";
 import { unitCommands } from "./unit-commands.ts";
@@ -71,7 +71,6 @@ const NETWORK = new Set([
 	"drill",
 	"ping",
 ]);
-const DNS = new Set(["dig", "nslookup", "host", "drill", "ping"]);
 const EXTRACTORS = new Set(["unzip", "tar", "7z", "7za", "unrar", "bsdtar", "gunzip", "expand-archive", "ditto"]);
 
 const CREDENTIAL =
@@ -82,21 +81,6 @@ const CREDENTIAL_HINT =
 const DOTENV = /(^|[\s"'`/=(])\.env(\.local|\.production)?(?![\w.-])/;
 const NET_CALL =
 	/\brequests\.(get|post|put|patch|request)\b|\bhttpx\.(get|post|put|AsyncClient|Client)\b|\burllib\.request\b|\burlopen\(|\bfetch\(|\baxios\b|\bhttps?\.request\(|\bhttps?\.get\(|\.connect\(\s{0,3}\(|\bsmtplib\b|Invoke-(WebRequest|RestMethod)|New-Object\s{1,5}(System\.)?Net\.WebClient|\bWebClient\b|\bsocket\.create_connection\b/;
-const SERVICES: readonly [RegExp, RegExp][] = [
-	[/^(GITHUB|GH)_/i, /(^|\.)github(usercontent)?\.com$|^ghcr\.io$/],
-	[/^NPM_/i, /(^|\.)npmjs\.(org|com)$/],
-	[/^OPENAI_/i, /(^|\.)openai\.com$/],
-	[/^ANTHROPIC_/i, /(^|\.)anthropic\.com$/],
-	[/^AWS_/i, /(^|\.)amazonaws\.com$/],
-	[/^SLACK_/i, /(^|\.)slack\.com$/],
-	[/^(HF|HUGGINGFACE)_/i, /(^|\.)huggingface\.co$/],
-	[/^GITLAB_/i, /(^|\.)gitlab\.com$/],
-	[/^(PYPI|TWINE)_/i, /(^|\.)pypi\.org$/],
-	[/^STRIPE_/i, /(^|\.)stripe\.com$/],
-	[/^LINEAR_/i, /(^|\.)linear\.app$/],
-	[/^NOTION_/i, /(^|\.)notion\.(com|so)$/],
-	[/^(GOOGLE|GEMINI)_/i, /(^|\.)(googleapis|google)\.com$/],
-];
 
 interface FlowState extends LineState {
 	id: number;
@@ -183,7 +167,7 @@ function unitHits(unit: Unit, state: FlowState, report: Report): void {
 	if (state.encoded.length === 0) state.encoded.push(...encodedSecrets(unit, commands, state.tainted));
 	if (sink || (codeMay(unit, "NET_CALL") && NET_CALL.test(text))) {
 		state.sinks.push(unit);
-		secretHits(unit, commands, state, report);
+		secretHits(unit, commands, state.tainted, report);
 	}
 	// A credential named in prose is documentation, unless the sentence tells the agent to read or pass it on.
 	const prose =
@@ -372,41 +356,4 @@ function assignedFromEnvironment(text: string): string | undefined {
 		if (name !== "" && /^[A-Za-z_]/.test(name) && (start === 0 || !/\w/.test(text[start - 1] as string))) return name;
 	}
 	return undefined;
-}
-
-/** A secret variable placed in a request to a foreign host, in a DNS name, or in a URL's host. */
-// A variable read through a command: `$(printenv NAME)`, `$(env | grep NAME)`, and `$(NAME)` (which runs no command
-// by that name, but says which value the author meant to send).
-const SUBSTITUTED_REF =
-	/\$\(\s{0,3}(?:printenv\s{1,5}|env\s{0,3}\|\s{0,3}grep\s{1,5}(?:-\w{1,4}\s{1,5})?["']?\^?)?([A-Za-z_][A-Za-z0-9_]{1,60})/g;
-
-function secretHits(unit: Unit, commands: readonly ShellCommand[], state: FlowState, report: Report): void {
-	const text = unit.text;
-	const secrets = new Map<string, number>();
-	if (codeMay(unit, "SECRET_NAME"))
-		for (const pattern of [SECRET_REF, SUBSTITUTED_REF])
-			for (const ref of text.matchAll(pattern)) {
-				const name = ref.slice(1).find(Boolean) ?? "";
-				if (SECRET_NAME.test(name)) secrets.set(name, ref.index);
-			}
-	for (const [variable, name] of state.tainted) {
-		const use = new RegExp(`\\b${variable}\\b`).exec(text);
-		if (use && !text.includes(`${variable} =`)) secrets.set(name, use.index);
-	}
-	if (secrets.size === 0) return;
-	const dns = commands.some((c) => DNS.has(commandProgram(c)) && c.words.some((w) => w.includes("$")));
-	const hosts = urlsIn(text).map((u) => u.host);
-	for (const [name, at] of secrets) {
-		const inHost = hosts.some((h) => h.includes(name.toLowerCase()));
-		const services = SERVICES.find(([prefix]) => prefix.test(name))?.[1];
-		const foreign = services
-			? hosts.some((h) => h !== "" && !h.includes("$") && !services.test(h))
-			: hosts.some((h) => isSuspiciousHost(h));
-		if (dns || inHost || foreign) {
-			report({ rule: "secret-exfiltration", unit, start: at, end: at + name.length + 1, flow: true });
-			return;
-		}
-	}
-	const body = bodySecret(commands, secrets, hosts, (name) => SERVICES.some(([prefix]) => prefix.test(name)));
-	if (body) report({ rule: "secret-exfiltration", unit, ...body, flow: true, severity: "P1" });
 }
