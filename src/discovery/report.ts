@@ -134,9 +134,25 @@ function lazyList(report: DiscoveryReport, status: IndexedSkill["status"], skill
 }
 
 function rootReport(walk: RootWalk, input: ReportInput): RootReport {
-	const { root } = walk;
+	const counts = {
+		dirs: walk.counts.dirs,
+		entries: walk.counts.entries,
+		candidates: walk.candidates.length + walk.rejected.length,
+	};
+	return rootReportOf(walk.root, walk.exists, counts, { ...walk.bounds }, input.skills, input.rejected);
+}
+
+/** A root's part of the report: its place, what its walk counted, and how its skills were decided. */
+export function rootReportOf(
+	root: DiscoveryRoot,
+	exists: boolean,
+	walked: { dirs: number; entries: number; candidates: number },
+	bounds: RootReport["bounds"],
+	skills: readonly IndexedSkill[],
+	rejected: readonly RejectedSkill[],
+): RootReport {
 	const mine = { selected: 0, shadowed: 0, untrusted: 0, disabled: 0 };
-	for (const skill of input.skills) if (skill.rank === root.rank) mine[skill.status]++;
+	for (const skill of skills) if (skill.rank === root.rank) mine[skill.status]++;
 	return {
 		path: root.path,
 		scope: root.scope,
@@ -144,17 +160,11 @@ function rootReport(walk: RootWalk, input: ReportInput): RootReport {
 		source: root.source,
 		...(root.preset ? { preset: root.preset } : {}),
 		...(root.origin ? { origin: root.origin } : {}),
-		exists: walk.exists,
+		exists,
 		trusted: root.trusted,
 		locked: root.locked,
-		counts: {
-			dirs: walk.counts.dirs,
-			entries: walk.counts.entries,
-			candidates: walk.candidates.length + walk.rejected.length,
-			...mine,
-			rejected: input.rejected.filter((r) => r.rank === root.rank).length,
-		},
-		bounds: { ...walk.bounds },
+		counts: { ...walked, ...mine, rejected: rejected.filter((r) => r.rank === root.rank).length },
+		bounds,
 	};
 }
 

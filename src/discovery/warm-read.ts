@@ -12,7 +12,7 @@ import {
 	text,
 	tuple,
 } from "./index-values.ts";
-import type { RootReport } from "./report.ts";
+import { type RootReport, rootReportOf } from "./report.ts";
 import type { IndexedSkill, RejectedSkill, SkillStatus } from "./resolve.ts";
 import type { DiscoveryRoot } from "./roots.ts";
 import { placed, RESULT_FORMAT } from "./warm-result.ts";
@@ -236,24 +236,10 @@ function rootReport(
 	const [depth, dirs, entries] = [cells[3], cells[4], cells[5]];
 	if (typeof depth !== "boolean" || typeof dirs !== "boolean" || typeof entries !== "boolean")
 		throw new IndexFormatError("a walk bound is not true or false");
-	const mine = { selected: 0, shadowed: 0, untrusted: 0, disabled: 0 };
-	for (const skill of skills) if (skill.rank === root.rank) mine[skill.status]++;
-	return {
-		path: root.path,
-		scope: root.scope,
-		rank: root.rank,
-		source: root.source,
-		...(root.preset ? { preset: root.preset } : {}),
-		exists,
-		trusted: root.trusted,
-		locked: root.locked,
-		counts: {
-			dirs: count(cells[0], "a folder count"),
-			entries: count(cells[1], "an entry count"),
-			candidates: count(cells[2], "a candidate count"),
-			...mine,
-			rejected: rejected.filter((r) => r.rank === root.rank).length,
-		},
-		bounds: { depth, dirs, entries },
+	const walked = {
+		dirs: count(cells[0], "a folder count"),
+		entries: count(cells[1], "an entry count"),
+		candidates: count(cells[2], "a candidate count"),
 	};
+	return rootReportOf(root, exists, walked, { depth, dirs, entries }, skills, rejected);
 }
