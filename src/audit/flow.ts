@@ -242,12 +242,9 @@ function downloadHits(
 				...span(),
 				severity: role === "script" ? "P1" : installerSeverity(args),
 			});
+		const vendor = installerSeverity(args) === "P1";
 		for (const file of downloadedFiles(program, args))
-			state.downloads.set(file, {
-				unit,
-				archive: /\.(zip|tar|tgz|gz|rar|7z|dmg|pkg)$/i.test(file),
-				vendor: installerSeverity(args) === "P1",
-			});
+			state.downloads.set(file, { unit, archive: /\.(zip|tar|tgz|gz|rar|7z|dmg|pkg)$/i.test(file), vendor });
 	}
 	if (substituted && (INTERPRETERS.has(program) || program === "eval" || at > 0))
 		report({ rule: "remote-to-interpreter", unit, ...span(), severity: installerSeverity(args) });

@@ -97,8 +97,18 @@ export function vendorInstaller(url: string): VendorInstaller | undefined {
 	return VENDOR_INSTALLERS.find((row) => row.host === host && (row.path === undefined || path.startsWith(row.path)));
 }
 
-/** P1 when every URL in `texts` is a reviewed installer (and there is one); otherwise undefined, the rule's own P0. */
+// The PowerShell and shell words that fetch: a text with more of them than URLs fetches something named without a
+// scheme (`irm get.example/x.ps1`), which no reviewed row can vouch for.
+const FETCH_WORDS =
+	/\b(irm|iwr|invoke-webrequest|invoke-restmethod|downloadstring|downloadfile|downloaddata|start-bitstransfer|curl|wget)\b/gi;
+
+/**
+ * P1 when every URL in `texts` is a reviewed installer (and there is one) and nothing else there is fetched;
+ * otherwise undefined, the rule's own P0.
+ */
 export function installerSeverity(texts: readonly string[]): "P1" | undefined {
 	const urls = texts.flatMap((a) => a.match(/https?:\/\/[^\s"'`)|;&]+/g) ?? []);
-	return urls.length > 0 && urls.every((url) => vendorInstaller(url) !== undefined) ? "P1" : undefined;
+	if (urls.length === 0 || !urls.every((url) => vendorInstaller(url) !== undefined)) return undefined;
+	const fetches = texts.reduce((n, a) => n + (a.match(FETCH_WORDS)?.length ?? 0), 0);
+	return fetches <= urls.length ? "P1" : undefined;
 }

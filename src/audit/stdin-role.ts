@@ -33,9 +33,10 @@ const FAMILIES: readonly [RegExp, Family][] = [
 // Modules that only read their input: the standard library's JSON pretty-printer.
 const DATA_MODULES = new Set(["json.tool", "json"]);
 
-// Inline code that runs its input after all: exec/eval of stdin, `$(cat)`, a shell or interpreter inside.
+// Inline code that runs its input after all: exec/eval of stdin, unpickling it, `$(cat)`, a shell or interpreter
+// inside, or a variable whose code the audit cannot see (`bash -c "$STEP"`).
 const RUNS_INPUT =
-	/\b(exec|execfile|eval|compile|source|Function|runInThisContext|runInNewContext|system|popen|subprocess|spawn|spawnSync|execSync|child_process|Invoke-Expression|iex|sh|bash|zsh|python[0-9.]*|node|perl|ruby|php)\b|\$\(\s{0,3}cat\b|`\s{0,3}cat\b|\/dev\/stdin|\/proc\/self\/fd\/0|^\s{0,3}\.\s/i;
+	/\b(exec|execfile|eval|compile|source|Function|runInThisContext|runInNewContext|system|popen|subprocess|spawn|spawnSync|execSync|child_process|Invoke-Expression|iex|sh|bash|zsh|python[0-9.]*|node|perl|ruby|php|pickle|marshal|runpy|importlib|__import__)\b|\$[({A-Za-z_]|`\s{0,3}cat\b|\/dev\/stdin|\/dev\/fd\/0|\/proc\/self\/fd\/0|^\s{0,3}\.\s/i;
 
 /** The role of stdin for the command a fetch is piped into (an interpreter of the audit's list). */
 export function stdinRole(command: ShellCommand): StdinRole {
