@@ -10,6 +10,11 @@ import { codeMay } from "./code-anchors.ts";
 import { SECRET_NAME, SECRET_REF } from "./encoded-secrets.ts";
 import type { Unit } from "./text.ts";
 
+interface Secret {
+	at: number;
+	word: string;
+}
+
 const DNS = new Set(["dig", "nslookup", "host", "drill", "ping"]);
 // Credential-name prefixes and the hosts of the service each belongs to.
 const SERVICES: readonly [RegExp, RegExp][] = [
@@ -28,12 +33,12 @@ const SERVICES: readonly [RegExp, RegExp][] = [
 	[/^(GOOGLE|GEMINI)_/i, /(^|\.)(googleapis|google)\.com$/],
 ];
 
-/** A secret variable placed in a request to a foreign host, in a DNS name, or in a URL's host. */
 // A variable read through a command: `$(printenv NAME)`, `$(env | grep NAME)`, and `$(NAME)` (which runs no command
 // by that name, but says which value the author meant to send).
 const SUBSTITUTED_REF =
 	/\$\(\s{0,3}(?:printenv\s{1,5}|env\s{0,3}\|\s{0,3}grep\s{1,5}(?:-\w{1,4}\s{1,5})?["']?\^?)?([A-Za-z_][A-Za-z0-9_]{1,60})/g;
 
+/** A secret variable placed in a request to a foreign host, in a DNS name, in a URL's host, or in a request body. */
 export function secretHits(
 	unit: Unit,
 	commands: readonly ShellCommand[],
@@ -41,21 +46,22 @@ export function secretHits(
 	report: Report,
 ): void {
 	const text = unit.text;
-	const secrets = new Map<string, number>();
+	// Each secret's name, where it is used, and the word it is used by (its own name, or a variable it was put in).
+	const secrets = new Map<string, Secret>();
 	if (codeMay(unit, "SECRET_NAME"))
 		for (const pattern of [SECRET_REF, SUBSTITUTED_REF])
 			for (const ref of text.matchAll(pattern)) {
 				const name = ref.slice(1).find(Boolean) ?? "";
-				if (SECRET_NAME.test(name)) secrets.set(name, ref.index);
+				if (SECRET_NAME.test(name)) secrets.set(name, { at: ref.index, word: name });
 			}
 	for (const [variable, name] of tainted) {
 		const use = new RegExp(`\\b${variable}\\b`).exec(text);
-		if (use && !text.includes(`${variable} =`)) secrets.set(name, use.index);
+		if (use && !text.includes(`${variable} =`)) secrets.set(name, { at: use.index, word: variable });
 	}
 	if (secrets.size === 0) return;
 	const dns = commands.some((c) => DNS.has(commandProgram(c)) && c.words.some((w) => w.includes("$")));
 	const hosts = urlsIn(text).map((u) => u.host);
-	for (const [name, at] of secrets) {
+	for (const [name, { at }] of secrets) {
 		const inHost = hosts.some((h) => h.includes(name.toLowerCase()));
 		const services = SERVICES.find(([prefix]) => prefix.test(name))?.[1];
 		const foreign = services
@@ -90,16 +96,16 @@ const BODY_OPTIONS = new Set([
 /** The span of the first credential-named reference (of no known service) in a request body sent off this machine. */
 function bodySecret(
 	commands: readonly ShellCommand[],
-	secrets: ReadonlyMap<string, number>,
+	secrets: ReadonlyMap<string, Secret>,
 	hosts: readonly string[],
 ): { start: number; end: number } | undefined {
 	if (!hosts.some((h) => h !== "" && !h.includes("$") && !LOCAL.test(h))) return undefined;
 	for (const command of commands) {
 		if (!SENDERS.has(commandProgram(command))) continue;
 		for (const value of bodyValues(command.words))
-			for (const [name, at] of secrets)
-				if (!SERVICES.some(([prefix]) => prefix.test(name)) && value.includes(name))
-					return { start: at, end: at + name.length + 1 };
+			for (const [name, { at, word }] of secrets)
+				if (!SERVICES.some(([prefix]) => prefix.test(name)) && value.includes(word))
+					return { start: at, end: at + word.length + 1 };
 	}
 	return undefined;
 }
