@@ -99,7 +99,7 @@ export class PersistentIndex {
 		if (!("text" in read)) return undefined;
 		try {
 			const indexFiles = inputs.rootKeys.map((key) => this.#indexFile(key));
-			return readResult(read.text, read.mtimeMs, fileKey, inputs.roots, indexFiles);
+			return readResult(read.text, read.mtimeMs, fileKey, inputs, indexFiles);
 		} catch {
 			// A value that is not what it must be: the files themselves are still there to read. Fail closed.
 			return undefined;

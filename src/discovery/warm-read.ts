@@ -1,4 +1,5 @@
 import { lstatSync, realpathSync, statSync } from "node:fs";
+import { basename } from "node:path";
 import { SKILL_CODES } from "../skill/index.ts";
 import { DISCOVERY_CODES, type DiscoveryCode, type DiscoveryDiagnostic } from "./codes.ts";
 import {
@@ -15,7 +16,7 @@ import {
 import { type RootReport, rootReportOf } from "./report.ts";
 import type { IndexedSkill, RejectedSkill, SkillStatus } from "./resolve.ts";
 import type { DiscoveryRoot } from "./roots.ts";
-import { placed, RESULT_FORMAT } from "./warm-result.ts";
+import { placed, RESULT_FORMAT, type ResultInputs } from "./warm-result.ts";
 
 // Reading a saved result back (see warm-result.ts): first every signature it depends on, straight from its flat
 // arrays (any change, or a racy entry, and the result is not used), then its values, checked as strictly as input
@@ -42,9 +43,10 @@ export function readResult(
 	payload: string,
 	writtenAt: number,
 	fileKey: string,
-	roots: readonly DiscoveryRoot[],
+	inputs: Pick<ResultInputs, "roots" | "disabled">,
 	indexFiles: readonly string[],
 ): ReadResult | undefined {
+	const { roots } = inputs;
 	let value: unknown;
 	try {
 		value = JSON.parse(payload);
@@ -74,6 +76,7 @@ export function readResult(
 		item.diagnostics = list(diagnostics, "diagnostics").map(diagnostic);
 		return item;
 	});
+	checkResolution(skills, roots, inputs.disabled);
 	const walks = list(saved.walks, "walks");
 	if (walks.length !== roots.length) throw new IndexFormatError("it has walks for other roots");
 	const reports = roots.map((root, i) => rootReport(walks[i], root, reals[i] !== undefined, skills, rejected));
@@ -242,4 +245,50 @@ function rootReport(
 		candidates: count(cells[2], "a candidate count"),
 	};
 	return rootReportOf(root, exists, walked, { depth, dirs, entries }, skills, rejected);
+}
+
+/**
+ * What resolution decides (resolve.ts) is not taken from the file: each saved skill must agree with what its root,
+ * the disabled list and its own properties say, names must stay unique, a shadowed copy must name its winner, and a
+ * locked root's name must be its own. A row that disagrees was forged, and the result is not used.
+ */
+function checkResolution(
+	skills: readonly IndexedSkill[],
+	roots: readonly DiscoveryRoot[],
+	disabled: readonly string[],
+): void {
+	const off = new Set(disabled);
+	const names = new Set<string>();
+	const qualified = new Map<string, IndexedSkill>();
+	for (const skill of skills) {
+		const trusted = roots.find((root) => root.rank === skill.rank)?.trusted === true;
+		const isOff = off.has(skill.id) || off.has(skill.qualifiedName);
+		const status = !trusted ? "untrusted" : isOff ? "disabled" : undefined;
+		const agrees =
+			// Its name, or its folder's when two skills of one root declare the same name.
+			(skill.id === skill.properties.name || skill.id === basename(skill.dir)) &&
+			skill.modelInvocable === (skill.properties.disableModelInvocation !== true) &&
+			(status === undefined ? skill.status === "selected" || skill.status === "shadowed" : skill.status === status) &&
+			(skill.name === skill.id || skill.name === skill.qualifiedName) &&
+			!qualified.has(skill.qualifiedName) &&
+			(skill.status !== "selected" || !names.has(skill.name));
+		if (!agrees) throw new IndexFormatError("a skill disagrees with what resolution decides");
+		qualified.set(skill.qualifiedName, skill);
+		if (skill.status === "selected") names.add(skill.name);
+	}
+	const lockedIds = new Set(skills.filter((s) => lockedRoot(roots, s.rank)).map((s) => s.id));
+	for (const skill of skills) {
+		const winner = skill.shadowedBy === undefined ? undefined : qualified.get(skill.shadowedBy);
+		const shadowing =
+			skill.status === "shadowed"
+				? winner?.status === "selected" && winner.id === skill.id && winner.rank < skill.rank
+				: skill.shadowedBy === undefined;
+		const competing = skill.status === "selected" || skill.status === "shadowed";
+		if (!shadowing || (competing && lockedIds.has(skill.id) && !lockedRoot(roots, skill.rank)))
+			throw new IndexFormatError("a skill disagrees with what resolution decides");
+	}
+}
+
+function lockedRoot(roots: readonly DiscoveryRoot[], rank: number): boolean {
+	return roots.find((root) => root.rank === rank)?.locked === true;
 }

@@ -84,6 +84,17 @@ type Payload = {
 	diagnostics: unknown[][];
 };
 
+/** The saved row of the skill named `name` (the first with `status`, when given). */
+function rowOf(payload: Payload, name: string, status?: string): unknown[] {
+	const row = payload.skills.find((r) => r[3] === name && (status === undefined || r[7] === status));
+	if (!row) throw new Error(`no saved row for ${name}`);
+	return row;
+}
+
+function setStatus(payload: Payload, name: string, to: string, from?: string): void {
+	rowOf(payload, name, from)[7] = to;
+}
+
 /** A cache with a saved result, and the result file with the description of `plain` replaced (digest kept valid). */
 async function forgedCache(forge?: (payload: Payload) => void): Promise<{ cacheDir: string; file: string }> {
 	const cacheDir = join(base, `cache-${caches++}`);
@@ -136,6 +147,12 @@ describe("the saved result of a discover()", { timeout: 60_000 }, () => {
 		["a forged key", (p) => (p.key = p.key.replace(rootB, join(base, "other")))],
 		["a changed signature", (p) => (p.checks[0] as unknown[][])[9]?.splice(3, 1, 1)],
 		["a row of the wrong length", (p) => (p.skills[0] as unknown[]).push("extra")],
+		// Resolution decides these from the roots, the settings and the properties; a saved row cannot overrule it.
+		["a disabled skill marked selected", (p) => setStatus(p, "off", "selected")],
+		["a shadowed copy marked selected", (p) => setStatus(p, "shared", "selected", "shadowed")],
+		["a trusted skill marked untrusted", (p) => setStatus(p, "only-b", "untrusted")],
+		["model invocation against the properties", (p) => (rowOf(p, "plain")[9] = false)],
+		["an id that is not the skill's name", (p) => (rowOf(p, "plain")[3] = "grant")],
 	];
 
 	it.each(FORGERIES)("is passed over when it holds %s (the scan runs and is right)", async (_name, forge) => {
