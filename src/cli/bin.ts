@@ -11,8 +11,14 @@ if (Number(process.versions.node.split(".")[0]) >= 22) {
 }
 
 // No top-level await: the build bundles this entry as CommonJS (scripts/bundle-cli.mjs), where there is none.
-void Promise.all([import("./io.ts"), import("./main.ts")]).then(async ([{ processIo, readerGone }, { runCli }]) => {
-	const status = await runCli(process.argv.slice(2), processIo());
+void Promise.all([import("./io.ts"), import("./main.ts")]).then(async ([io, { runCli }]) => {
+	const status = await runCli(process.argv.slice(2), io.processIo());
+	const failed = io.outputError();
+	if (failed) {
+		process.stderr.write(`skillset: cannot write output: ${failed.code ?? failed.message}\n`);
+		process.exitCode = 1;
+		return;
+	}
 	// A reader that went away (`| head -1`) took what it wanted: that is no failure of the command.
-	process.exitCode = readerGone() ? 0 : status;
+	process.exitCode = io.readerGone() ? 0 : status;
 });

@@ -66,12 +66,31 @@ function isRegularFile(fd: number): boolean {
 	}
 }
 
-/** Writes to the regular file open on `fd`, as the stream would, without making one. */
+/** The error that stopped output to a file (a size limit, a full disk), once one did. */
+export function outputError(): NodeJS.ErrnoException | undefined {
+	return failed;
+}
+
+let failed: NodeJS.ErrnoException | undefined;
+
+/**
+ * Writes to the regular file open on `fd`, as the stream would, without making one. A refused write is kept, not
+ * thrown into the command (which would report it as its own failure); later writes are dropped and bin.ts names it.
+ */
 function fileWriter(fd: number): { write: (text: string) => void } {
 	return {
 		write: (text) => {
+			if (failed) return;
 			const bytes = Buffer.from(text, "utf8");
-			for (let done = 0; done < bytes.length; ) done += writeSync(fd, bytes, done);
+			try {
+				for (let done = 0; done < bytes.length; ) {
+					const wrote = writeSync(fd, bytes, done);
+					if (wrote === 0) throw Object.assign(new Error("no byte written"), { code: "EIO" });
+					done += wrote;
+				}
+			} catch (error) {
+				failed = error as NodeJS.ErrnoException;
+			}
 		},
 	};
 }
