@@ -34,8 +34,9 @@ export interface DirectoryChild {
 }
 
 /**
- * Files up to this size are read in the request's own turn once verified: from the page cache that takes a few
- * microseconds, less than the round trip to the thread pool (which was a fifth of a small read's cost).
+ * A read of one served file up to this size happens in the request's own turn once verified: from the page cache that
+ * takes a few microseconds, less than the round trip to the thread pool (which was a fifth of a small read's cost).
+ * Only for the one file a request asks for; the digests of a listing still go through the pool.
  */
 const SYNC_READ_BYTES = 64 * 1024;
 
@@ -103,7 +104,7 @@ export class DigestCache {
 			maxBytes: rules.maxBytes,
 			allowHardLinks: rules.allowHardLinks,
 			digest: "sha256",
-			syncBytes: SYNC_READ_BYTES,
+			// No syncBytes here: a page hashes thousands of files, and each must leave a turn to other requests.
 		});
 		if (!read.ok || read.sha256 === undefined) return undefined;
 		const digest = { hex: read.sha256, size: read.size };
@@ -165,7 +166,7 @@ export interface ReadRefusal {
 
 /**
  * Reads a served file by URI through the runtime's contained read (no links, no `..`, size cap, hard-link rule),
- * in chunks off the event loop, refusing skipped folders and, in verify mode, files that do not match the lock.
+ * small ones at once and larger ones in chunks off the event loop, refusing skipped folders and, in verify mode, files that do not match the lock.
  * Undefined for anything else. The bytes are not decoded here: a large text may be written in slices instead.
  */
 export async function readFile(

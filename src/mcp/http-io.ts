@@ -4,6 +4,8 @@ import type { Lifecycle } from "./http-drain.ts";
 // Node's request and response, to and from the Fetch API objects the SDK's transports speak.
 
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
+/** How much of a body past the cap is read and dropped before the connection is cut. */
+const DRAIN_BYTES = 4 * 1024 * 1024;
 
 /**
  * The body, or null when it is over 4 MiB. Read with listeners, not an async
@@ -21,11 +23,17 @@ export function readBody(req: IncomingMessage): Promise<string | null> {
 		};
 		const onData = (chunk: Buffer) => {
 			size += chunk.length;
-			if (size <= MAX_BODY_BYTES) chunks.push(chunk);
-			else {
-				// The rest is not kept: once answered, the server discards it (within the request timeout).
+			if (size <= MAX_BODY_BYTES) {
+				chunks.push(chunk);
+				return;
+			}
+			// Past the cap nothing is kept, and the 413 is answered; what is still sent is read and dropped, so that a
+			// client sending a little too much hears the answer, and one that goes on is cut off.
+			chunks.length = 0;
+			resolve(null);
+			if (size > MAX_BODY_BYTES + DRAIN_BYTES) {
 				stop();
-				resolve(null);
+				req.destroy();
 			}
 		};
 		const onEnd = () => {

@@ -35,7 +35,8 @@ const CHUNK_BYTES = 1024 * 1024;
 /**
  * {@link readContained} for large files: the same checks (lexical path, `lstat` walk below the root descriptor,
  * `O_NOFOLLOW` open, identity, hard links, the kernel's path of the descriptor inside the root, the size cap), all
- * made before a byte is read; then the verified descriptor, and nothing else, is read in chunks on the thread pool,
+ * made before a byte is read; then the verified descriptor, and nothing else, is read in chunks on the thread pool
+ * (or at once, when it is no larger than `syncBytes`),
  * so one 8 MiB read never holds up the small reads of other clients.
  */
 export async function readContainedAsync(

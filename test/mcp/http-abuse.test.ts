@@ -229,6 +229,54 @@ describe("Origin on loopback", () => {
 });
 
 describe("slow clients", () => {
+	it("answers 413 to a body past 4 MiB and cuts off a client that keeps sending, long before the request timeout", async () => {
+		const root = await writeTree(await tempDir(), { "demo/SKILL.md": skillMd("demo") });
+		const server = await createSkillServer({ cwd: root, home: root, defaultRoots: false, roots: [root] });
+		const serving = await serveHttp(server, { port: 0, requestTimeoutMs: 120_000 });
+		try {
+			const { answer, sent } = await new Promise<{ answer: string; sent: number }>((resolve) => {
+				let answer = "";
+				let sent = 0;
+				let done = false;
+				const chunk = Buffer.alloc(64 * 1024, 0x20);
+				const finish = () => {
+					if (done) return;
+					done = true;
+					clearTimeout(timer);
+					resolve({ answer, sent });
+				};
+				const socket = connect(serving.port, "127.0.0.1", () => {
+					socket.write(
+						`POST /mcp HTTP/1.1\r\nhost: 127.0.0.1:${serving.port}\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\ncontent-length: 1099511627776\r\n\r\n`,
+					);
+					// An endless body, as fast as the server takes it (bounded: 256 MiB at most).
+					const pump = () => {
+						while (!done && sent < 256 * 1024 * 1024) {
+							sent += chunk.length;
+							if (!socket.write(chunk)) return void socket.once("drain", pump);
+						}
+					};
+					pump();
+				});
+				socket.on("data", (data: Buffer) => {
+					answer += data.toString();
+				});
+				socket.on("close", finish);
+				socket.on("error", finish);
+				const timer = setTimeout(() => {
+					answer = `still open after ${sent} bytes`;
+					socket.destroy();
+					finish();
+				}, 20_000);
+			});
+			expect(answer).toMatch(/^HTTP\/1\.1 413/);
+			expect(sent).toBeLessThan(64 * 1024 * 1024);
+		} finally {
+			await serving.close();
+			await server.close();
+		}
+	}, 40_000);
+
 	it("ends a request whose body never finishes arriving, instead of holding the connection", async () => {
 		const root = await writeTree(await tempDir(), { "demo/SKILL.md": skillMd("demo") });
 		const server = await createSkillServer({ cwd: root, home: root, defaultRoots: false, roots: [root] });
