@@ -60,13 +60,16 @@ export function readResult(
 	if (checks.length !== roots.length) throw new IndexFormatError("it has checks for other roots");
 	const reals: (string | undefined)[] = [];
 	const reused = { dirs: 0, files: 0 };
+	// Every path a check covers: a saved skill must be one of them (its SKILL.md as it was when the result was saved).
+	const checked = new Set<string>();
 	for (const [i, root] of roots.entries()) {
-		const real = checkRoot(checks[i], root, indexFiles[i] as string, writtenAt, reused);
+		const real = checkRoot(checks[i], root, indexFiles[i] as string, writtenAt, reused, checked);
 		if (real === false) return undefined;
 		reals.push(real);
 	}
 	const diagnostic = (row: unknown) => decodeDiagnostic(row, roots);
 	const skills = list(saved.skills, "skills").map((row) => decodeSkill(row, roots, reals, diagnostic));
+	if (skills.some((skill) => !checked.has(skill.file))) throw new IndexFormatError("a skill's file is not checked");
 	const rejected = list(saved.rejected, "rejected").map((row) => {
 		const [i, rel, fileName, name, diagnostics] = tuple(row, 5, "a rejected skill");
 		const { root, where } = place(roots, reals, i, rel, fileName);
@@ -99,6 +102,7 @@ function checkRoot(
 	indexFile: string,
 	writtenAt: number,
 	reused: { dirs: number; files: number },
+	checked: Set<string>,
 ): string | undefined | false {
 	if (value === null) return statSync(root.path, { throwIfNoEntry: false }) === undefined ? undefined : false;
 	const cells = tuple(value, 10, "a root's checks");
@@ -124,6 +128,7 @@ function checkRoot(
 		if (Math.max(mtimeMs, ctimeMs) >= writtenAt) return false;
 		const info = statSync(path, { throwIfNoEntry: false });
 		if (!info || !same(info, signatures, at)) return false;
+		checked.add(path);
 	}
 	try {
 		if (realpathSync.native(root.path) !== real) return false;

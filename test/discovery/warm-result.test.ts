@@ -153,6 +153,7 @@ describe("the saved result of a discover()", { timeout: 60_000 }, () => {
 		["a trusted skill marked untrusted", (p) => setStatus(p, "only-b", "untrusted")],
 		["model invocation against the properties", (p) => (rowOf(p, "plain")[9] = false)],
 		["an id that is not the skill's name", (p) => (rowOf(p, "plain")[3] = "grant")],
+		["a skill whose SKILL.md no check covers", (p) => (rowOf(p, "plain")[1] = "nowhere")],
 	];
 
 	it.each(FORGERIES)("is passed over when it holds %s (the scan runs and is right)", async (_name, forge) => {
