@@ -38,6 +38,11 @@ const GROUPS = [
 const ownUrl = (id) =>
 	`new URL(${JSON.stringify(relative(OUT, id).split(sep).join("/"))}, require("node:url").pathToFileURL(__filename)).href`;
 
+// Its input is tsc's `dist/cli/bin.js`, which the end of this script replaces with a one-line entry: run again
+// without tsc, it would bundle its own bundle.
+if (readFileSync(join(DIST, "cli", "bin.js"), "utf8").includes("./bundle/skillset.cjs"))
+	throw new Error("dist/cli/bin.js is already the bundle's entry: run `npm run build` (tsc first)");
+
 const result = await build({
 	input: { skillset: join(DIST, "cli", "bin.js") },
 	platform: "node",

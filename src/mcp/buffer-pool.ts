@@ -24,11 +24,6 @@ export class BufferPool {
 		this.#maxBytes = maxBytes;
 	}
 
-	/** Bytes held idle now. */
-	get idleBytes(): number {
-		return this.#idle;
-	}
-
 	/** A buffer of exactly `size` bytes, lent until released. */
 	lease(size: number): Lease {
 		if (size < this.#minBytes) return { bytes: new Uint8Array(size), release: () => undefined };
