@@ -33,7 +33,7 @@ describe("README samples", () => {
 		const printed = execFileSync(
 			process.execPath,
 			[
-				join(ROOT, "dist/cli/bin.js"),
+				join(ROOT, "dist/cli/bin.cjs"),
 				"validate",
 				"examples/skills/pr-review",
 				"--allow-fields",

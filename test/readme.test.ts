@@ -43,7 +43,7 @@ describe("README", () => {
 		const commands = block.split("\n").filter((line) => line.startsWith("npx skillset "));
 		expect(commands.length).toBeGreaterThanOrEqual(4);
 		const cwd = await tempDir();
-		const bin = join(import.meta.dirname, "..", "dist", "cli", "bin.js");
+		const bin = join(import.meta.dirname, "..", "dist", "cli", "bin.cjs");
 		for (const line of commands) {
 			// Words as a shell reads this line: the description is the one quoted argument; a `#` starts a comment.
 			const words = [...line.replace(/\s+#.*$/, "").matchAll(/"([^"]*)"|(\S+)/g)].map((m) => m[1] ?? m[2] ?? "");

@@ -4,17 +4,16 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 
 const ROOT = join(import.meta.dirname, "..", "..");
-const BIN = join(ROOT, "dist", "cli", "bin.js");
+// The package's bin (CommonJS) and the ES entry kept for `node dist/cli/bin.js` run one bundle: both must behave.
+describe.each(["bin.cjs", "bin.js"])("the built skillset binary %s (npm test builds it first)", (entry) => {
+	const BIN = join(ROOT, "dist", "cli", entry);
+	const run = (...args: string[]) =>
+		spawnSync(process.execPath, [BIN, ...args], {
+			cwd: ROOT,
+			encoding: "utf8",
+			env: { ...process.env, NO_COLOR: "1" },
+		});
 
-function run(...args: string[]) {
-	return spawnSync(process.execPath, [BIN, ...args], {
-		cwd: ROOT,
-		encoding: "utf8",
-		env: { ...process.env, NO_COLOR: "1" },
-	});
-}
-
-describe("the built skillset binary (npm test builds it first)", () => {
 	it("exists", () => {
 		expect(existsSync(BIN), "run `npm run build` first").toBe(true);
 	});
@@ -48,7 +47,7 @@ describe("the built binary without the optional MCP SDK", () => {
 			await symlink(join(ROOT, "node_modules", name), join(copy, "node_modules", name));
 		}
 		const bin = (...args: string[]) =>
-			spawnSync(process.execPath, [join(copy, "dist", "cli", "bin.js"), ...args], {
+			spawnSync(process.execPath, [join(copy, "dist", "cli", "bin.cjs"), ...args], {
 				cwd: copy,
 				encoding: "utf8",
 				env: { PATH: process.env.PATH, HOME: copy, SKILLSET_CACHE_DIR: join(copy, "cache"), NO_COLOR: "1" },

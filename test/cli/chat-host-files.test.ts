@@ -10,7 +10,7 @@ import { type ScriptedLlm, startScriptedLlm } from "../helpers/scripted-llm.ts";
 // Issue 18: files chat writes for the host (the event log, a saved conversation) were opened through links the
 // model could plant, so events landed in ~/.bashrc. Here the links are planted before chat starts.
 
-const BIN = join(import.meta.dirname, "..", "..", "dist", "cli", "bin.js");
+const BIN = join(import.meta.dirname, "..", "..", "dist", "cli", "bin.cjs");
 const BASHRC = "# start-up\n";
 let llm: ScriptedLlm;
 beforeAll(async () => {

@@ -10,7 +10,7 @@ import { writeTree } from "../helpers/temp.ts";
 // `echo PWNED > src/owned.txt` ran. In a real terminal (tmux), the hostile model's text must reach the screen only
 // as visible characters: the true command with its length, no cursor movement, no clipboard, title or clearing.
 
-const BIN = join(import.meta.dirname, "..", "..", "dist", "cli", "bin.js");
+const BIN = join(import.meta.dirname, "..", "..", "dist", "cli", "bin.cjs");
 const SESSION = `skillset-attack-${process.pid}`;
 // A private tmux server: its clipboard setting and paste buffers are this test's alone.
 const SOCKET = `skillset-attack-${process.pid}`;

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defaultSkills, workspaceFixture } from "../agent/fixture.ts";
 import { type ScriptedLlm, startScriptedLlm } from "../helpers/scripted-llm.ts";
 
-const BIN = join(import.meta.dirname, "..", "..", "dist", "cli", "bin.js");
+const BIN = join(import.meta.dirname, "..", "..", "dist", "cli", "bin.cjs");
 const SESSION = `skillset-chat-${process.pid}`;
 
 let llm: ScriptedLlm;

@@ -7,7 +7,7 @@ import { tempDir } from "../helpers/temp.ts";
 
 // Issue 9: a FIFO named SKILL.md must never block a command. The CLI runs as a child process with a timeout, so
 // the old behaviour (an open that waits forever for a writer) fails the test instead of hanging it.
-const BIN = join(import.meta.dirname, "..", "..", "dist", "cli", "bin.js");
+const BIN = join(import.meta.dirname, "..", "..", "dist", "cli", "bin.cjs");
 
 let root: string;
 let fifoSkill: string;

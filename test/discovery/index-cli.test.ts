@@ -23,7 +23,7 @@ import { comparable, indexFiles } from "./index-helpers.ts";
 // Issue 23: warm runs read the persistent index instead of every SKILL.md. Every test runs the built CLI in a
 // workspace and cache folder of its own, and checks what a user sees: the same report warm as cold, every change
 // seen, and a bad index ignored with a warning rather than believed.
-const BIN = join(import.meta.dirname, "..", "..", "dist", "cli", "bin.js");
+const BIN = join(import.meta.dirname, "..", "..", "dist", "cli", "bin.cjs");
 const SCAN = ["scan", "--json", "--no-default-roots", "--root", "skills", "--exit-zero"];
 const NOBODY = ["--reuid=65534", "--regid=65534", "--clear-groups"];
 const asRoot = process.getuid?.() === 0;

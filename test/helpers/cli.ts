@@ -30,7 +30,7 @@ export async function cli(argv: string[], overrides: Partial<CliIo> = {}): Promi
 }
 
 /** The built CLI (`npm run build` first). */
-export const BUILT_BIN: string = join(import.meta.dirname, "..", "..", "dist", "cli", "bin.js");
+export const BUILT_BIN: string = join(import.meta.dirname, "..", "..", "dist", "cli", "bin.cjs");
 
 /** Runs the built CLI in a process of its own, as a user does, with `env` (and nothing of the test's environment). */
 export function runBuilt(

@@ -9,7 +9,7 @@ import { createSkillServer, type SkillServerOptions, serveHttp } from "skillset/
 import { afterAll } from "vitest";
 import { parse } from "yaml";
 
-export const BIN: string = join(import.meta.dirname, "..", "..", "dist", "cli", "bin.js");
+export const BIN: string = join(import.meta.dirname, "..", "..", "dist", "cli", "bin.cjs");
 
 /** Parses frontmatter with the `yaml` package (the SDK's own parser reads only a subset of YAML). */
 export function parseFrontmatter(text: string): Record<string, unknown> {
@@ -23,7 +23,7 @@ export interface Connected {
 	stderr: () => string;
 }
 
-/** Spawns `node dist/cli/bin.js mcp ARGS` in `cwd` and connects the SDK's client over stdio, as a desktop app does. */
+/** Spawns `node dist/cli/bin.cjs mcp ARGS` in `cwd` and connects the SDK's client over stdio, as a desktop app does. */
 export async function stdioClient(
 	cwd: string,
 	args: string[],

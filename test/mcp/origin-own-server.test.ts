@@ -6,7 +6,7 @@ import { skillMd, tempDir, writeTree } from "../helpers/temp.ts";
 
 // skillset as both sides: the MCP origin reads skills from skillset's own server, over stdio (the built CLI, as a
 // desktop client would start it) and over Streamable HTTP, and verifies every file it serves.
-const BIN = join(import.meta.dirname, "..", "..", "dist", "cli", "bin.js");
+const BIN = join(import.meta.dirname, "..", "..", "dist", "cli", "bin.cjs");
 
 async function served() {
 	return writeTree(await tempDir(), {

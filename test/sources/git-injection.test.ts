@@ -136,7 +136,7 @@ describe("git runs with the repository's and the environment's means of running 
 		const source = await repo({ "SKILL.md": skill("safe") });
 		const ws = await workspace();
 		const { spawnSync } = await import("node:child_process");
-		const bin = join(import.meta.dirname, "..", "..", "dist", "cli", "bin.js");
+		const bin = join(import.meta.dirname, "..", "..", "dist", "cli", "bin.cjs");
 		const run = spawnSync(process.execPath, [bin, "add", `file://${source}`, "--json"], {
 			cwd: ws.cwd,
 			encoding: "utf8",

@@ -8,7 +8,7 @@ import { cli } from "../helpers/cli.ts";
 import { skill, workspace } from "../helpers/git.ts";
 import { tempDir, writeTree } from "../helpers/temp.ts";
 
-const BIN = join(import.meta.dirname, "..", "..", "dist", "cli", "bin.js");
+const BIN = join(import.meta.dirname, "..", "..", "dist", "cli", "bin.cjs");
 
 /** Runs the built CLI as a separate process (optionally as another user); resolves with its status and output. */
 function spawnCli(

@@ -69,7 +69,7 @@ async function add(cwd: string, ...args: string[]): Promise<{ code: number; outp
 	return new Promise((resolve) => {
 		const child = execFile(
 			process.execPath,
-			[join(ROOT, "dist/cli/bin.js"), "add", ...args],
+			[join(ROOT, "dist/cli/bin.cjs"), "add", ...args],
 			{ cwd, env: { ...process.env, HOME: cwd, NODE_EXTRA_CA_CERTS: ca }, timeout: 30_000 },
 			(error, stdout, stderr) => resolve({ code: child.exitCode ?? (error ? 1 : 0), output: stdout + stderr }),
 		);
