@@ -28,6 +28,8 @@ const GROUPS = [
 		name: "core",
 		test: /[\\/]dist[\\/](cli[\\/](io|main|terminal-text|paths|render-bounds|render-diagnostics)|skill[\\/]errors)\.js$/,
 	},
+	// The skill stage's tables alone: a warm run checks a saved result against them and needs no parser.
+	{ name: "skill-tables", test: /[\\/]dist[\\/]skill[\\/](codes|yaml-limits)\.js$/ },
 	{
 		name: "discover",
 		test: /[\\/]dist[\\/](cli[\\/](discovery-flags|plain-folder|workspace)|settings[\\/](shape|layers|env-flags|resolve-settings|index)|discovery[\\/](resolve|roots|options|pool|report|skill-index|walk|discover|index|cache-dir|folder|walk-snapshot|cache|codes))\.js$/,
@@ -48,6 +50,9 @@ const result = await build({
 	platform: "node",
 	// Packages and Node's own modules stay imports; only this package's files are bundled.
 	external: (id) => !id.startsWith(".") && !isAbsolute(id),
+	// The skill stage's modules only define things: a chunk importing one value of it (a code table) then does not
+	// run the rest of the stage for its effects.
+	treeshake: { moduleSideEffects: (id) => !/[\\/]dist[\\/]skill[\\/]/.test(id) },
 	plugins: [
 		{
 			name: "own-url",

@@ -56,6 +56,11 @@ export class RootCache {
 	readonly files: Map<string, CachedFile> = new Map();
 	/** The last walk's result, when it can stand for a walk while its folders are unchanged. */
 	walk: WalkSnapshot | undefined;
+	/**
+	 * The subfolders of skills the last walk looked into for nested skills, with their signatures: a rescan checks
+	 * them, as no listing covers them. Undefined when one could not be pinned (gone, or changed too recently).
+	 */
+	probes: ReadonlyMap<string, FileSignature> | undefined = new Map();
 	changed = false;
 	reused: { dirs: number; files: number } = { dirs: 0, files: 0 };
 	#seenDirs = new Set<string>();
@@ -116,12 +121,14 @@ export class RootCache {
 			// Straight from the saved arrays: no map entry is made for a folder that did not change.
 			const walk = saved.unchanged() ? walkFromSnapshot(this.walk, root) : undefined;
 			if (!walk) return undefined;
+			this.probes = this.walk.probes;
 			this.#savedSeen = true;
 			this.reused.dirs += saved.size;
 			return walk;
 		}
 		const walk = this.walk && reuseSnapshot(this.walk, root, this.dirs);
 		if (!walk) return undefined;
+		this.probes = this.walk?.probes;
 		for (const dir of this.dirs.keys()) this.#seenDirs.add(dir);
 		this.reused.dirs += this.dirs.size;
 		return walk;
@@ -132,6 +139,7 @@ export class RootCache {
 		const snapshot = snapshotOf(walk, record, this.dirs, (signature) => isRacy(signature, this.#scanStart));
 		if (snapshot || this.walk) this.changed = true;
 		this.walk = snapshot;
+		this.probes = snapshot ? snapshot.probes : pinProbes(record.probes, this.#scanStart);
 	}
 
 	/** True when every file the scan saw could be read and remembered (the no-change check needs that). */
@@ -312,6 +320,8 @@ export class ScanCache {
 		if (this.#absentRoots.some((root) => statSync(root, { throwIfNoEntry: false }) !== undefined)) return structure;
 		for (const root of this.#roots.values()) {
 			for (const [dir, cached] of root.dirs) if (!sameAsNow(dir, cached.signature)) return structure;
+			if (!root.probes) return structure;
+			for (const [path, signature] of root.probes) if (!sameAsNow(path, signature)) return structure;
 		}
 		for (const root of this.#roots.values()) {
 			for (const [file, cached] of root.files) if (!sameAsNow(file, cached.signature)) files.add(file);
@@ -323,6 +333,17 @@ export class ScanCache {
 	roots(): RootCache[] {
 		return [...this.#roots.values()];
 	}
+}
+
+/** The signatures of a walk's probes, or undefined when one is gone or racy (its listing may yet change unseen). */
+function pinProbes(paths: readonly string[], scanStart: number): Map<string, FileSignature> | undefined {
+	const probes = new Map<string, FileSignature>();
+	for (const path of paths) {
+		const info = statSync(path, { throwIfNoEntry: false });
+		if (!info || isRacy(signatureOf(info), scanStart)) return undefined;
+		probes.set(path, signatureOf(info));
+	}
+	return probes;
 }
 
 function sameAsNow(path: string, signature: FileSignature): boolean {

@@ -37,4 +37,5 @@ export { MAX_COMPATIBILITY_CODE_POINTS } from "./validate-fields.ts";
 export type { SkillValidation, ValidateSkillOptions } from "./validate-skill.ts";
 export { sortByPosition, validateParsedSkill, validateSkillMd } from "./validate-skill.ts";
 export type { ParseYamlOptions } from "./yaml.ts";
-export { MAX_YAML_DEPTH, MAX_YAML_KEYS, parseFrontmatterYaml } from "./yaml.ts";
+export { parseFrontmatterYaml } from "./yaml.ts";
+export { MAX_YAML_DEPTH, MAX_YAML_KEYS } from "./yaml-limits.ts";

@@ -6,6 +6,7 @@ import type { Finding } from "./diagnostics.ts";
 import type { FrontmatterField, FrontmatterMap, FrontmatterValue, ParsedYaml } from "./parsed-yaml.ts";
 import { parseFrontmatterFast } from "./yaml-fast.ts";
 import { parseRepairedFast } from "./yaml-fast-repair.ts";
+import { MAX_YAML_DEPTH, MAX_YAML_KEYS } from "./yaml-limits.ts";
 import { repairColonValues, repairFindings } from "./yaml-repair.ts";
 
 /** Options for {@link parseFrontmatterYaml}. */
@@ -16,11 +17,6 @@ export interface ParseYamlOptions {
 	 */
 	profile?: Profile;
 }
-
-/** Deepest nesting accepted, counting flow brackets before parsing and all collections after. */
-export const MAX_YAML_DEPTH = 32;
-/** Most keys accepted: duplicate-key checking is quadratic in the key count. */
-export const MAX_YAML_KEYS = 1000;
 
 let yamlModule: typeof Yaml | undefined;
 

@@ -1,6 +1,6 @@
 import { spawnSync } from "node:child_process";
 import { closeSync, openSync, readFileSync } from "node:fs";
-import { writeFile } from "node:fs/promises";
+import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -81,6 +81,38 @@ describe("what the CLI loads", () => {
 			"one/SKILL.md": "---\nname: one\n# a comment\ndescription: d\n---\nbody\n",
 		});
 		expect(loaded(commented, "scan", "--exit-zero").some((url) => url.includes("/node_modules/yaml/"))).toBe(true);
+	});
+
+	it("lists from a saved result without loading the skill stage's parser or validator", async () => {
+		const workspace = join(root, "warm-list");
+		const home = join(root, "warm-home");
+		// User roots are looked for in the home folder: it must exist for their absence to be saved.
+		await mkdir(home, { recursive: true });
+		await writeTree(join(workspace, ".agents", "skills"), { "one/SKILL.md": skillMd("one") });
+		// Out of the racy window (a folder or file changed less than 2 s before a scan is not kept in the index; its
+		// ctime counts, which no utimes can set back), so the second run reads no folder and no file.
+		await new Promise((done) => setTimeout(done, 2500));
+		// The package's bin with the require cache listed at exit: every chunk of the bundle loads through require.
+		const bin = join(ROOT, "dist", "cli", "bin.cjs");
+		const list = () => {
+			const run = spawnSync(process.execPath, ["--require", requireReport, bin, "list"], {
+				cwd: workspace,
+				encoding: "utf8",
+				env: { ...process.env, HOME: home, NO_COLOR: "1" },
+				timeout: 30_000,
+			});
+			expect([run.status, run.stdout]).toEqual([0, expect.stringContaining("one  workspace")]);
+			const urls = run.stderr.split("\n").filter((line) => line.startsWith("LOADED "));
+			return unbundled(urls.map((line) => line.slice("LOADED ".length)));
+		};
+		expect(list().some((url) => url.endsWith("/dist/discovery/load.js"))).toBe(true);
+		const warm = list();
+		expect(warm.some((url) => url.endsWith("/dist/discovery/warm-read.js"))).toBe(true);
+		expect(warm.filter((url) => url.endsWith("/dist/discovery/load.js"))).toEqual([]);
+		// Only the skill stage's tables (codes, YAML bounds): a saved result is checked, not parsed.
+		expect(
+			warm.filter((url) => url.includes("/dist/skill/") && !/\/(codes|yaml-limits|errors)\.js$/.test(url)),
+		).toEqual([]);
 	});
 
 	it("validates one skill's folder without loading the discovery stage", async () => {

@@ -58,6 +58,20 @@ describe("createDiscovery", { timeout: 30_000 }, () => {
 		expect((await discovery.scan()).index.names()).toContain("delta");
 	});
 
+	it("sees a SKILL.md put into an existing subfolder of a skill, as a fresh scan does", async () => {
+		await writeTree(dir, { "alpha/notes/todo.txt": "later\n" });
+		await pastRacyWindow();
+		const discovery = make();
+		const codes = (result: { report: { diagnostics: { code: string }[] } }) =>
+			result.report.diagnostics.map((d) => d.code);
+		expect(codes(await discovery.scan())).not.toContain("entry.nested");
+		// Only the subfolder's listing changes: neither the skill's folder nor any SKILL.md the last scan read.
+		await writeTree(dir, { "alpha/notes/SKILL.md": skillMd("notes") });
+		expect(codes(await discovery.scan())).toContain("entry.nested");
+		await rm(join(dir, "alpha", "notes", "SKILL.md"));
+		expect(codes(await discovery.scan())).not.toContain("entry.nested");
+	});
+
 	it("shares one scan between overlapping calls", async () => {
 		const discovery = make();
 		const [a, b] = await Promise.all([discovery.scan(), discovery.scan()]);
