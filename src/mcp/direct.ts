@@ -16,20 +16,24 @@ export interface DirectAnswers {
 	/** The server's name and version as 2026-07-28 results carry them, or undefined when it has more to say. */
 	readonly serverInfo: { name: string; version: string } | undefined;
 	/**
-	 * The `skills/list` result at `cursor` for a session that negotiated `protocol` as JSON text, the same bytes
+	 * The `skills/list` result at `cursor` for a session that negotiated `protocol` as UTF-8 JSON, the same bytes
 	 * `JSON.stringify` gives of the handler's result, or undefined.
 	 */
-	listJson(cursor: string | undefined, protocol: string | undefined): Promise<string | undefined>;
+	listJson(cursor: string | undefined, protocol: string | undefined): Promise<Buffer | undefined>;
 }
+
+const COMMA = Buffer.from(",");
+const CLOSE_LIST = Buffer.from("]");
 
 /** The direct answers over the source's current state (the same plan, rules and entries the handlers read). */
 export function directAnswers(state: () => SourceState, info: { name: string; version: string }): DirectAnswers {
-	// Each held entry's JSON, made once: an entry is reused as the same object while its files stay the same.
-	const texts = new WeakMap<SkillEntry, string>();
-	const entryJson = (entry: SkillEntry): string => {
+	// Each held entry's JSON bytes, made once: an entry is reused as the same object while its files stay the same,
+	// so a warm page is copied together from them (no page-long string built, measured and encoded again).
+	const texts = new WeakMap<SkillEntry, Buffer>();
+	const entryJson = (entry: SkillEntry): Buffer => {
 		let text = texts.get(entry);
 		if (text === undefined) {
-			text = JSON.stringify(entry);
+			text = Buffer.from(JSON.stringify(entry));
 			texts.set(entry, text);
 		}
 		return text;
@@ -54,14 +58,25 @@ export function directAnswers(state: () => SourceState, info: { name: string; ve
 		async listJson(cursor, protocol) {
 			const page = await list(cursor, protocol);
 			if (!page) return undefined;
-			// As JSON.stringify writes the page: members in order, those undefined left out; the entries from their texts.
-			const members: string[] = [];
+			// As JSON.stringify writes the page: members in order, those undefined left out; the entries from their bytes.
+			const parts: Buffer[] = [];
+			let before = "{";
 			for (const [key, value] of Object.entries(page)) {
 				if (value === undefined) continue;
-				const json = key === "skills" ? `[${page.skills.map(entryJson).join(",")}]` : JSON.stringify(value);
-				members.push(`${JSON.stringify(key)}:${json}`);
+				if (key !== "skills") {
+					parts.push(Buffer.from(`${before}${JSON.stringify(key)}:${JSON.stringify(value)}`));
+				} else {
+					parts.push(Buffer.from(`${before}"skills":[`));
+					page.skills.forEach((entry, at) => {
+						if (at > 0) parts.push(COMMA);
+						parts.push(entryJson(entry));
+					});
+					parts.push(CLOSE_LIST);
+				}
+				before = ",";
 			}
-			return `{${members.join(",")}}`;
+			parts.push(Buffer.from(before === "{" ? "{}" : "}"));
+			return Buffer.concat(parts);
 		},
 	};
 }

@@ -4,6 +4,8 @@ import { DEFERRED_BYTES, Deferrals, type FileBytes } from "./deferred.ts";
 import type { DirectAnswers } from "./direct.ts";
 import { writeSpliced } from "./http-stream.ts";
 
+const RESULT_HEAD = Buffer.from('{"result":');
+
 /** What the fast path needs of one established 2025 session. */
 export interface FastSession {
 	/** The session's id, as the client sent it and the SDK echoes it. */
@@ -34,7 +36,15 @@ export async function answerFast(
 	if (call.method === "skills/list") {
 		const page = await direct.listJson(call.cursor, session.protocol);
 		if (page === undefined) return false;
-		writeJson(res, jsonHeaders(session.id), `{"result":${page},"jsonrpc":"2.0","id":${JSON.stringify(call.id)}}`);
+		const tail = `,"jsonrpc":"2.0","id":${JSON.stringify(call.id)}}`;
+		// The page's bytes as they are, between the answer's head and tail: one length, no copy of the page.
+		const length = RESULT_HEAD.length + page.length + Buffer.byteLength(tail);
+		res.writeHead(200, { ...jsonHeaders(session.id), "content-length": String(length) });
+		res.cork();
+		res.write(RESULT_HEAD);
+		res.write(page);
+		res.end(tail);
+		res.uncork();
 		return true;
 	}
 	return answerRead(res, call.uri, call.id, "", jsonHeaders(session.id), direct, stallMs);
