@@ -1,7 +1,7 @@
 // Issue 18: the contained read in chunks off the event loop (for large MCP reads) keeps every check of the
 // synchronous one: each attack gets the same refusal, and a descriptor is proven before a byte is read.
 import { createHash } from "node:crypto";
-import { appendFileSync, lstatSync, readdirSync, rmSync, symlinkSync } from "node:fs";
+import { appendFileSync, lstatSync, readdirSync, rmSync, symlinkSync, truncateSync } from "node:fs";
 import { link, rename, rm, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { type ContainOperations, NODE_CONTAIN_OPERATIONS, readContained, readContainedAsync } from "skillset";
@@ -155,6 +155,26 @@ describe("readContainedAsync", () => {
 		expect(read.ok && read.size).toBe(1_000_000);
 		expect(events).toEqual(["gate 1000000", "buffer 1000000"]);
 		await rm(swapped);
+	});
+
+	it("hands on only the bytes it read when a small file shrinks after the check, whatever the buffer held", async () => {
+		const shrinking = join(skill, "assets", "shrinking.txt");
+		await writeFile(shrinking, "12345678");
+		const racing: ContainOperations = {
+			...NODE_CONTAIN_OPERATIONS,
+			read: (fd, buffer, offset, length, position) => {
+				if (position === 0) truncateSync(shrinking, 3);
+				return NODE_CONTAIN_OPERATIONS.read(fd, buffer, offset, length, position);
+			},
+		};
+		// A dirty buffer, as an unzeroed or reused one may be: what it held must not reach the caller.
+		const read = await readContainedAsync(skill, "assets/shrinking.txt", {
+			operations: racing,
+			syncBytes: 1024,
+			buffer: (size) => new Uint8Array(size).fill(0x58),
+		});
+		expect(read.ok && Buffer.from(read.bytes).toString()).toBe("123");
+		await rm(shrinking);
 	});
 
 	it("refuses with resource.unreadable when the read itself fails", async () => {
