@@ -25,6 +25,8 @@ import {
 import { RAW } from "./mcp-helpers.ts";
 
 const LEGACY = "2025-11-25";
+/** A canonical URI of no file whose decoded text would close strings and objects, and break a line. */
+const FORGING = "skill://alpha/%22%7D%5D%0A%E2%80%A8.md";
 const TRICKY = `quote " backslash \\ \u0001\u001f del \u007f é 中 😀 \u2028 </script>\n`;
 const files: Record<string, string | Uint8Array> = {
 	"alpha/SKILL.md": skillMd("alpha"),
@@ -190,6 +192,11 @@ describe("the HTTP fast path", () => {
 			{ name: "plain read of a missing resource", body: { ...read, params: { uri: "skill://alpha/nope.md" } } },
 			{ name: "plain read of a folder", body: { ...read, params: { uri: "skill://alpha/refs" } } },
 			{ name: "plain read of a file grown past the cap", body: { ...read, params: { uri: "skill://grow/over.md" } } },
+			// The URI and id go into the error's text: escapes and closers must stay inside their strings.
+			{
+				name: "plain read of a miss with a forging uri and id",
+				body: { ...read, id: 'x"}\u2028', params: { uri: FORGING } },
+			},
 			{ name: "forged cursor", body: { ...list, params: { cursor: "c2tpbGw6Ly9ub3BlL1NLSUxMLm1k" } } },
 			{ name: "cursor not a string", body: { ...list, params: { cursor: ["a"] } } },
 			{ name: "list with extra param", body: { ...list, params: { cursor: undefined, limit: 1 } } },
@@ -250,6 +257,12 @@ describe("the HTTP fast path", () => {
 			{ name: "missing resource", body: readOf("skill://alpha/nope.md"), fast: true, refused: true },
 			{ name: "a folder", body: readOf("skill://alpha/refs"), fast: true, refused: true },
 			{ name: "a file grown past the cap", body: readOf("skill://grow/over.md"), fast: true, refused: true },
+			{
+				name: "a miss with a forging uri and id",
+				body: { ...readOf(FORGING), id: 'x"}\u2028' },
+				fast: true,
+				refused: true,
+			},
 			{ name: "no envelope", body: { ...read, params: { uri: "skill://alpha/notes.md" } } },
 			{ name: "envelope without capabilities", body: readOf("skill://alpha/notes.md", noCapabilities) },
 			{ name: "envelope with more", body: readOf("skill://alpha/notes.md", { ...envelope, progressToken: 1 }) },
