@@ -5,6 +5,7 @@ export interface Lease {
 }
 
 const MIB = 1024 * 1024;
+const KEEP = (): void => undefined;
 
 /**
  * File buffers for large reads, reused: every 8 MiB answer allocating its own 8 MiB made the collector run full
@@ -26,7 +27,9 @@ export class BufferPool {
 
 	/** A buffer of exactly `size` bytes, lent until released. */
 	lease(size: number): Lease {
-		if (size < this.#minBytes) return { bytes: new Uint8Array(size), release: () => undefined };
+		// A small read's own buffer, not zeroed (from Node's shared slab when tiny): the contained read hands on only
+		// the bytes it read into it, so nothing that was in the memory before can reach an answer.
+		if (size < this.#minBytes) return { bytes: Buffer.allocUnsafe(size), release: KEEP };
 		const sizeClass = Math.ceil(size / MIB) * MIB;
 		let buffer = this.#free.get(sizeClass)?.pop();
 		if (buffer) this.#idle -= sizeClass;

@@ -176,10 +176,7 @@ export async function readFile(
 ): Promise<FileBytes | ReadRefusal | undefined> {
 	const found = locate(plan, uri);
 	if (!found || found.rel === "" || found.rel.split("/").some((segment) => SKIPPED_DIRS.has(segment))) return undefined;
-	const { dir } = found.served;
-	const read = () => readServed(found.served, found.rel, rules);
-	// The size decides only the queue: the contained read checks the file itself, whatever it is by then.
-	return rules.largeReads && sizeOf(join(dir, found.rel)) > LARGE_READ_BYTES ? rules.largeReads.run(read) : read();
+	return readServed(found.served, found.rel, rules);
 }
 
 async function readServed(
@@ -193,13 +190,28 @@ async function readServed(
 		lease = buffers?.lease(size);
 		return lease?.bytes ?? new Uint8Array(size);
 	};
-	const read = await readContainedAsync(served.dir, rel, {
-		buffer: borrow,
-		syncBytes: SYNC_READ_BYTES,
-		maxBytes: rules.maxBytes,
-		allowHardLinks: rules.allowHardLinks,
-		...(rules.lock ? { digest: "sha256" as const } : {}),
-	});
+	// A large file waits for its turn (decided by the opened file's size, no `lstat` of its path first).
+	let turn: { ready: Promise<void>; done: () => void } | undefined;
+	const { largeReads } = rules;
+	const beforeRead = (size: number): Promise<void> | undefined => {
+		if (!largeReads || size <= LARGE_READ_BYTES) return undefined;
+		turn = largeReads.take();
+		return turn.ready;
+	};
+	let read: Awaited<ReturnType<typeof readContainedAsync>>;
+	try {
+		read = await readContainedAsync(served.dir, rel, {
+			beforeRead,
+			buffer: borrow,
+			syncBytes: SYNC_READ_BYTES,
+			maxBytes: rules.maxBytes,
+			allowHardLinks: rules.allowHardLinks,
+			...(rules.lock ? { digest: "sha256" as const } : {}),
+		});
+	} finally {
+		// What follows (and the answer made of it) runs in this turn: the next large read starts a turn later.
+		turn?.done();
+	}
 	if (!read.ok && read.code === "resource.too-large")
 		return {
 			code: "mcp.too-large",
@@ -215,14 +227,6 @@ async function readServed(
 	const binary = read.bytes.subarray(0, 8192).includes(0) || (!ascii && !isUtf8(read.bytes));
 	if (binary) return { bytes: read.bytes, mimeType, encoding: "base64", ...release };
 	return { bytes: read.bytes, mimeType, encoding: ascii ? "latin1" : "utf8", ...release };
-}
-
-function sizeOf(path: string): number {
-	try {
-		return lstatSync(path).size;
-	} catch {
-		return 0;
-	}
 }
 
 /** The direct children of a served skill's folder (or sub-folder) by URI; undefined when it is not one. */

@@ -54,8 +54,8 @@ function isEnvelope(meta: unknown): boolean {
 /**
  * Answers `read` without the SDK (which makes a server, a Fetch request and response per 2026-07-28 request: most
  * of a small read's cost): the result members the SDK adds for this revision (`resultType`, the caching hints and
- * the server's name and version in `_meta`), in its order. Only a success is answered; false with nothing written
- * otherwise, and the SDK answers.
+ * the server's name and version in `_meta`), in its order; a read that fails with the error the SDK's handler throws
+ * for it. False with nothing written when the server has more to say of itself (the SDK answers).
  */
 export async function answerModernRead(
 	res: ServerResponse,
@@ -63,8 +63,21 @@ export async function answerModernRead(
 	direct: DirectAnswers,
 	stallMs?: number,
 ): Promise<boolean> {
-	const info = direct.serverInfo;
-	if (info === undefined) return false;
-	const after = `"resultType":"complete","ttlMs":0,"cacheScope":"private","_meta":{"io.modelcontextprotocol/serverInfo":${JSON.stringify(info)}}`;
+	const after = tailOf(direct);
+	if (after === undefined) return false;
 	return answerRead(res, read.uri, read.id, after, { "content-type": "application/json" }, direct, stallMs);
+}
+
+// The members after `contents` depend only on the server's name and version: made once per server.
+const tails = new WeakMap<DirectAnswers, string>();
+
+function tailOf(direct: DirectAnswers): string | undefined {
+	const info = direct.serverInfo;
+	if (info === undefined) return undefined;
+	let tail = tails.get(direct);
+	if (tail === undefined) {
+		tail = `"resultType":"complete","ttlMs":0,"cacheScope":"private","_meta":{"io.modelcontextprotocol/serverInfo":${JSON.stringify(info)}}`;
+		tails.set(direct, tail);
+	}
+	return tail;
 }

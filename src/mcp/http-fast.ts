@@ -1,7 +1,10 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { ProtocolError } from "@modelcontextprotocol/server";
 import { DEFERRED_BYTES, Deferrals, type FileBytes } from "./deferred.ts";
 import type { DirectAnswers } from "./direct.ts";
 import { writeSpliced } from "./http-stream.ts";
+
+const RESULT_HEAD = Buffer.from('{"result":');
 
 /** What the fast path needs of one established 2025 session. */
 export interface FastSession {
@@ -17,10 +20,11 @@ export type FastCall =
 	| { id: string | number; method: "skills/list"; cursor: string | undefined };
 
 /**
- * Answers `call` (a `resources/read` or `skills/list` that {@link fastCall} took) on an established session without the SDK's transport (which makes a
- * Fetch request, a promise per message and a Fetch response for each: three quarters of a small read's cost). Only
- * a success is answered: a missing file, a refused read or a bad cursor returns false with nothing written, and the
- * SDK answers it, errors included, exactly as without this path. True when the answer was written.
+ * Answers `call` (a `resources/read` or `skills/list` that {@link fastCall} took) on an established session without
+ * the SDK's transport (which makes a Fetch request, a promise per message and a Fetch response for each: three
+ * quarters of a small read's cost). A read is answered whatever its outcome (a miss or a refusal with the error the
+ * SDK's handler throws for it, so the file is not read a second time); a bad cursor returns false with nothing
+ * written, and the SDK answers it exactly as without this path. True when the answer was written.
  */
 export async function answerFast(
 	res: ServerResponse,
@@ -32,7 +36,15 @@ export async function answerFast(
 	if (call.method === "skills/list") {
 		const page = await direct.listJson(call.cursor, session.protocol);
 		if (page === undefined) return false;
-		writeJson(res, jsonHeaders(session.id), `{"result":${page},"jsonrpc":"2.0","id":${JSON.stringify(call.id)}}`);
+		const tail = `,"jsonrpc":"2.0","id":${JSON.stringify(call.id)}}`;
+		// The page's bytes as they are, between the answer's head and tail: one length, no copy of the page.
+		const length = RESULT_HEAD.length + page.length + Buffer.byteLength(tail);
+		res.writeHead(200, { ...jsonHeaders(session.id), "content-length": String(length) });
+		res.cork();
+		res.write(RESULT_HEAD);
+		res.write(page);
+		res.end(tail);
+		res.uncork();
 		return true;
 	}
 	return answerRead(res, call.uri, call.id, "", jsonHeaders(session.id), direct, stallMs);
@@ -40,7 +52,7 @@ export async function answerFast(
 
 /**
  * Writes the answer of a `resources/read` of `uri` with `id`, `after` (JSON members) following `contents` in the
- * result, with `headers`; false with nothing written when the read is not a success (the SDK answers it).
+ * result, with `headers`; a read that fails is answered with its error as the SDK writes one. Always true.
  */
 export async function answerRead(
 	res: ServerResponse,
@@ -52,7 +64,10 @@ export async function answerRead(
 	stallMs?: number,
 ): Promise<boolean> {
 	const file = await direct.read(uri);
-	if (!file) return false;
+	if (file instanceof Error) {
+		writeJson(res, headers, errorText(id, file));
+		return true;
+	}
 	if (file.bytes.length <= DEFERRED_BYTES) {
 		writeJson(res, headers, answerText(uri, id, contentOf(file), after));
 		return true;
@@ -130,6 +145,12 @@ function contentOf(file: FileBytes): { mimeType: string; text: string } | { mime
 function answerText(uri: string, id: string | number, content: object, after: string): string {
 	const contents = `"contents":[${JSON.stringify({ uri, ...content })}]`;
 	return `{"result":{${after === "" ? contents : `${contents},${after}`}},"jsonrpc":"2.0","id":${JSON.stringify(id)}}`;
+}
+
+/** A JSON-RPC error answer, members in the SDK's order (it leaves `data` out when there is none). */
+function errorText(id: string | number, error: ProtocolError): string {
+	const data = error.data === undefined ? "" : `,"data":${JSON.stringify(error.data)}`;
+	return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"error":{"code":${error.code},"message":${JSON.stringify(error.message)}${data}}}`;
 }
 
 function jsonHeaders(session: string): Record<string, string> {

@@ -15,11 +15,18 @@ function nextTurn(): Promise<void> {
 export class LargeReads {
 	#tail: Promise<void> = Promise.resolve();
 
-	/** Runs `make` after the large answers queued before it have been handed over. */
-	run<T>(make: () => Promise<T>): Promise<T> {
-		const result = this.#tail.then(nextTurn).then(make);
+	/**
+	 * A place in the queue: `ready` settles once the large answers queued before it have been handed over; `done`
+	 * says this one's answer is made (call it once, whatever happened).
+	 */
+	take(): { ready: Promise<void>; done: () => void } {
+		let done: () => void = () => undefined;
+		const finished = new Promise<void>((resolve) => {
+			done = resolve;
+		});
+		const ready = this.#tail.then(nextTurn);
 		// The answer is serialized in the microtasks that follow its return: the next one starts a turn later.
-		this.#tail = result.then(nextTurn, nextTurn);
-		return result;
+		this.#tail = Promise.all([ready, finished]).then(nextTurn);
+		return { ready, done };
 	}
 }

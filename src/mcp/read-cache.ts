@@ -1,5 +1,5 @@
 import type { Stats } from "node:fs";
-import { dirname } from "node:path";
+import { dirname, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { derivedKey, readDerived, writeDerived } from "../discovery/derived-cache.ts";
 import type { ListingCache } from "./walk.ts";
@@ -87,8 +87,11 @@ export class FrontmatterCache {
 			this.#entries.delete(file);
 			this.#changed = true;
 		}
-		const folders = new Set([...checked].map((file) => dirname(file)));
-		this.#listings?.prune((path) => insideAny(path, folders));
+		if (this.#listings) {
+			const folders = new Set<string>();
+			for (const file of checked) folders.add(parentOf(file));
+			this.#listings.prune((path) => insideAny(path, folders));
+		}
 		if (!this.#changed && !this.#listings?.changed) return;
 		const files = [...this.#entries].map(([file, entry]) => [file, ...entry.signature, entry.frontmatter]);
 		const dirs = this.#listings?.rows(now - RACY_MARGIN_MS) ?? [];
@@ -113,12 +116,24 @@ export class FrontmatterCache {
 	}
 }
 
-/** True when `path` is one of `dirs` or below one. */
+/**
+ * True when `path` is one of `dirs` or below one. Paths here are absolute and normalized (real paths, and folders
+ * met below them), so the parents are found by cutting at each `/` (a warm start-up asks this of every listing).
+ */
 function insideAny(path: string, dirs: ReadonlySet<string>): boolean {
-	for (let at = path; ; at = dirname(at)) {
+	for (let at = path; ; ) {
 		if (dirs.has(at)) return true;
-		if (dirname(at) === at) return false;
+		const parent = parentOf(at);
+		if (parent === at) return false;
+		at = parent;
 	}
+}
+
+/** The parent of an absolute POSIX path (`/` is its own), as `dirname` gives it for a normalized one. */
+function parentOf(path: string): string {
+	const cut = path.lastIndexOf("/");
+	if (sep !== "/" || !path.startsWith("/") || path.endsWith("/")) return dirname(path);
+	return cut === 0 ? "/" : path.slice(0, cut);
 }
 
 function signatureOf(stats: Stats): Signature {

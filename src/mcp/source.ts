@@ -1,7 +1,7 @@
-import { ProtocolError, ProtocolErrorCode, type Resource } from "@modelcontextprotocol/server";
+import { ProtocolError, ProtocolErrorCode, type Resource, ResourceNotFoundError } from "@modelcontextprotocol/server";
 import type { SkillReadResult, SkillSource } from "@modelcontextprotocol/server/ext/skills";
 import { answerFor } from "./deferred.ts";
-import { type DigestCache, readDirectory, readFile, type ServeRules } from "./entries.ts";
+import { type DigestCache, type ReadRefusal, readDirectory, readFile, type ServeRules } from "./entries.ts";
 import type { ServePlan } from "./plan.ts";
 import type { PageSize, SkillEntries } from "./skills-list.ts";
 
@@ -42,7 +42,7 @@ export function createSkillSource(state: () => SourceState): SkillSource {
 			const { plan, rules } = state();
 			const file = await readFile(plan, uri, rules);
 			if (file === undefined) return undefined;
-			if ("code" in file) throw new ProtocolError(ProtocolErrorCode.InvalidParams, file.message, { code: file.code });
+			if ("code" in file) throw readError(uri, file);
 			return answerFor(file, ctx);
 		},
 		async readDirectory(uri, params) {
@@ -60,6 +60,15 @@ export function createSkillSource(state: () => SourceState): SkillSource {
 			return state().plan.served.map(skillResource);
 		},
 	};
+}
+
+/**
+ * The error a `resources/read` of `uri` ends with when the read gave `file` (a refusal, or undefined for no such
+ * file): the refusal as invalid params with its code, or what the SDK's skills extension throws for a miss.
+ */
+export function readError(uri: string, file: ReadRefusal | undefined): ProtocolError {
+	if (file === undefined) return new ResourceNotFoundError(uri);
+	return new ProtocolError(ProtocolErrorCode.InvalidParams, file.message, { code: file.code });
 }
 
 /** A served SKILL.md as `resources/list` shows it. */

@@ -25,6 +25,11 @@ export interface AsyncContainOptions extends ContainOptions {
 	 * less than the hop to the pool and back. Default 0 (every read goes through the pool).
 	 */
 	syncBytes?: number;
+	/**
+	 * Called with the verified descriptor's size before a buffer is taken or a byte read; a promise it gives is
+	 * awaited first (a queue for large reads, decided by the file that is read, not by a path's earlier `lstat`).
+	 */
+	beforeRead?: (size: number) => Promise<void> | undefined;
 }
 
 /** A contained read's bytes, with their SHA-256 (hex) when asked for. */
@@ -61,6 +66,8 @@ export async function readContainedAsync(
 		ops.close(opened.fd);
 	}
 	try {
+		const wait = options.beforeRead?.(file.size);
+		if (wait) await wait;
 		const hash = options.digest ? createHash(options.digest) : undefined;
 		const into = options.buffer?.(file.size) ?? new Uint8Array(file.size);
 		const bytes =

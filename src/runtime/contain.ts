@@ -11,7 +11,7 @@ import {
 	readSync,
 	type Stats,
 } from "node:fs";
-import { isAbsolute, join, posix, relative, resolve, sep, win32 } from "node:path";
+import { isAbsolute, posix, relative, resolve, sep, win32 } from "node:path";
 import { type ContainError, describeError, errorCode, openCode, refusal, unverifiable } from "./contain-errors.ts";
 
 /** The bytes of a file inside the root, read once from the descriptor that was verified. */
@@ -164,10 +164,13 @@ export function openRoot(rootPath: string, ops: ContainOperations): OpenedRoot |
 /** `lstat` each segment below the root descriptor: no links anywhere, and the last one must be a regular file. */
 export function lstatSegments(base: string, segments: string[], ops: ContainOperations): Stats | ContainError {
 	let info: Stats | undefined;
+	// Checked segments (no separator, `.`, `..` or empty one) below a descriptor path: joining is concatenation.
+	let at = base;
 	for (const [index, segment] of segments.entries()) {
+		at = `${at}/${segment}`;
 		const shown = segments.slice(0, index + 1).join("/");
 		try {
-			info = ops.lstat(join(base, ...segments.slice(0, index), segment));
+			info = ops.lstat(at);
 		} catch (error) {
 			return refusal(openCode(error), `'${shown}' ${describeError(error)}`);
 		}

@@ -25,6 +25,8 @@ import {
 import { RAW } from "./mcp-helpers.ts";
 
 const LEGACY = "2025-11-25";
+/** A canonical URI of no file whose decoded text would close strings and objects, and break a line. */
+const FORGING = "skill://alpha/%22%7D%5D%0A%E2%80%A8.md";
 const TRICKY = `quote " backslash \\ \u0001\u001f del \u007f é 中 😀 \u2028 </script>\n`;
 const files: Record<string, string | Uint8Array> = {
 	"alpha/SKILL.md": skillMd("alpha"),
@@ -34,17 +36,21 @@ const files: Record<string, string | Uint8Array> = {
 	"alpha/big.bin": randomBytes(300 * 1024 + 1),
 	"alpha/huge.md": TRICKY.repeat(Math.ceil((6 * 1024 * 1024) / TRICKY.length)),
 	"alpha/refs/deep.md": "# deep\n",
+	// Grown past the read cap once the server runs (a held file grown): its reads are refused with mcp.too-large.
+	"grow/SKILL.md": skillMd("grow"),
+	"grow/over.md": "# small for now\n",
 	...Object.fromEntries(Array.from({ length: 5 }, (_, i) => [`s${i}/SKILL.md`, skillMd(`s${i}`)])),
 };
 
 let server: SkillServer;
+let root: string;
 let fast: string;
 let sdk: string;
 const logged: HttpRequestLog[] = [];
 const closers: (() => Promise<void>)[] = [];
 
 beforeAll(async () => {
-	const root = await writeTree(join(await tempDir(), "skills"), files);
+	root = await writeTree(join(await tempDir(), "skills"), files);
 	server = await createSkillServer({ cwd: root, home: root, defaultRoots: false, roots: [root], pageSize: 2 });
 	const on = await serveHttp(server, {
 		port: 0,
@@ -65,6 +71,11 @@ beforeAll(async () => {
 afterAll(async () => {
 	for (const close of closers) await close();
 });
+
+/** Grows the served `grow/over.md` one byte past the default 8 MiB read cap (the plan still serves it). */
+function growPastCap(): void {
+	writeFileSync(join(root, "grow/over.md"), Buffer.alloc(8 * 1024 * 1024 + 1, "a"));
+}
 
 /** What a client saw of one POST: status, content type, whether its length was said, and the JSON body. */
 interface Seen {
@@ -135,9 +146,10 @@ describe("the HTTP fast path", () => {
 			expect(strip(viaFast), era).toEqual(strip(viaSdk));
 			expect(viaFast.length, era).toBeGreaterThan(15);
 			// The fast path says a small answer's length (the SDK's are chunked): it took the four small reads that
-			// succeed in both eras, and the three pages in a session only.
+			// succeed and the two canonical ones that miss (answered at once, not read again by the SDK) in both eras,
+			// and the four pages in a session only.
 			const took = viaFast.filter((seen) => seen.sized).length;
-			expect(took, era).toBe(protocol === undefined ? 7 : 4);
+			expect(took, era).toBe(protocol === undefined ? 10 : 6);
 			expect(viaSdk.some((seen) => seen.sized)).toBe(false);
 		}
 	}, 120_000);
@@ -176,8 +188,15 @@ describe("the HTTP fast path", () => {
 			{ name: "uri not canonical", body: { ...read, params: { uri: "skill://alpha/./notes.md" } } },
 			{ name: "plain read of an escaped uri", body: { ...read, params: { uri: "skill://alpha/%6Eotes.md" } } },
 			{ name: "uri escaping the skill", body: { ...read, params: { uri: "skill://alpha/../s1/SKILL.md" } } },
-			{ name: "missing resource", body: { ...read, params: { uri: "skill://alpha/nope.md" } } },
-			{ name: "a folder", body: { ...read, params: { uri: "skill://alpha/refs" } } },
+			// Misses and refusals are answered by the fast path itself, with the SDK's own error, read once.
+			{ name: "plain read of a missing resource", body: { ...read, params: { uri: "skill://alpha/nope.md" } } },
+			{ name: "plain read of a folder", body: { ...read, params: { uri: "skill://alpha/refs" } } },
+			{ name: "plain read of a file grown past the cap", body: { ...read, params: { uri: "skill://grow/over.md" } } },
+			// The URI and id go into the error's text: escapes and closers must stay inside their strings.
+			{
+				name: "plain read of a miss with a forging uri and id",
+				body: { ...read, id: 'x"}\u2028', params: { uri: FORGING } },
+			},
 			{ name: "forged cursor", body: { ...list, params: { cursor: "c2tpbGw6Ly9ub3BlL1NLSUxMLm1k" } } },
 			{ name: "cursor not a string", body: { ...list, params: { cursor: ["a"] } } },
 			{ name: "list with extra param", body: { ...list, params: { cursor: undefined, limit: 1 } } },
@@ -185,6 +204,7 @@ describe("the HTTP fast path", () => {
 			{ name: "not json", body: "{" },
 			{ name: "huge body", body: { ...read, params: { uri: `skill://alpha/${"a".repeat(5 * 1024 * 1024)}` } } },
 		];
+		growPastCap();
 		for (const protocol of ["2025-06-18", LEGACY]) {
 			const sessions = { fast: await initialize(fast, protocol), sdk: await initialize(sdk, protocol) };
 			for (const test of cases) {
@@ -204,6 +224,8 @@ describe("the HTTP fast path", () => {
 				const [viaFast, viaSdk] = answers as [Exchange, Exchange];
 				expect(comparable(viaFast), `${protocol} ${test.name}`).toEqual(comparable(viaSdk));
 				expect(viaFast.sized, `${protocol} ${test.name}: taken by the fast path`).toBe(test.name.startsWith("plain"));
+				if (test.name.endsWith("past the cap"))
+					expect(JSON.parse(viaFast.body).error.data).toEqual({ code: "mcp.too-large" });
 			}
 		}
 	}, 120_000);
@@ -224,15 +246,23 @@ describe("the HTTP fast path", () => {
 		const read = readOf("skill://alpha/notes.md");
 		const { "io.modelcontextprotocol/clientCapabilities": _, ...noCapabilities } = envelope;
 		const client = envelope["io.modelcontextprotocol/clientInfo"];
-		type Case = { name: string; body: unknown; headers?: Record<string, string>; fast?: boolean };
+		/** `fast`: answered by the fast path; `refused`: with an error (a miss or a refusal), the file read once. */
+		type Case = { name: string; body: unknown; headers?: Record<string, string>; fast?: boolean; refused?: boolean };
 		const cases: Case[] = [
 			{ name: "small text", body: read, fast: true },
 			{ name: "binary", body: readOf("skill://alpha/data.bin"), fast: true },
 			{ name: "large text", body: readOf("skill://alpha/big.md"), fast: true },
 			{ name: "large binary", body: readOf("skill://alpha/big.bin"), fast: true },
 			{ name: "string id", body: { ...read, id: "x\u2028y" }, fast: true },
-			{ name: "missing resource", body: readOf("skill://alpha/nope.md") },
-			{ name: "a folder", body: readOf("skill://alpha/refs") },
+			{ name: "missing resource", body: readOf("skill://alpha/nope.md"), fast: true, refused: true },
+			{ name: "a folder", body: readOf("skill://alpha/refs"), fast: true, refused: true },
+			{ name: "a file grown past the cap", body: readOf("skill://grow/over.md"), fast: true, refused: true },
+			{
+				name: "a miss with a forging uri and id",
+				body: { ...readOf(FORGING), id: 'x"}\u2028' },
+				fast: true,
+				refused: true,
+			},
 			{ name: "no envelope", body: { ...read, params: { uri: "skill://alpha/notes.md" } } },
 			{ name: "envelope without capabilities", body: readOf("skill://alpha/notes.md", noCapabilities) },
 			{ name: "envelope with more", body: readOf("skill://alpha/notes.md", { ...envelope, progressToken: 1 }) },
@@ -280,6 +310,7 @@ describe("the HTTP fast path", () => {
 			{ name: "not json", body: "{" },
 			{ name: "huge body", body: readOf(`skill://alpha/${"a".repeat(5 * 1024 * 1024)}`) },
 		];
+		growPastCap();
 		for (const test of cases) {
 			const uri = (test.body as { params?: { uri?: unknown } }).params?.uri;
 			const headers: Record<string, string> = {
@@ -295,7 +326,8 @@ describe("the HTTP fast path", () => {
 			// The SDK's answers are chunked; the fast path says a small answer's length.
 			const small = test.fast && !test.name.startsWith("large");
 			expect(viaFast.sized, `${test.name}: taken by the fast path`).toBe(Boolean(small));
-			if (test.fast) expect(JSON.parse(viaFast.body).result.contents, test.name).toHaveLength(1);
+			if (test.fast && !test.refused) expect(JSON.parse(viaFast.body).result.contents, test.name).toHaveLength(1);
+			if (test.refused) expect(JSON.parse(viaFast.body).error.code, test.name).toBe(-32602);
 		}
 	}, 120_000);
 

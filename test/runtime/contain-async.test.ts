@@ -1,8 +1,8 @@
 // Issue 18: the contained read in chunks off the event loop (for large MCP reads) keeps every check of the
 // synchronous one: each attack gets the same refusal, and a descriptor is proven before a byte is read.
 import { createHash } from "node:crypto";
-import { appendFileSync, readdirSync, rmSync, symlinkSync } from "node:fs";
-import { link, rm, symlink, writeFile } from "node:fs/promises";
+import { appendFileSync, lstatSync, readdirSync, rmSync, symlinkSync, truncateSync } from "node:fs";
+import { link, rename, rm, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { type ContainOperations, NODE_CONTAIN_OPERATIONS, readContained, readContainedAsync } from "skillset";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -124,6 +124,57 @@ describe("readContainedAsync", () => {
 		const read = await readContainedAsync(skill, "assets/growing.txt", { operations: racing, chunkBytes: 1024 });
 		expect(read.ok && read.size).toBe(8192);
 		await rm(growing);
+	});
+
+	it("asks beforeRead with the verified descriptor's size, not a size seen earlier, and reads only once it agrees", async () => {
+		// An attacker swaps a small file for a large one after a caller sized it by path: the gate still sees 1 MB.
+		const swapped = join(skill, "assets", "swapped.txt");
+		await writeFile(swapped, "s");
+		const sizedByPath = lstatSync(swapped).size;
+		await writeFile(`${swapped}.new`, "L".repeat(1_000_000));
+		await rename(`${swapped}.new`, swapped);
+		const events: string[] = [];
+		let admit: () => void = () => undefined;
+		const reading = readContainedAsync(skill, "assets/swapped.txt", {
+			beforeRead: (size) => {
+				events.push(`gate ${size}`);
+				return new Promise<void>((resolve) => {
+					admit = resolve;
+				});
+			},
+			buffer: (size) => {
+				events.push(`buffer ${size}`);
+				return new Uint8Array(size);
+			},
+		});
+		await new Promise((resolve) => setTimeout(resolve, 20));
+		expect(sizedByPath).toBe(1);
+		expect(events).toEqual(["gate 1000000"]);
+		admit();
+		const read = await reading;
+		expect(read.ok && read.size).toBe(1_000_000);
+		expect(events).toEqual(["gate 1000000", "buffer 1000000"]);
+		await rm(swapped);
+	});
+
+	it("hands on only the bytes it read when a small file shrinks after the check, whatever the buffer held", async () => {
+		const shrinking = join(skill, "assets", "shrinking.txt");
+		await writeFile(shrinking, "12345678");
+		const racing: ContainOperations = {
+			...NODE_CONTAIN_OPERATIONS,
+			read: (fd, buffer, offset, length, position) => {
+				if (position === 0) truncateSync(shrinking, 3);
+				return NODE_CONTAIN_OPERATIONS.read(fd, buffer, offset, length, position);
+			},
+		};
+		// A dirty buffer, as an unzeroed or reused one may be: what it held must not reach the caller.
+		const read = await readContainedAsync(skill, "assets/shrinking.txt", {
+			operations: racing,
+			syncBytes: 1024,
+			buffer: (size) => new Uint8Array(size).fill(0x58),
+		});
+		expect(read.ok && Buffer.from(read.bytes).toString()).toBe("123");
+		await rm(shrinking);
 	});
 
 	it("refuses with resource.unreadable when the read itself fails", async () => {
