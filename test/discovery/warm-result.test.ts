@@ -1,9 +1,11 @@
 import {
 	chmodSync,
 	chownSync,
+	mkdirSync,
 	readdirSync,
 	readFileSync,
 	renameSync,
+	rmSync,
 	symlinkSync,
 	utimesSync,
 	writeFileSync,
@@ -181,6 +183,50 @@ describe("the saved result of a discover()", { timeout: 60_000 }, () => {
 			const other = await forgedCache();
 			chownSync(other.file, 65534, 65534);
 			expect(described(await discover(options(other.cacheDir)))).toBe("A plain skill.");
+		}
+	});
+
+	it("is passed over, and not rewritten, when its folder is a link, writable by others or another user's", async () => {
+		const attacks: [string, (folder: string) => void][] = [
+			[
+				"a link",
+				(folder) => {
+					renameSync(folder, `${folder}-elsewhere`);
+					symlinkSync(`${folder}-elsewhere`, folder);
+				},
+			],
+			["group-writable", (folder) => chmodSync(folder, 0o770)],
+			["world-writable", (folder) => chmodSync(folder, 0o707)],
+		];
+		if (process.getuid?.() === 0) attacks.push(["another user's", (folder) => chownSync(folder, 65534, 65534)]);
+		for (const [what, attack] of attacks) {
+			const { cacheDir, file } = await forgedCache();
+			const forged = readFileSync(file);
+			attack(join(cacheDir, "discovery-result"));
+			expect(described(await discover(options(cacheDir))), what).toBe("A plain skill.");
+			expect(readFileSync(file), what).toEqual(forged);
+		}
+	});
+
+	it("costs only speed when it, or a root's index file, cannot be written (a folder in its place)", async () => {
+		const cold = await discover(options());
+		for (const kind of ["discovery-result", "discovery"]) {
+			const { cacheDir } = await forgedCache();
+			const folder = join(cacheDir, kind);
+			for (const name of readdirSync(folder)) {
+				rmSync(join(folder, name));
+				mkdirSync(join(folder, name));
+			}
+			// Neither is used: the scan runs and is right (a root's index says why it was not used), and the failed
+			// write leaves nothing behind.
+			const warm = await discover(options(cacheDir));
+			expect(warm.index.skills).toStrictEqual(cold.index.skills);
+			const ignored = warm.report.diagnostics.filter((d) => d.code === "index.ignored");
+			expect(ignored.length, kind).toBe(kind === "discovery" ? 2 : 0);
+			expect(
+				readdirSync(folder).filter((name) => name.endsWith(".tmp")),
+				kind,
+			).toEqual([]);
 		}
 	});
 
