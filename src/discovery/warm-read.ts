@@ -16,6 +16,7 @@ import {
 import { type RootReport, rootReportOf } from "./report.ts";
 import type { IndexedSkill, RejectedSkill, SkillStatus } from "./resolve.ts";
 import type { DiscoveryRoot } from "./roots.ts";
+import { changedSince, sameSignatureAt } from "./signature.ts";
 import { placed, RESULT_FORMAT, type ResultInputs } from "./warm-result.ts";
 
 // Reading a saved result back (see warm-result.ts): first every signature it depends on, straight from its flat
@@ -117,7 +118,7 @@ function checkRoot(
 		throw new IndexFormatError("a root's checks do not add up");
 	// The per-root index file it was saved with: rewritten (or touched) since, and this result no longer stands.
 	const own = lstatSync(indexFile, { throwIfNoEntry: false });
-	if (!own || !same(own, cells, 1)) return false;
+	if (!own || !sameSignatureAt(own, cells, 1)) return false;
 	for (let i = 0; i < rels.length; i++) {
 		const path = pathBelow(root.path, rels[i]);
 		const at = i * 5;
@@ -125,9 +126,9 @@ function checkRoot(
 		const ctimeMs = signatures[at + 4];
 		if (typeof mtimeMs !== "number" || typeof ctimeMs !== "number")
 			throw new IndexFormatError("a time is not a number");
-		if (Math.max(mtimeMs, ctimeMs) >= writtenAt) return false;
+		if (changedSince(mtimeMs, ctimeMs, writtenAt)) return false;
 		const info = statSync(path, { throwIfNoEntry: false });
-		if (!info || !same(info, signatures, at)) return false;
+		if (!info || !sameSignatureAt(info, signatures, at)) return false;
 		checked.add(path);
 	}
 	try {
@@ -138,20 +139,6 @@ function checkRoot(
 	reused.dirs += dirs;
 	reused.files += rels.length - dirs - probes;
 	return real;
-}
-
-function same(
-	info: { dev: number; ino: number; size: number; mtimeMs: number; ctimeMs: number },
-	row: unknown[],
-	at: number,
-) {
-	return (
-		info.ino === row[at + 1] &&
-		info.mtimeMs === row[at + 3] &&
-		info.ctimeMs === row[at + 4] &&
-		info.size === row[at + 2] &&
-		info.dev === row[at]
-	);
 }
 
 function place(
