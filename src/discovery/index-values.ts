@@ -69,18 +69,20 @@ function plainData(value: unknown, depth: number): boolean {
 
 const CANONICAL_KEYS = ["code", "severity", "message", "file", "line", "column", "field", "hint"];
 
-function savableDiagnostic(d: DiscoveryDiagnostic, file: string): boolean {
+/**
+ * True when a diagnostic comes back exactly from a saved row: only the known fields, in their order, with a hint,
+ * and a line only with a column.
+ */
+export function canonicalDiagnostic(d: DiscoveryDiagnostic): boolean {
 	const keys = Object.keys(d);
 	const expected = CANONICAL_KEYS.filter((key) => Object.hasOwn(d, key));
 	if (keys.length !== expected.length || keys.some((key, i) => key !== expected[i])) return false;
+	return typeof d.hint === "string" && (d.line === undefined) === (d.column === undefined);
+}
+
+function savableDiagnostic(d: DiscoveryDiagnostic, file: string): boolean {
 	const info = Object.hasOwn(SKILL_CODES, d.code) ? SKILL_CODES[d.code as SkillCode] : undefined;
-	return (
-		info !== undefined &&
-		d.severity === info.lenient &&
-		d.file === file &&
-		typeof d.hint === "string" &&
-		(d.line === undefined) === (d.column === undefined)
-	);
+	return info !== undefined && d.severity === info.lenient && d.file === file && canonicalDiagnostic(d);
 }
 
 export function decodeSignature(cells: unknown[]): FileSignature {
