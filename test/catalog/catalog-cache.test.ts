@@ -1,20 +1,8 @@
-import {
-	chmodSync,
-	chownSync,
-	mkdirSync,
-	readdirSync,
-	readFileSync,
-	renameSync,
-	rmSync,
-	statSync,
-	symlinkSync,
-	utimesSync,
-	writeFileSync,
-} from "node:fs";
+import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { buildCatalog, buildSkillsSection, type DiscoverOptions, discover, estimateTokenizer } from "skillset";
 import { beforeAll, describe, expect, it } from "vitest";
-import { forgePayload, readPayload } from "../discovery/index-helpers.ts";
+import { folderAttacks, forgePayload, readPayload } from "../discovery/index-helpers.ts";
 import { pastRacyWindow } from "../helpers/racy.ts";
 import { skillMd, tempDir, writeTree } from "../helpers/temp.ts";
 
@@ -141,19 +129,7 @@ describe("the cached catalog", () => {
 	});
 
 	it("ignores a forged catalog in a folder that is a link, writable by others or another user's", async () => {
-		const attacks: [string, (folder: string) => void][] = [
-			[
-				"a link",
-				(folder) => {
-					renameSync(folder, `${folder}-elsewhere`);
-					symlinkSync(`${folder}-elsewhere`, folder);
-				},
-			],
-			["group-writable", (folder) => chmodSync(folder, 0o770)],
-			["world-writable", (folder) => chmodSync(folder, 0o707)],
-		];
-		if (process.getuid?.() === 0) attacks.push(["another user's", (folder) => chownSync(folder, 65534, 65534)]);
-		for (const [what, attack] of attacks) {
+		for (const [what, attack] of folderAttacks()) {
 			const cacheDir = freshCache();
 			const truth = await catalogText(cacheDir);
 			const [file] = cached(cacheDir, "catalog");

@@ -15,7 +15,7 @@ import { createSession, type DiscoverOptions, type DiscoveryResult, discover, es
 import { beforeAll, describe, expect, it } from "vitest";
 import { pastRacyWindow } from "../helpers/racy.ts";
 import { skillMd, tempDir, writeTree } from "../helpers/temp.ts";
-import { comparable, forgePayload, readPayload } from "./index-helpers.ts";
+import { comparable, folderAttacks, forgePayload, readPayload } from "./index-helpers.ts";
 
 // Issue 23: a warm discover() with nothing changed returns the saved, resolved result (after collisions, with its
 // diagnostics) after checking every signature it depends on. It must equal a cold run's result exactly, and a
@@ -187,19 +187,7 @@ describe("the saved result of a discover()", { timeout: 60_000 }, () => {
 	});
 
 	it("is passed over, and not rewritten, when its folder is a link, writable by others or another user's", async () => {
-		const attacks: [string, (folder: string) => void][] = [
-			[
-				"a link",
-				(folder) => {
-					renameSync(folder, `${folder}-elsewhere`);
-					symlinkSync(`${folder}-elsewhere`, folder);
-				},
-			],
-			["group-writable", (folder) => chmodSync(folder, 0o770)],
-			["world-writable", (folder) => chmodSync(folder, 0o707)],
-		];
-		if (process.getuid?.() === 0) attacks.push(["another user's", (folder) => chownSync(folder, 65534, 65534)]);
-		for (const [what, attack] of attacks) {
+		for (const [what, attack] of folderAttacks()) {
 			const { cacheDir, file } = await forgedCache();
 			const forged = readFileSync(file);
 			attack(join(cacheDir, "discovery-result"));
