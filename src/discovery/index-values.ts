@@ -251,6 +251,30 @@ function exactKeys(value: Record<string, unknown>, keys: readonly string[], name
 		throw new IndexFormatError(`${name} does not have exactly ${keys.join(", ")}`);
 }
 
+/** A root's real path read back: `/`, or an absolute path with no empty, `.` or `..` segment. */
+export function realPath(value: unknown): string {
+	const real = text(value, "the root's real path");
+	if (real !== "/" && !(real.startsWith("/") && safeRelative(real.slice(1))))
+		throw new IndexFormatError("the root's real path is not a plain absolute path");
+	return real;
+}
+
+/** A skill's folder below its root read back (`""` for the root itself). */
+export function skillFolder(value: unknown): string {
+	const dir = text(value, "a skill folder");
+	if (dir !== "" && !safeRelative(dir))
+		throw new IndexFormatError(`the skill folder ${JSON.stringify(dir)} leaves its root`);
+	return dir;
+}
+
+/** A skill file's name read back: SKILL.md, in any letter case. */
+export function skillFileName(value: unknown): string {
+	const name = text(value, "a skill file name");
+	if (name.length !== 8 || name.toLowerCase() !== "skill.md")
+		throw new IndexFormatError(`'${name}' is not a skill file`);
+	return name;
+}
+
 export function pathBelow(root: string, value: unknown): string {
 	const rel = text(value, "a path");
 	if (rel === "") return root;

@@ -8,8 +8,10 @@ import {
 	IndexFormatError,
 	list,
 	pathBelow,
+	realPath,
 	record,
-	safeRelative,
+	skillFileName,
+	skillFolder,
 	text,
 	tuple,
 } from "./index-values.ts";
@@ -107,9 +109,7 @@ function checkRoot(
 ): string | undefined | false {
 	if (value === null) return statSync(root.path, { throwIfNoEntry: false }) === undefined ? undefined : false;
 	const cells = tuple(value, 10, "a root's checks");
-	const real = text(cells[0], "a real path");
-	if (real !== "/" && !(real.startsWith("/") && safeRelative(real.slice(1))))
-		throw new IndexFormatError("a root's real path is not a plain absolute path");
+	const real = realPath(cells[0]);
 	const rels = list(cells[8], "paths");
 	const signatures = list(cells[9], "signatures");
 	const dirs = count(cells[6], "a folder count");
@@ -152,11 +152,8 @@ function place(
 	const root = roots[index];
 	const real = reals[index];
 	if (!root || real === undefined) throw new IndexFormatError("a skill is in a root that does not exist");
-	const folder = text(rel, "a skill folder");
-	if (folder !== "" && !safeRelative(folder)) throw new IndexFormatError("a skill folder leaves its root");
-	const name = text(fileName, "a skill file name");
-	if (name.length !== 8 || name.toLowerCase() !== "skill.md") throw new IndexFormatError("a file is not a SKILL.md");
-	return { root, where: placed(root, real, folder, name) };
+	const folder = skillFolder(rel);
+	return { root, where: placed(root, real, folder, skillFileName(fileName)) };
 }
 
 function decodeSkill(
