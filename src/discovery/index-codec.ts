@@ -10,9 +10,9 @@ import {
 	decodeSignature,
 	IndexFormatError,
 	list,
+	parsedRecord,
 	pathBelow,
 	realPath,
-	record,
 	relativeTo,
 	savable,
 	signatureRow,
@@ -79,13 +79,7 @@ export function decodeRootCache(
 	path: string,
 	writtenAt: number,
 ): RootCache {
-	let value: unknown;
-	try {
-		value = JSON.parse(text);
-	} catch {
-		throw new IndexFormatError("it is not valid JSON");
-	}
-	const root = record(value, "the index");
+	const root = parsedRecord(text, "the index");
 	if (root.format !== FORMAT) throw new IndexFormatError(`it is not a format-${FORMAT} discovery index`);
 	if (root.key !== fileKey) throw new IndexFormatError("it was written for another root or other settings");
 	const cache = new RootCache(key, path);

@@ -206,6 +206,17 @@ function decodeData(value: unknown, name: string, depth: number): FrontmatterVal
 
 // --- shapes ---
 
+/** The object `text` holds as JSON (`name` says what it is, for the error). */
+export function parsedRecord(text: string, name: string): Record<string, unknown> {
+	let value: unknown;
+	try {
+		value = JSON.parse(text);
+	} catch {
+		throw new IndexFormatError("it is not valid JSON");
+	}
+	return record(value, name);
+}
+
 export function record(value: unknown, name: string): Record<string, unknown> {
 	if (value === null || typeof value !== "object" || Array.isArray(value))
 		throw new IndexFormatError(`${name} is not an object`);

@@ -7,9 +7,9 @@ import {
 	decodeProperties,
 	IndexFormatError,
 	list,
+	parsedRecord,
 	pathBelow,
 	realPath,
-	record,
 	skillFileName,
 	skillFolder,
 	text,
@@ -50,13 +50,7 @@ export function readResult(
 	indexFiles: readonly string[],
 ): ReadResult | undefined {
 	const { roots } = inputs;
-	let value: unknown;
-	try {
-		value = JSON.parse(payload);
-	} catch {
-		throw new IndexFormatError("it is not valid JSON");
-	}
-	const saved = record(value, "the result");
+	const saved = parsedRecord(payload, "the result");
 	if (saved.format !== RESULT_FORMAT) throw new IndexFormatError("it is not a result of this format");
 	if (saved.key !== fileKey) throw new IndexFormatError("it was written for other roots or settings");
 	const checks = list(saved.checks, "checks");
