@@ -32,7 +32,7 @@ const GROUPS = [
 	{ name: "skill-tables", test: /[\\/]dist[\\/]skill[\\/](codes|yaml-limits)\.js$/ },
 	{
 		name: "discover",
-		test: /[\\/]dist[\\/](cli[\\/](discovery-flags|plain-folder|workspace)|settings[\\/](shape|layers|env-flags|resolve-settings|index)|discovery[\\/](resolve|roots|options|pool|report|skill-index|walk|discover|index|cache-dir|folder|walk-snapshot|cache|codes))\.js$/,
+		test: /[\\/]dist[\\/](cli[\\/](discovery-flags|plain-folder|workspace)|settings[\\/](shape|layers|env-flags|resolve-settings|index)|discovery[\\/](resolve|roots|options|pool|report|skill-index|walk|discover|index|cache-dir|folder|walk-snapshot|cache|codes|signature))\.js$/,
 	},
 ];
 

@@ -1,10 +1,11 @@
-import { type Stats, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import type { FileSignature } from "../skill/index.ts";
 import type { DiscoveryDiagnostic } from "./codes.ts";
 import { type Candidate, type DirEntry, listDir } from "./folder.ts";
 import type { LoadedSkill, LoadOptions } from "./load.ts";
 import type { DiscoveryRoot } from "./roots.ts";
 import type { SavedDirs } from "./saved-dirs.ts";
+import { changedSince, sameSignature, signatureOf } from "./signature.ts";
 import type { RootWalk, WalkRecord } from "./walk.ts";
 import { type ListedDir, reuseSnapshot, snapshotOf, type WalkSnapshot, walkFromSnapshot } from "./walk-snapshot.ts";
 
@@ -37,7 +38,7 @@ export interface CachedFile {
 
 /** True when a signature's times are too close to `scanStart` (wall-clock ms) to vouch for the content. */
 export function isRacy(signature: FileSignature, scanStart: number): boolean {
-	return Math.max(signature.mtimeMs, signature.ctimeMs) >= scanStart - RACY_MARGIN_MS;
+	return changedSince(signature.mtimeMs, signature.ctimeMs, scanStart - RACY_MARGIN_MS);
 }
 
 /**
@@ -91,7 +92,7 @@ export class RootCache {
 		dirs.writtenAt = writtenAt;
 		this.#saved = dirs.size > 0 ? dirs : undefined;
 		for (const entry of this.files.values()) {
-			if (Math.max(entry.signature.mtimeMs, entry.signature.ctimeMs) >= writtenAt) entry.racy = true;
+			if (changedSince(entry.signature.mtimeMs, entry.signature.ctimeMs, writtenAt)) entry.racy = true;
 		}
 	}
 
@@ -153,7 +154,7 @@ export class RootCache {
 		// The signature is taken before listing: a change during the listing shows up on the next scan.
 		const info = statSync(dir);
 		const cached = this.dirs.get(dir);
-		if (cached && !cached.racy && matches(info, cached.signature)) {
+		if (cached && !cached.racy && sameSignature(info, cached.signature)) {
 			this.reused.dirs++;
 			return cached.entries;
 		}
@@ -178,7 +179,7 @@ export class RootCache {
 		const cached = this.files.get(candidate.file);
 		if (cached && !cached.racy && cached.dir === candidate.dir) {
 			const info = known ? undefined : statSync(candidate.file, { throwIfNoEntry: false });
-			if (known || (info && matches(info, cached.signature))) {
+			if (known || (info && sameSignature(info, cached.signature))) {
 				this.reused.files++;
 				return fromCache(candidate, cached);
 			}
@@ -346,28 +347,8 @@ function pinProbes(paths: readonly string[], scanStart: number): Map<string, Fil
 	return probes;
 }
 
+/** True when `path` still has `signature` (a file that cannot be looked at throws). */
 function sameAsNow(path: string, signature: FileSignature): boolean {
 	const info = statSync(path, { throwIfNoEntry: false });
-	return info !== undefined && matches(info, signature);
-}
-
-/** True when a stat result has `signature` (compared field by field: no object per stat). */
-function matches(info: Stats, signature: FileSignature): boolean {
-	return (
-		info.ino === signature.ino &&
-		info.mtimeMs === signature.mtimeMs &&
-		info.ctimeMs === signature.ctimeMs &&
-		info.size === signature.size &&
-		info.dev === signature.dev
-	);
-}
-
-/** The signature of a stat result. */
-export function signatureOf(info: Stats): FileSignature {
-	return { dev: info.dev, ino: info.ino, size: info.size, mtimeMs: info.mtimeMs, ctimeMs: info.ctimeMs };
-}
-
-/** True when two signatures are the same in every field. */
-export function sameSignature(a: FileSignature, b: FileSignature): boolean {
-	return a.dev === b.dev && a.ino === b.ino && a.size === b.size && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs;
+	return info !== undefined && sameSignature(info, signature);
 }

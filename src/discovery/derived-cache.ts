@@ -3,14 +3,7 @@
 
 import { createHash } from "node:crypto";
 import { join } from "node:path";
-import {
-	checkIndexFolder,
-	codeStamp,
-	indexFileName,
-	pruneIndexFolder,
-	readIndexFile,
-	writeIndexFile,
-} from "./index-file.ts";
+import { codeStamp, readKept, usableFolder, writeKept } from "./index-file.ts";
 
 // Values a later stage derives from discovery's results (the fitted catalog of an index), kept beside the index
 // in `<cacheDir>/<kind>/` with the index's file rules: no links, ours, writable by no one else, a digest over the
@@ -50,9 +43,8 @@ export function readDerived(
 	key: string,
 ): { value: unknown; mtimeMs: number } | undefined {
 	const folder = derivedFolder(cacheDir, kind);
-	if (!folder) return undefined;
-	const read = readIndexFile(join(folder, indexFileName(key)));
-	if (!("text" in read)) return undefined;
+	const read = folder === undefined ? undefined : readKept(folder, key);
+	if (!read) return undefined;
 	try {
 		const saved = JSON.parse(read.text) as { key?: unknown; value?: unknown };
 		return saved?.key === key ? { value: saved.value, mtimeMs: read.mtimeMs } : undefined;
@@ -64,22 +56,10 @@ export function readDerived(
 /** Saves `value` under `key`; a failed write only costs the next run its speed. */
 export function writeDerived(cacheDir: string, kind: string, key: string, value: unknown): void {
 	const folder = derivedFolder(cacheDir, kind);
-	if (!folder) return;
-	try {
-		writeIndexFile(folder, indexFileName(key), JSON.stringify({ key, value }));
-		pruneIndexFolder(folder, Date.now());
-	} catch {
-		// A full disk or a folder made read-only since the check: the value stands for this run only.
-	}
+	if (folder) writeKept(folder, key, () => JSON.stringify({ key, value }), Date.now());
 }
 
 /** The checked folder of `kind`, or undefined when it cannot be used. */
 function derivedFolder(cacheDir: string, kind: string): string | undefined {
-	if (!KIND.test(kind)) return undefined;
-	const folder = join(cacheDir, kind);
-	try {
-		return checkIndexFolder(folder) ? undefined : folder;
-	} catch {
-		return undefined;
-	}
+	return KIND.test(kind) ? usableFolder(join(cacheDir, kind)) : undefined;
 }

@@ -10,12 +10,14 @@ import {
 	decodeSignature,
 	IndexFormatError,
 	list,
+	parsedRecord,
 	pathBelow,
-	record,
+	realPath,
 	relativeTo,
-	safeRelative,
 	savable,
 	signatureRow,
+	skillFileName,
+	skillFolder,
 	text,
 	tuple,
 } from "./index-values.ts";
@@ -77,13 +79,7 @@ export function decodeRootCache(
 	path: string,
 	writtenAt: number,
 ): RootCache {
-	let value: unknown;
-	try {
-		value = JSON.parse(text);
-	} catch {
-		throw new IndexFormatError("it is not valid JSON");
-	}
-	const root = record(value, "the index");
+	const root = parsedRecord(text, "the index");
 	if (root.format !== FORMAT) throw new IndexFormatError(`it is not a format-${FORMAT} discovery index`);
 	if (root.key !== fileKey) throw new IndexFormatError("it was written for another root or other settings");
 	const cache = new RootCache(key, path);
@@ -146,9 +142,7 @@ function encodeSnapshot(cache: RootCache): SnapshotRow | null {
 
 function decodeSnapshot(value: unknown, root: string): WalkSnapshot {
 	const cells = tuple(value, 9, "the last walk");
-	const real = text(cells[0], "the root's real path");
-	if (real !== "/" && !(real.startsWith("/") && safeRelative(real.slice(1))))
-		throw new IndexFormatError("the root's real path is not a plain absolute path");
+	const real = realPath(cells[0]);
 	const counts = { dirs: count(cells[1], "a folder count"), entries: count(cells[2], "an entry count") };
 	const [depth, dirs, entries] = [cells[3], cells[4], cells[5]];
 	if (typeof depth !== "boolean" || typeof dirs !== "boolean" || typeof entries !== "boolean")
@@ -161,13 +155,8 @@ function decodeSnapshot(value: unknown, root: string): WalkSnapshot {
 	});
 	const skills = list(cells[7], "walk skills").map((row) => {
 		const [rel, fileName] = tuple(row, 2, "a walk skill");
-		const name = text(fileName, "a skill file name");
-		if (name.length !== 8 || name.toLowerCase() !== "skill.md")
-			throw new IndexFormatError(`'${name}' is not a skill file`);
-		const dir = text(rel, "a skill folder");
-		if (dir !== "" && !safeRelative(dir))
-			throw new IndexFormatError(`the skill folder ${JSON.stringify(dir)} leaves its root`);
-		return { rel: dir, fileName: name };
+		const name = skillFileName(fileName);
+		return { rel: skillFolder(rel), fileName: name };
 	});
 	const probes = new Map<string, FileSignature>();
 	for (const row of list(cells[8], "walk probes")) {

@@ -17,6 +17,7 @@ import {
 } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { statOrUndefined } from "./signature.ts";
 
 // The files of the persistent index: one per root and settings, in `<cache>/discovery/`. Every open refuses links
 // (O_NOFOLLOW) and checks, on the descriptor, that the file is a regular file of ours that no one else may write;
@@ -174,6 +175,45 @@ export function pruneIndexFolder(folder: string, now: number): void {
 	for (const { name } of indexes.slice(MAX_INDEX_FILES)) unlinkQuietly(join(folder, name));
 }
 
+/** `folder` when {@link checkIndexFolder} finds nothing wrong with it, else undefined (a failed check included). */
+export function usableFolder(folder: string): string | undefined {
+	try {
+		return checkIndexFolder(folder) ? undefined : folder;
+	} catch {
+		return undefined;
+	}
+}
+
+/**
+ * The text kept under `key` in a checked `folder` and when it was written (its mtime, for the racy-git rule), or
+ * undefined when there is none or it cannot be trusted (see {@link readIndexFile}).
+ */
+export function readKept(folder: string, key: string): { text: string; mtimeMs: number } | undefined {
+	const read = readIndexFile(join(folder, indexFileName(key)));
+	return "text" in read ? read : undefined;
+}
+
+/**
+ * Keeps what `encode` gives (nothing when it gives undefined) under `key` in a checked `folder`, then prunes the
+ * folder as of `now`. False when nothing was written: a failed write only costs a later run its speed.
+ */
+export function writeKept(folder: string, key: string, encode: () => string | undefined, now: number): boolean {
+	try {
+		const text = encode();
+		if (text === undefined) return false;
+		writeIndexFile(folder, indexFileName(key), text);
+	} catch {
+		// A full disk, a folder made read-only since the check, a value that cannot be written: nothing is kept.
+		return false;
+	}
+	try {
+		pruneIndexFolder(folder, now);
+	} catch {
+		// A folder that cannot be listed now: it is pruned by a later write.
+	}
+	return true;
+}
+
 /** The index file name for a root key: a hash, so no part of a path becomes a file name. */
 export function indexFileName(key: string): string {
 	return `${createHash("sha256").update(key).digest("hex").slice(0, 32)}.json`;
@@ -222,14 +262,6 @@ function lstatOrUndefined(path: string): Stats | Error | undefined {
 		return lstatSync(path);
 	} catch (error) {
 		return codeOf(error) === "ENOENT" ? undefined : (error as Error);
-	}
-}
-
-function statOrUndefined(path: string): Stats | undefined {
-	try {
-		return statSync(path, { throwIfNoEntry: false });
-	} catch {
-		return undefined;
 	}
 }
 

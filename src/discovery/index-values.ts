@@ -69,18 +69,20 @@ function plainData(value: unknown, depth: number): boolean {
 
 const CANONICAL_KEYS = ["code", "severity", "message", "file", "line", "column", "field", "hint"];
 
-function savableDiagnostic(d: DiscoveryDiagnostic, file: string): boolean {
+/**
+ * True when a diagnostic comes back exactly from a saved row: only the known fields, in their order, with a hint,
+ * and a line only with a column.
+ */
+export function canonicalDiagnostic(d: DiscoveryDiagnostic): boolean {
 	const keys = Object.keys(d);
 	const expected = CANONICAL_KEYS.filter((key) => Object.hasOwn(d, key));
 	if (keys.length !== expected.length || keys.some((key, i) => key !== expected[i])) return false;
+	return typeof d.hint === "string" && (d.line === undefined) === (d.column === undefined);
+}
+
+function savableDiagnostic(d: DiscoveryDiagnostic, file: string): boolean {
 	const info = Object.hasOwn(SKILL_CODES, d.code) ? SKILL_CODES[d.code as SkillCode] : undefined;
-	return (
-		info !== undefined &&
-		d.severity === info.lenient &&
-		d.file === file &&
-		typeof d.hint === "string" &&
-		(d.line === undefined) === (d.column === undefined)
-	);
+	return info !== undefined && d.severity === info.lenient && d.file === file && canonicalDiagnostic(d);
 }
 
 export function decodeSignature(cells: unknown[]): FileSignature {
@@ -204,6 +206,17 @@ function decodeData(value: unknown, name: string, depth: number): FrontmatterVal
 
 // --- shapes ---
 
+/** The object `text` holds as JSON (`name` says what it is, for the error). */
+export function parsedRecord(text: string, name: string): Record<string, unknown> {
+	let value: unknown;
+	try {
+		value = JSON.parse(text);
+	} catch {
+		throw new IndexFormatError("it is not valid JSON");
+	}
+	return record(value, name);
+}
+
 export function record(value: unknown, name: string): Record<string, unknown> {
 	if (value === null || typeof value !== "object" || Array.isArray(value))
 		throw new IndexFormatError(`${name} is not an object`);
@@ -247,6 +260,30 @@ function exactKeys(value: Record<string, unknown>, keys: readonly string[], name
 	const own = Object.keys(value);
 	if (own.length !== keys.length || own.some((key, i) => key !== keys[i]))
 		throw new IndexFormatError(`${name} does not have exactly ${keys.join(", ")}`);
+}
+
+/** A root's real path read back: `/`, or an absolute path with no empty, `.` or `..` segment. */
+export function realPath(value: unknown): string {
+	const real = text(value, "the root's real path");
+	if (real !== "/" && !(real.startsWith("/") && safeRelative(real.slice(1))))
+		throw new IndexFormatError("the root's real path is not a plain absolute path");
+	return real;
+}
+
+/** A skill's folder below its root read back (`""` for the root itself). */
+export function skillFolder(value: unknown): string {
+	const dir = text(value, "a skill folder");
+	if (dir !== "" && !safeRelative(dir))
+		throw new IndexFormatError(`the skill folder ${JSON.stringify(dir)} leaves its root`);
+	return dir;
+}
+
+/** A skill file's name read back: SKILL.md, in any letter case. */
+export function skillFileName(value: unknown): string {
+	const name = text(value, "a skill file name");
+	if (name.length !== 8 || name.toLowerCase() !== "skill.md")
+		throw new IndexFormatError(`'${name}' is not a skill file`);
+	return name;
 }
 
 export function pathBelow(root: string, value: unknown): string {

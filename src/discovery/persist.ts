@@ -6,9 +6,10 @@ import {
 	checkIndexFolder,
 	codeStamp,
 	indexFileName,
-	pruneIndexFolder,
 	readIndexFile,
-	writeIndexFile,
+	readKept,
+	usableFolder,
+	writeKept,
 } from "./index-file.ts";
 import { type ReadResult, readResult } from "./warm-read.ts";
 import { encodeResult, type FinishedScan, type ResultInputs, resultKey, type SavedRoot } from "./warm-result.ts";
@@ -50,7 +51,7 @@ export class PersistentIndex {
 	 * they are read again (the racy-git rule, on top of the margin applied when they were recorded).
 	 */
 	load(key: string, path: string, diagnostics: DiscoveryDiagnostic[]): RootCache | undefined {
-		const file = join(this.folder, indexFileName(this.#fileKey(key)));
+		const file = this.#indexFile(key);
 		const read = readIndexFile(file);
 		if ("missing" in read) return undefined;
 		let cache: RootCache | undefined;
@@ -75,15 +76,10 @@ export class PersistentIndex {
 	/** Saves a root's cache when what it would save changed; a failed write only costs the next run its speed. */
 	save(cache: RootCache, now: number): void {
 		if (!cache.changed) return;
-		try {
-			const fileKey = this.#fileKey(cache.key);
-			writeIndexFile(this.folder, indexFileName(fileKey), encodeRootCache(cache, fileKey));
-			cache.changed = false;
-			pruneIndexFolder(this.folder, now);
-		} catch {
-			// A full disk or a folder made read-only since the check: the scan's results stand; the next run reads
-			// the files again and tries to save once more.
-		}
+		const fileKey = this.#fileKey(cache.key);
+		// Not written (a full disk, a folder made read-only since the check): the scan's results stand; the next run
+		// reads the files again and tries to save once more.
+		if (writeKept(this.folder, fileKey, () => encodeRootCache(cache, fileKey), now)) cache.changed = false;
 	}
 
 	/**
@@ -92,11 +88,11 @@ export class PersistentIndex {
 	 * the scan then runs on the per-root files, which say what is wrong with them, and saves a new result.
 	 */
 	readResult(inputs: ResultInputs): ReadResult | undefined {
-		const folder = this.#resultFolder();
+		const folder = usableFolder(this.#results);
 		if (!folder) return undefined;
 		const fileKey = resultKey(this.stamp, inputs);
-		const read = readIndexFile(join(folder, indexFileName(fileKey)));
-		if (!("text" in read)) return undefined;
+		const read = readKept(folder, fileKey);
+		if (!read) return undefined;
 		try {
 			const indexFiles = inputs.rootKeys.map((key) => this.#indexFile(key));
 			return readResult(read.text, read.mtimeMs, fileKey, inputs, indexFiles);
@@ -111,26 +107,15 @@ export class PersistentIndex {
 		inputs: ResultInputs,
 		scan: Omit<FinishedScan, "roots"> & { roots: Omit<SavedRoot, "indexFile">[] },
 	): void {
-		const folder = this.#resultFolder();
+		const folder = usableFolder(this.#results);
 		if (!folder) return;
-		try {
-			const fileKey = resultKey(this.stamp, inputs);
+		const fileKey = resultKey(this.stamp, inputs);
+		const encode = () => {
 			const roots = scan.roots.map((root, i) => ({ ...root, indexFile: this.#indexFile(inputs.rootKeys[i] ?? "") }));
-			const text = encodeResult(fileKey, { ...scan, roots });
-			if (text === undefined) return;
-			writeIndexFile(folder, indexFileName(fileKey), text);
-			pruneIndexFolder(folder, scan.scanStart);
-		} catch {
-			// As for a root's file: the scan's results stand; the next run scans and tries again.
-		}
-	}
-
-	#resultFolder(): string | undefined {
-		try {
-			return checkIndexFolder(this.#results) ? undefined : this.#results;
-		} catch {
-			return undefined;
-		}
+			return encodeResult(fileKey, { ...scan, roots });
+		};
+		// As for a root's file: not written, and the scan's results stand; the next run scans and tries again.
+		writeKept(folder, fileKey, encode, scan.scanStart);
 	}
 
 	#indexFile(key: string): string {

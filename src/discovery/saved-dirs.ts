@@ -1,5 +1,5 @@
-import { statSync } from "node:fs";
 import type { DirEntry } from "./folder.ts";
+import { changedSince, sameSignatureAt, statOrUndefined } from "./signature.ts";
 import type { ListedDir } from "./walk-snapshot.ts";
 
 /** A folder listing as the scan cache keeps it (the shape of `CachedDir`). */
@@ -54,17 +54,9 @@ export class SavedDirs {
 		const signatures = this.#signatures;
 		for (let i = 0; i < this.paths.length; i++) {
 			const at = i * 5;
-			if (Math.max(signatures[at + 3] as number, signatures[at + 4] as number) >= this.writtenAt) return false;
+			if (changedSince(signatures[at + 3] as number, signatures[at + 4] as number, this.writtenAt)) return false;
 			const info = statOrUndefined(this.paths[i] as string);
-			if (
-				info === undefined ||
-				info.ino !== signatures[at + 1] ||
-				info.mtimeMs !== signatures[at + 3] ||
-				info.ctimeMs !== signatures[at + 4] ||
-				info.size !== signatures[at + 2] ||
-				info.dev !== signatures[at]
-			)
-				return false;
+			if (info === undefined || !sameSignatureAt(info, signatures, at)) return false;
 		}
 		return true;
 	}
@@ -81,16 +73,8 @@ export class SavedDirs {
 				mtimeMs: signatures[at + 3] as number,
 				ctimeMs: signatures[at + 4] as number,
 			};
-			const racy = Math.max(signature.mtimeMs, signature.ctimeMs) >= this.writtenAt;
+			const racy = changedSince(signature.mtimeMs, signature.ctimeMs, this.writtenAt);
 			into.set(path, { signature, entries: this.entries[i] as DirEntry[], racy });
 		}
-	}
-}
-
-function statOrUndefined(path: string) {
-	try {
-		return statSync(path, { throwIfNoEntry: false });
-	} catch {
-		return undefined;
 	}
 }

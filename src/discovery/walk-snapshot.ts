@@ -1,9 +1,10 @@
-import { realpathSync, type Stats, statSync } from "node:fs";
+import { realpathSync } from "node:fs";
 import { basename, sep } from "node:path";
 import type { FileSignature } from "../skill/index.ts";
 import type { DiscoveryDiagnostic } from "./codes.ts";
 import { below, skillCandidate } from "./folder.ts";
 import type { DiscoveryRoot } from "./roots.ts";
+import { signatureOf, statOrUndefined, unchangedNow } from "./signature.ts";
 import type { RootWalk, WalkRecord } from "./walk.ts";
 
 /**
@@ -79,7 +80,7 @@ export function reuseSnapshot(
 	root: DiscoveryRoot,
 	dirs: ReadonlyMap<string, ListedDir>,
 ): RootWalk | undefined {
-	for (const [path, dir] of dirs) if (dir.racy || !sameAsNow(path, dir.signature)) return undefined;
+	for (const [path, dir] of dirs) if (dir.racy || !unchangedNow(path, dir.signature)) return undefined;
 	return walkFromSnapshot(snapshot, root);
 }
 
@@ -88,7 +89,7 @@ export function reuseSnapshot(
  * undefined when a folder it probed changed, or the root now resolves elsewhere.
  */
 export function walkFromSnapshot(snapshot: WalkSnapshot, root: DiscoveryRoot): RootWalk | undefined {
-	for (const [path, signature] of snapshot.probes) if (!sameAsNow(path, signature)) return undefined;
+	for (const [path, signature] of snapshot.probes) if (!unchangedNow(path, signature)) return undefined;
 	let real: string;
 	try {
 		real = realpathSync.native(root.path);
@@ -117,28 +118,4 @@ export function descend(path: string, rel: string): string {
 	let out = path;
 	for (const name of rel.split("/")) out = below(out, name);
 	return out;
-}
-
-function statOrUndefined(path: string): Stats | undefined {
-	try {
-		return statSync(path, { throwIfNoEntry: false });
-	} catch {
-		return undefined;
-	}
-}
-
-function sameAsNow(path: string, signature: FileSignature): boolean {
-	const info = statOrUndefined(path);
-	return (
-		info !== undefined &&
-		info.ino === signature.ino &&
-		info.mtimeMs === signature.mtimeMs &&
-		info.ctimeMs === signature.ctimeMs &&
-		info.size === signature.size &&
-		info.dev === signature.dev
-	);
-}
-
-function signatureOf(info: Stats): FileSignature {
-	return { dev: info.dev, ino: info.ino, size: info.size, mtimeMs: info.mtimeMs, ctimeMs: info.ctimeMs };
 }

@@ -7,15 +7,18 @@ import {
 	decodeProperties,
 	IndexFormatError,
 	list,
+	parsedRecord,
 	pathBelow,
-	record,
-	safeRelative,
+	realPath,
+	skillFileName,
+	skillFolder,
 	text,
 	tuple,
 } from "./index-values.ts";
 import { type RootReport, rootReportOf } from "./report.ts";
 import type { IndexedSkill, RejectedSkill, SkillStatus } from "./resolve.ts";
 import type { DiscoveryRoot } from "./roots.ts";
+import { changedSince, sameSignatureAt } from "./signature.ts";
 import { placed, RESULT_FORMAT, type ResultInputs } from "./warm-result.ts";
 
 // Reading a saved result back (see warm-result.ts): first every signature it depends on, straight from its flat
@@ -47,13 +50,7 @@ export function readResult(
 	indexFiles: readonly string[],
 ): ReadResult | undefined {
 	const { roots } = inputs;
-	let value: unknown;
-	try {
-		value = JSON.parse(payload);
-	} catch {
-		throw new IndexFormatError("it is not valid JSON");
-	}
-	const saved = record(value, "the result");
+	const saved = parsedRecord(payload, "the result");
 	if (saved.format !== RESULT_FORMAT) throw new IndexFormatError("it is not a result of this format");
 	if (saved.key !== fileKey) throw new IndexFormatError("it was written for other roots or settings");
 	const checks = list(saved.checks, "checks");
@@ -106,9 +103,7 @@ function checkRoot(
 ): string | undefined | false {
 	if (value === null) return statSync(root.path, { throwIfNoEntry: false }) === undefined ? undefined : false;
 	const cells = tuple(value, 10, "a root's checks");
-	const real = text(cells[0], "a real path");
-	if (real !== "/" && !(real.startsWith("/") && safeRelative(real.slice(1))))
-		throw new IndexFormatError("a root's real path is not a plain absolute path");
+	const real = realPath(cells[0]);
 	const rels = list(cells[8], "paths");
 	const signatures = list(cells[9], "signatures");
 	const dirs = count(cells[6], "a folder count");
@@ -117,7 +112,7 @@ function checkRoot(
 		throw new IndexFormatError("a root's checks do not add up");
 	// The per-root index file it was saved with: rewritten (or touched) since, and this result no longer stands.
 	const own = lstatSync(indexFile, { throwIfNoEntry: false });
-	if (!own || !same(own, cells, 1)) return false;
+	if (!own || !sameSignatureAt(own, cells, 1)) return false;
 	for (let i = 0; i < rels.length; i++) {
 		const path = pathBelow(root.path, rels[i]);
 		const at = i * 5;
@@ -125,9 +120,9 @@ function checkRoot(
 		const ctimeMs = signatures[at + 4];
 		if (typeof mtimeMs !== "number" || typeof ctimeMs !== "number")
 			throw new IndexFormatError("a time is not a number");
-		if (Math.max(mtimeMs, ctimeMs) >= writtenAt) return false;
+		if (changedSince(mtimeMs, ctimeMs, writtenAt)) return false;
 		const info = statSync(path, { throwIfNoEntry: false });
-		if (!info || !same(info, signatures, at)) return false;
+		if (!info || !sameSignatureAt(info, signatures, at)) return false;
 		checked.add(path);
 	}
 	try {
@@ -138,20 +133,6 @@ function checkRoot(
 	reused.dirs += dirs;
 	reused.files += rels.length - dirs - probes;
 	return real;
-}
-
-function same(
-	info: { dev: number; ino: number; size: number; mtimeMs: number; ctimeMs: number },
-	row: unknown[],
-	at: number,
-) {
-	return (
-		info.ino === row[at + 1] &&
-		info.mtimeMs === row[at + 3] &&
-		info.ctimeMs === row[at + 4] &&
-		info.size === row[at + 2] &&
-		info.dev === row[at]
-	);
 }
 
 function place(
@@ -165,11 +146,8 @@ function place(
 	const root = roots[index];
 	const real = reals[index];
 	if (!root || real === undefined) throw new IndexFormatError("a skill is in a root that does not exist");
-	const folder = text(rel, "a skill folder");
-	if (folder !== "" && !safeRelative(folder)) throw new IndexFormatError("a skill folder leaves its root");
-	const name = text(fileName, "a skill file name");
-	if (name.length !== 8 || name.toLowerCase() !== "skill.md") throw new IndexFormatError("a file is not a SKILL.md");
-	return { root, where: placed(root, real, folder, name) };
+	const folder = skillFolder(rel);
+	return { root, where: placed(root, real, folder, skillFileName(fileName)) };
 }
 
 function decodeSkill(

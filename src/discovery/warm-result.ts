@@ -4,7 +4,7 @@ import type { RootCache } from "./cache.ts";
 import { isRacy } from "./cache.ts";
 import type { DiscoveryDiagnostic } from "./codes.ts";
 import { below } from "./folder.ts";
-import { relativeTo, savable, signatureRow } from "./index-values.ts";
+import { canonicalDiagnostic, relativeTo, savable, signatureRow } from "./index-values.ts";
 import type { IndexedSkill, RejectedSkill } from "./resolve.ts";
 import type { DiscoveryRoot } from "./roots.ts";
 import type { RootWalk } from "./walk.ts";
@@ -168,14 +168,7 @@ function rootChecks({ root, walk, cache, indexFile }: SavedRoot, scanStart: numb
 	}
 	const info = lstatSync(indexFile, { throwIfNoEntry: false });
 	if (!info?.isFile()) throw new NotKept();
-	const own = signatureRow({
-		dev: info.dev,
-		ino: info.ino,
-		size: info.size,
-		mtimeMs: info.mtimeMs,
-		ctimeMs: info.ctimeMs,
-	});
-	return [snapshot.real, ...own, cache.dirs.size, snapshot.probes.size, rels, signatures];
+	return [snapshot.real, ...signatureRow(info), cache.dirs.size, snapshot.probes.size, rels, signatures];
 }
 
 /** A skill's (or a rejected one's) root, folder and file name, checked to give back exactly its paths. */
@@ -195,13 +188,8 @@ function skillPlace(
 	return [i, rel, fileName];
 }
 
-const DIAGNOSTIC_KEYS = ["code", "severity", "message", "file", "line", "column", "field", "hint"];
-
 function diagnosticRow(d: DiscoveryDiagnostic, locate: (file: string) => [number, string]): unknown[] {
-	const keys = Object.keys(d);
-	const expected = DIAGNOSTIC_KEYS.filter((key) => Object.hasOwn(d, key));
-	if (keys.length !== expected.length || keys.some((key, i) => key !== expected[i])) throw new NotKept();
-	if ((d.line === undefined) !== (d.column === undefined) || d.hint === undefined) throw new NotKept();
+	if (!canonicalDiagnostic(d)) throw new NotKept();
 	const [root, rel] = locate(d.file);
 	return [d.code, d.severity, d.message, root, rel, d.line ?? null, d.column ?? null, d.field ?? null, d.hint];
 }

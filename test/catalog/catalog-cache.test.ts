@@ -1,8 +1,8 @@
-import { chmodSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { buildCatalog, buildSkillsSection, type DiscoverOptions, discover, estimateTokenizer } from "skillset";
 import { beforeAll, describe, expect, it } from "vitest";
-import { forgePayload, readPayload } from "../discovery/index-helpers.ts";
+import { folderAttacks, forgePayload, readPayload } from "../discovery/index-helpers.ts";
 import { pastRacyWindow } from "../helpers/racy.ts";
 import { skillMd, tempDir, writeTree } from "../helpers/temp.ts";
 
@@ -126,6 +126,32 @@ describe("the cached catalog", () => {
 		// kept it out (anyone who can write the user's files can change the skills themselves).
 		forgePayload(file, { key: saved.key, value: { ...saved.value, text: "Forged" } });
 		expect(await catalogText(cacheDir)).toBe("Forged");
+	});
+
+	it("ignores a forged catalog in a folder that is a link, writable by others or another user's", async () => {
+		for (const [what, attack] of folderAttacks()) {
+			const cacheDir = freshCache();
+			const truth = await catalogText(cacheDir);
+			const [file] = cached(cacheDir, "catalog");
+			if (!file) throw new Error("no cached catalog");
+			const saved = readPayload(file) as unknown as { key: string; value: { text: string } };
+			forgePayload(file, { key: saved.key, value: { ...saved.value, text: "Forged" } });
+			attack(join(cacheDir, "catalog"));
+			expect(await catalogText(cacheDir), what).toBe(truth);
+			// Nor is the real one written into such a folder: the forged file is as it was.
+			expect((readPayload(file) as unknown as { value: { text: string } }).value.text, what).toBe("Forged");
+		}
+	});
+
+	it("costs only speed when the cached catalog cannot be written (a folder in its place)", async () => {
+		const cacheDir = freshCache();
+		const truth = await catalogText(cacheDir);
+		const [file] = cached(cacheDir, "catalog");
+		if (!file) throw new Error("no cached catalog");
+		rmSync(file);
+		mkdirSync(file);
+		expect(await catalogText(cacheDir)).toBe(truth);
+		expect(readdirSync(join(cacheDir, "catalog")).filter((name) => name.endsWith(".tmp"))).toEqual([]);
 	});
 
 	it("is never kept for a custom tokenizer, or without a cache folder", async () => {

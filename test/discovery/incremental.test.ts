@@ -1,4 +1,5 @@
-import { rm, writeFile } from "node:fs/promises";
+import { spawnSync } from "node:child_process";
+import { rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { createDiscovery, diffIndexes, type WatchEvent, watchSkills } from "skillset";
 import { beforeEach, describe, expect, it, vi } from "vitest";
@@ -70,6 +71,21 @@ describe("createDiscovery", { timeout: 30_000 }, () => {
 		expect(codes(await discovery.scan())).toContain("entry.nested");
 		await rm(join(dir, "alpha", "notes", "SKILL.md"));
 		expect(codes(await discovery.scan())).not.toContain("entry.nested");
+	});
+
+	it("sees a SKILL.md rewritten in place with its size and mtime kept: only its ctime tells", async () => {
+		const discovery = make();
+		await discovery.scan();
+		const file = join(dir, "beta", "SKILL.md");
+		const before = await stat(file);
+		// Its times kept to the nanosecond (`touch -r`), as an edit in the same clock tick would leave them.
+		const reference = join(dir, "..", "times");
+		expect(spawnSync("touch", ["-r", file, reference]).status).toBe(0);
+		await writeFile(file, skillMd("beta", "B".repeat(skillMd("beta").length - skillMd("beta", "").length)));
+		expect(spawnSync("touch", ["-r", reference, file]).status).toBe(0);
+		const after = await stat(file);
+		expect([after.ino, after.size, after.mtimeMs]).toEqual([before.ino, before.size, before.mtimeMs]);
+		expect((await discovery.scan()).index.get("beta")?.description).toMatch(/^B+$/);
 	});
 
 	it("shares one scan between overlapping calls", async () => {

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, chownSync, readdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { DiscoveryReport } from "skillset";
 
@@ -49,4 +49,24 @@ export function forgePayload(file: string, payload: unknown): void {
 export function comparable(report: DiscoveryReport): Omit<DiscoveryReport, "timings" | "reused"> {
 	const { timings: _timings, reused: _reused, ...rest } = report;
 	return rest;
+}
+
+/**
+ * What may be done to a cache folder that makes it unsafe to trust: a link to a folder elsewhere, writable by its
+ * group or by everyone, and (as root) another user's. Each is `[what, attack(folder)]`.
+ */
+export function folderAttacks(): [string, (folder: string) => void][] {
+	const attacks: [string, (folder: string) => void][] = [
+		[
+			"a link",
+			(folder) => {
+				renameSync(folder, `${folder}-elsewhere`);
+				symlinkSync(`${folder}-elsewhere`, folder);
+			},
+		],
+		["group-writable", (folder) => chmodSync(folder, 0o770)],
+		["world-writable", (folder) => chmodSync(folder, 0o707)],
+	];
+	if (process.getuid?.() === 0) attacks.push(["another user's", (folder) => chownSync(folder, 65534, 65534)]);
+	return attacks;
 }

@@ -1,9 +1,11 @@
 import {
 	chmodSync,
 	chownSync,
+	mkdirSync,
 	readdirSync,
 	readFileSync,
 	renameSync,
+	rmSync,
 	symlinkSync,
 	utimesSync,
 	writeFileSync,
@@ -13,7 +15,7 @@ import { createSession, type DiscoverOptions, type DiscoveryResult, discover, es
 import { beforeAll, describe, expect, it } from "vitest";
 import { pastRacyWindow } from "../helpers/racy.ts";
 import { skillMd, tempDir, writeTree } from "../helpers/temp.ts";
-import { comparable, forgePayload, readPayload } from "./index-helpers.ts";
+import { comparable, folderAttacks, forgePayload, readPayload } from "./index-helpers.ts";
 
 // Issue 23: a warm discover() with nothing changed returns the saved, resolved result (after collisions, with its
 // diagnostics) after checking every signature it depends on. It must equal a cold run's result exactly, and a
@@ -181,6 +183,38 @@ describe("the saved result of a discover()", { timeout: 60_000 }, () => {
 			const other = await forgedCache();
 			chownSync(other.file, 65534, 65534);
 			expect(described(await discover(options(other.cacheDir)))).toBe("A plain skill.");
+		}
+	});
+
+	it("is passed over, and not rewritten, when its folder is a link, writable by others or another user's", async () => {
+		for (const [what, attack] of folderAttacks()) {
+			const { cacheDir, file } = await forgedCache();
+			const forged = readFileSync(file);
+			attack(join(cacheDir, "discovery-result"));
+			expect(described(await discover(options(cacheDir))), what).toBe("A plain skill.");
+			expect(readFileSync(file), what).toEqual(forged);
+		}
+	});
+
+	it("costs only speed when it, or a root's index file, cannot be written (a folder in its place)", async () => {
+		const cold = await discover(options());
+		for (const kind of ["discovery-result", "discovery"]) {
+			const { cacheDir } = await forgedCache();
+			const folder = join(cacheDir, kind);
+			for (const name of readdirSync(folder)) {
+				rmSync(join(folder, name));
+				mkdirSync(join(folder, name));
+			}
+			// Neither is used: the scan runs and is right (a root's index says why it was not used), and the failed
+			// write leaves nothing behind.
+			const warm = await discover(options(cacheDir));
+			expect(warm.index.skills).toStrictEqual(cold.index.skills);
+			const ignored = warm.report.diagnostics.filter((d) => d.code === "index.ignored");
+			expect(ignored.length, kind).toBe(kind === "discovery" ? 2 : 0);
+			expect(
+				readdirSync(folder).filter((name) => name.endsWith(".tmp")),
+				kind,
+			).toEqual([]);
 		}
 	});
 

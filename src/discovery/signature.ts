@@ -1,0 +1,57 @@
+import { type Stats, statSync } from "node:fs";
+import type { FileSignature } from "../skill/index.ts";
+
+// What discovery's caches rest on: a file's or folder's signature (dev, ino, size, mtime, ctime) compared with the
+// one it had, and the racy-git rule, which keeps a signature from vouching for what was read in the same moment the
+// entry last changed. Said once here, for entries kept as objects and for entries kept flat (saved arrays).
+
+/** The signature of a stat result (a new object, fields only). */
+export function signatureOf(info: Stats): FileSignature {
+	return { dev: info.dev, ino: info.ino, size: info.size, mtimeMs: info.mtimeMs, ctimeMs: info.ctimeMs };
+}
+
+/** True when `info` (a stat result, or a signature) has `signature` in every field; no object is made. */
+export function sameSignature(info: FileSignature, signature: FileSignature): boolean {
+	// The inode and the times differ first when anything changed: the cheapest way to a "no".
+	return (
+		info.ino === signature.ino &&
+		info.mtimeMs === signature.mtimeMs &&
+		info.ctimeMs === signature.ctimeMs &&
+		info.size === signature.size &&
+		info.dev === signature.dev
+	);
+}
+
+/** {@link sameSignature} for a signature kept flat: dev, ino, size, mtimeMs, ctimeMs from `row[at]` on. */
+export function sameSignatureAt(info: FileSignature, row: ArrayLike<unknown>, at: number): boolean {
+	return (
+		info.ino === row[at + 1] &&
+		info.mtimeMs === row[at + 3] &&
+		info.ctimeMs === row[at + 4] &&
+		info.size === row[at + 2] &&
+		info.dev === row[at]
+	);
+}
+
+/**
+ * True when an entry with these times changed no earlier than `time` (the racy-git rule): a change in the same
+ * clock tick as a read at `time` leaves the signature as it was, so the signature cannot vouch for what was read.
+ */
+export function changedSince(mtimeMs: number, ctimeMs: number, time: number): boolean {
+	return Math.max(mtimeMs, ctimeMs) >= time;
+}
+
+/** True when `path` still has `signature`; false when it is gone or cannot be looked at. */
+export function unchangedNow(path: string, signature: FileSignature): boolean {
+	const info = statOrUndefined(path);
+	return info !== undefined && sameSignature(info, signature);
+}
+
+/** The stat of `path` (following links), or undefined when it is gone or cannot be looked at. */
+export function statOrUndefined(path: string): Stats | undefined {
+	try {
+		return statSync(path, { throwIfNoEntry: false });
+	} catch {
+		return undefined;
+	}
+}
