@@ -72,15 +72,23 @@ export function findCommandsInRange(
 	const scanner = new ShellScanner(text, AUDIT_READING, from);
 	const commands: ShellCommand[] = [];
 	let after: ShellCommand | undefined;
-	let current = newCommand(from);
+	// The command being read: its words gather in one array reused for every command, and each command gets a copy
+	// of its exact size (a long line has hundreds of thousands of commands; a growing array per command was most of
+	// the garbage).
+	const words: string[] = [];
+	let redirects: ShellCommand["redirects"] = [];
+	let start = from;
 	let redirect: string | undefined;
 	const end = (op: string, at: number) => {
-		current.next = op;
-		if (current.words.length > 0 || current.redirects.length > 0) {
-			if (current.start < until) commands.push(current);
-			else after = current;
+		if (words.length > 0 || redirects.length > 0) {
+			// Every field is set from the start: commands then share one object shape, which keeps the rules' reads fast.
+			const command = { words: words.slice(), next: op, redirects, start, program: undefined, programAt: undefined };
+			if (start < until) commands.push(command);
+			else after = command;
+			words.length = 0;
+			redirects = [];
 		}
-		current = newCommand(at);
+		start = at;
 	};
 	while (after === undefined && scanner.next()) {
 		if (scanner.kind === "redirect") redirect = scanner.text;
@@ -88,20 +96,14 @@ export function findCommandsInRange(
 			redirect = undefined;
 			end(NEXT[scanner.text] ?? scanner.text, scanner.end);
 		} else if (redirect !== undefined) {
-			current.redirects.push({ op: redirect, target: scanner.text });
+			redirects.push({ op: redirect, target: scanner.text });
 			redirect = undefined;
 		} else if (braces(text, scanner)) {
-			for (const part of scanner.text.slice(1, -1).split(","))
-				if (current.words.length < MAX_WORDS) current.words.push(part);
-		} else if (current.words.length < MAX_WORDS) current.words.push(scanner.text);
+			for (const part of scanner.text.slice(1, -1).split(",")) if (words.length < MAX_WORDS) words.push(part);
+		} else if (words.length < MAX_WORDS) words.push(scanner.text);
 	}
 	if (after === undefined) end("", text.length);
 	return after ? { commands, after } : { commands };
-}
-
-// Every field is set from the start: commands then share one object shape, which keeps the rules' reads fast.
-function newCommand(start: number): ShellCommand {
-	return { words: [], next: "", redirects: [], start, program: undefined, programAt: undefined };
 }
 
 function braces(text: string, scanner: ShellScanner): boolean {

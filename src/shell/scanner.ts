@@ -46,12 +46,6 @@ export const AUDIT_READING: ShellReading = {
 export type ShellTokenKind = "word" | "operator" | "redirect" | "substitution";
 
 const REDIRECTS = ["<<<", "<<-", "&>>", "<<", "<>", "<&", ">>", ">|", ">&", "&>", "<", ">"];
-/** The control operators of two characters (`&&`, `||`, `|&`, `;;`), by their first; the others are one character. */
-const PAIRS = new Map([
-	["&", "&"],
-	["|", "|&"],
-	[";", ";"],
-]);
 /** Character classes: a word goes on over ORDINARY, stops at an END, and looks closer at anything else. */
 const ORDINARY = 0;
 const END = 1;
@@ -69,10 +63,14 @@ function startingAt(ops: readonly string[], s: string, at: number): string | und
 	return undefined;
 }
 
+// The control operators of two characters (`&&`, `||`, `|&`, `;;`), by character codes: this runs once per operator.
 function operatorAt(s: string, at: number): string {
-	const c = s[at] as string;
-	const pair = PAIRS.get(c);
-	return pair?.includes(s[at + 1] as string) ? `${c}${s[at + 1]}` : c;
+	const c = s.charCodeAt(at);
+	const d = s.charCodeAt(at + 1);
+	if (c === 38) return d === 38 ? "&&" : "&";
+	if (c === 124) return d === 124 ? "||" : d === 38 ? "|&" : "|";
+	if (c === 59) return d === 59 ? ";;" : ";";
+	return s[at] as string;
 }
 
 /** `[`, `[[`, `]` or `]]`: the test commands and their ends, not globs. */
@@ -351,7 +349,9 @@ export class ShellScanner {
 			this.start = start;
 			return true;
 		}
-		if (this.#ifsFollows(end)) this.expands = true;
+		// Only a blank, an escaped newline or `$` can lead to `$IFS` (most words end before another word).
+		const ifs = after === 32 || after === 9 || after === 13 || after === 92 || after === 36;
+		if (ifs && this.#ifsFollows(end)) this.expands = true;
 		this.kind = "word";
 		return this.#started;
 	}
