@@ -319,9 +319,11 @@ function downloadedFiles(program: string, args: readonly string[]): string[] {
 		else if (program === "curl" && a.endsWith("o") && /^-[a-zA-Z]{0,8}o$/.test(a)) files.push(baseName(value));
 		else if (program === "wget" && (a === "-O" || a === "--output-document")) files.push(baseName(value));
 		else if (program === "wget" && a.startsWith("--output-document=")) files.push(baseName(a.slice(18)));
-		else if (/^-outfile$/i.test(a) || (program === "aria2c" && a === "-o")) files.push(baseName(value));
+		else if ((a.length === 8 && /^-outfile$/i.test(a)) || (program === "aria2c" && a === "-o"))
+			files.push(baseName(value));
 	}
 	if (files.length === 0 && program === "wget" && url) files.push(baseName(url));
+	if (files.length === 0) return files;
 	return files.filter((f) => f !== "" && f !== "-" && f !== "/dev/null");
 }
 

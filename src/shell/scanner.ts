@@ -73,6 +73,9 @@ function operatorAt(s: string, at: number): string {
 	return s[at] as string;
 }
 
+/** A double quote, a backslash, `$` or a backquote: the characters that end a plain run inside double quotes. */
+const specialInDoubleQuotes = (c: number) => c === 34 || c === 92 || c === 36 || c === 96;
+
 /** `[`, `[[`, `]` or `]]`: the test commands and their ends, not globs. */
 function testWord(s: string, start: number, end: number): boolean {
 	const c = s.charCodeAt(start);
@@ -316,7 +319,7 @@ export class ShellScanner {
 				i = end;
 			} else {
 				let j = i + 1;
-				while (j < s.length && !'"\\$`'.includes(s[j] as string)) j++;
+				while (j < s.length && !specialInDoubleQuotes(s.charCodeAt(j))) j++;
 				out += s.slice(i, Math.min(j, i + max));
 				i = j;
 			}
