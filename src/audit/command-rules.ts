@@ -63,9 +63,7 @@ export function commandHits(unit: Unit, command: ShellCommand, report: Report): 
 	const program = commandProgram(command);
 	// Most commands of a long line are none of these: skip them before anything is allocated.
 	if (
-		!RULED.has(program) &&
-		!PACKAGE_PROGRAMS.has(program) &&
-		!WRITERS.has(program) &&
+		!ANY_RULED.has(program) &&
 		command.redirects.length === 0 &&
 		words[0] !== "sudo" &&
 		words[0] !== "doas" &&
@@ -170,6 +168,8 @@ const PACKAGE_PROGRAMS = new Set([
 	"cargo",
 ]);
 const WRITERS = new Set(["tee", "cp", "mv", "ln", "install", "rsync", "scp", "sed"]);
+/** Every program some rule above looks at: one lookup decides that most commands of a long line need none. */
+const ANY_RULED = new Set([...RULED, ...PACKAGE_PROGRAMS, ...WRITERS]);
 
 const BYPASS_FLAGS = new Set([
 	"--dangerously-skip-permissions",

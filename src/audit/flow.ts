@@ -73,6 +73,22 @@ const NETWORK = new Set([
 ]);
 const EXTRACTORS = new Set(["unzip", "tar", "7z", "7za", "unrar", "bsdtar", "gunzip", "expand-archive", "ditto"]);
 
+// What a program is to the download rules, as bits, so that a command is placed by one lookup (most are none).
+const SOCKET = 1;
+const FETCHER = 2;
+const EXTRACTOR = 4;
+const CHMOD = 8;
+const NETWORKED = 16;
+const ROLES = new Map<string, number>();
+for (const [set, bit] of [
+	[SOCKETS, SOCKET],
+	[FETCHERS, FETCHER],
+	[EXTRACTORS, EXTRACTOR],
+	[new Set(["chmod"]), CHMOD],
+	[NETWORK, NETWORKED],
+] as const)
+	for (const program of set) ROLES.set(program, (ROLES.get(program) ?? 0) | bit);
+
 const CREDENTIAL =
 	/\.ssh\/(id_|\*|\$)|(~|\$HOME|\$\{HOME\})\/\.(ssh|aws|gnupg|kube|docker)\b|\bid_(rsa|dsa|ecdsa|ed25519)\b|\.aws\/credentials|\.config\/gcloud|\.kube\/config|\.docker\/config\.json|\.netrc\b|\.npmrc\b|\.pypirc\b|\.gnupg\b|\.git-credentials|Login Data|\/Cookies\b|Keychains?\/|wallet\.dat|Local Storage\/leveldb|\.electrum\b|\.exodus\b|(Google\/Chrome|BraveSoftware|Firefox|\.mozilla\/firefox)\/[^\n]{0,60}(Login Data|Cookies|key[34]\.db|logins\.json)|login\.keychain|security\s{1,5}(find-generic-password|find-internet-password|dump-keychain)|\/etc\/shadow|\.password-store|\.config\/gh\/hosts|\bprintenv\b(?!\s{1,5}[A-Za-z_])|JSON\.stringify\(\s{0,3}process\.env\s{0,3}\)|Object\.(entries|keys|values)\(\s{0,3}process\.env\s{0,3}\)|dict\(\s{0,3}os\.environ\s{0,3}\)|os\.environ\.(copy|items)\(\)|json\.dumps\(\s{0,3}(dict\()?os\.environ|str\(\s{0,3}os\.environ\s{0,3}\)|Get-ChildItem\s{1,5}env:|\bfind\s[^|;&\n]{0,120}-name\s{1,5}["']?(\*\.pem|\*\.key|id_rsa|\.env|\*\.env)/i;
 // A word every CREDENTIAL form holds: a cheap test first, since most lines name no credential at all.
@@ -217,19 +233,14 @@ function downloadHits(
 	const words = command.words;
 	const at = commandProgramIndex(command);
 	const program = commandProgram(command);
+	const role = ROLES.get(program) ?? 0;
 	const substituted = fetchSubstituted(words);
 	// A socket's bytes piped into a shell that runs them: a bind or reverse shell without `-e`.
-	if (SOCKETS.has(program) && command.next === "|" && next && INTERPRETERS.has(commandProgram(next)))
+	if (role & SOCKET && command.next === "|" && next && INTERPRETERS.has(commandProgram(next)))
 		if (stdinRole(next) === "program") report({ rule: "reverse-shell", unit, ...spanOf(unit, command) });
 	// Most commands of a long line fetch, unpack and run nothing: skip them before anything is allocated.
-	if (
-		!substituted &&
-		state.downloads.size === 0 &&
-		!FETCHERS.has(program) &&
-		!EXTRACTORS.has(program) &&
-		program !== "chmod"
-	)
-		return NETWORK.has(program);
+	if (!substituted && state.downloads.size === 0 && (role & (FETCHER | EXTRACTOR | CHMOD)) === 0)
+		return (role & NETWORKED) !== 0;
 	const args = words.slice(at + 1);
 	// The span is found only for a hit: finding it scans the rest of the line, once per command would be quadratic.
 	const span = () => spanOf(unit, command);
@@ -242,8 +253,10 @@ function downloadHits(
 				...span(),
 				severity: role === "script" ? "P1" : installerSeverity(args),
 			});
-		const vendor = installerSeverity(args) === "P1";
-		for (const file of downloadedFiles(program, args))
+		// Whether a reviewed installer host served the files: asked only when the fetch saves one.
+		const files = downloadedFiles(program, args);
+		const vendor = files.length > 0 && installerSeverity(args) === "P1";
+		for (const file of files)
 			state.downloads.set(file, { unit, archive: /\.(zip|tar|tgz|gz|rar|7z|dmg|pkg)$/i.test(file), vendor });
 	}
 	if (substituted && (INTERPRETERS.has(program) || program === "eval" || at > 0))
@@ -258,8 +271,8 @@ function downloadHits(
 	}
 	const runs = runsDownloaded(words[at] ?? "", program, args, state);
 	// Running what a reviewed installer host served (Docker's get-docker.sh) asks; anything else downloaded refuses.
-	const vendor = [...state.downloads.values()].every((d) => d.vendor);
-	if (runs)
+	if (runs) {
+		const vendor = [...state.downloads.values()].every((d) => d.vendor);
 		report({
 			rule: "download-execute",
 			unit,
@@ -268,7 +281,8 @@ function downloadHits(
 			evidence: runs,
 			severity: vendor ? "P1" : undefined,
 		});
-	return NETWORK.has(program);
+	}
+	return (role & NETWORKED) !== 0;
 }
 
 /** A word that is a fetch's output: `$(curl …)`, `<(wget …)`, a backquoted curl (a loop: it runs per command). */
@@ -305,9 +319,11 @@ function downloadedFiles(program: string, args: readonly string[]): string[] {
 		else if (program === "curl" && a.endsWith("o") && /^-[a-zA-Z]{0,8}o$/.test(a)) files.push(baseName(value));
 		else if (program === "wget" && (a === "-O" || a === "--output-document")) files.push(baseName(value));
 		else if (program === "wget" && a.startsWith("--output-document=")) files.push(baseName(a.slice(18)));
-		else if (/^-outfile$/i.test(a) || (program === "aria2c" && a === "-o")) files.push(baseName(value));
+		else if ((a.length === 8 && /^-outfile$/i.test(a)) || (program === "aria2c" && a === "-o"))
+			files.push(baseName(value));
 	}
 	if (files.length === 0 && program === "wget" && url) files.push(baseName(url));
+	if (files.length === 0) return files;
 	return files.filter((f) => f !== "" && f !== "-" && f !== "/dev/null");
 }
 

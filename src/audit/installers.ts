@@ -102,6 +102,11 @@ export function vendorInstaller(url: string): VendorInstaller | undefined {
 const FETCH_WORDS =
 	/\b(irm|iwr|invoke-webrequest|invoke-restmethod|downloadstring|downloadfile|downloaddata|start-bitstransfer|curl|wget)\b/gi;
 
+// An address no row can vouch for, since only `https://` ones can be reviewed: another scheme, `//host`, or a host
+// written without a scheme (`x.io/p`, `x.io:8080`, `203.0.113.9`), which curl and wget fetch all the same.
+const OTHER_ADDRESS =
+	/(?:^|[\s"'`=(])(?:(?!https?:)[a-z][a-z0-9+.-]*:\/\/|\/\/[a-z0-9]|(?:[a-z0-9-]+\.)+[a-z][a-z0-9-]*(?::\d{1,5})?\/|(?:[a-z0-9-]+\.)+[a-z][a-z0-9-]*:\d{1,5}\b|(?:\d{1,3}\.){3}\d{1,3}\b)/i;
+
 /**
  * P1 when every URL in `texts` is a reviewed installer (and there is one) and nothing else there is fetched;
  * otherwise undefined, the rule's own P0.
@@ -109,6 +114,7 @@ const FETCH_WORDS =
 export function installerSeverity(texts: readonly string[]): "P1" | undefined {
 	const urls = texts.flatMap((a) => a.match(/https?:\/\/[^\s"'`)|;&]+/g) ?? []);
 	if (urls.length === 0 || !urls.every((url) => vendorInstaller(url) !== undefined)) return undefined;
+	if (texts.some((a) => OTHER_ADDRESS.test(a))) return undefined;
 	const fetches = texts.reduce((n, a) => n + (a.match(FETCH_WORDS)?.length ?? 0), 0);
 	return fetches <= urls.length ? "P1" : undefined;
 }

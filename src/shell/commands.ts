@@ -25,21 +25,24 @@ export function commandProgramIndex(command: ShellCommand): number {
 
 /** The program a command runs ({@link programOf}), computed once per command. */
 export function commandProgram(command: ShellCommand): string {
-	if (command.program === undefined) {
-		const word = command.words[commandProgramIndex(command)] ?? "";
-		const slash = Math.max(word.lastIndexOf("/"), word.lastIndexOf("\\"));
-		command.program = lowerCase(slash === -1 ? word : word.slice(slash + 1));
-	}
+	if (command.program === undefined) command.program = lowerBaseName(command.words[commandProgramIndex(command)] ?? "");
 	return command.program;
 }
 
-/** `toLowerCase`, without the copy it makes of a word already in lower case (most programs are). */
-function lowerCase(word: string): string {
-	for (let i = 0; i < word.length; i++) {
+/**
+ * The part of a word after its last slash or backslash, in lower case: one pass from the end, and no copy of a name
+ * already in lower case (most programs are). It runs once per command of a long line.
+ */
+function lowerBaseName(word: string): string {
+	let upper = false;
+	let i = word.length - 1;
+	for (; i >= 0; i--) {
 		const c = word.charCodeAt(i);
-		if ((c >= 65 && c <= 90) || c > 127) return word.toLowerCase();
+		if (c === 47 || c === 92) break;
+		if ((c >= 65 && c <= 90) || c > 127) upper = true;
 	}
-	return word;
+	const base = i === -1 ? word : word.slice(i + 1);
+	return upper ? base.toLowerCase() : base;
 }
 
 const MAX_WORDS = 256;
@@ -72,15 +75,31 @@ export function findCommandsInRange(
 	const scanner = new ShellScanner(text, AUDIT_READING, from);
 	const commands: ShellCommand[] = [];
 	let after: ShellCommand | undefined;
-	let current = newCommand(from);
+	// The command being read: its words gather in one array reused for every command (`count` of them), and each
+	// command gets a copy of its exact size (a long line has hundreds of thousands of commands; a growing array per
+	// command was most of the garbage).
+	const words: string[] = [];
+	let count = 0;
+	let redirects: ShellCommand["redirects"] = [];
+	let start = from;
 	let redirect: string | undefined;
 	const end = (op: string, at: number) => {
-		current.next = op;
-		if (current.words.length > 0 || current.redirects.length > 0) {
-			if (current.start < until) commands.push(current);
-			else after = current;
+		if (count > 0 || redirects.length > 0) {
+			// Every field is set from the start: commands then share one object shape, which keeps the rules' reads fast.
+			const command = {
+				words: words.slice(0, count),
+				next: op,
+				redirects,
+				start,
+				program: undefined,
+				programAt: undefined,
+			};
+			if (start < until) commands.push(command);
+			else after = command;
+			count = 0;
+			redirects = [];
 		}
-		current = newCommand(at);
+		start = at;
 	};
 	while (after === undefined && scanner.next()) {
 		if (scanner.kind === "redirect") redirect = scanner.text;
@@ -88,20 +107,14 @@ export function findCommandsInRange(
 			redirect = undefined;
 			end(NEXT[scanner.text] ?? scanner.text, scanner.end);
 		} else if (redirect !== undefined) {
-			current.redirects.push({ op: redirect, target: scanner.text });
+			redirects.push({ op: redirect, target: scanner.text });
 			redirect = undefined;
 		} else if (braces(text, scanner)) {
-			for (const part of scanner.text.slice(1, -1).split(","))
-				if (current.words.length < MAX_WORDS) current.words.push(part);
-		} else if (current.words.length < MAX_WORDS) current.words.push(scanner.text);
+			for (const part of scanner.text.slice(1, -1).split(",")) if (count < MAX_WORDS) words[count++] = part;
+		} else if (count < MAX_WORDS) words[count++] = scanner.text;
 	}
 	if (after === undefined) end("", text.length);
 	return after ? { commands, after } : { commands };
-}
-
-// Every field is set from the start: commands then share one object shape, which keeps the rules' reads fast.
-function newCommand(start: number): ShellCommand {
-	return { words: [], next: "", redirects: [], start, program: undefined, programAt: undefined };
 }
 
 function braces(text: string, scanner: ShellScanner): boolean {

@@ -98,8 +98,25 @@ export function substitutionEnd(text: string, start: number): number {
 		}
 		return -1;
 	}
-	const name = /^(?:[A-Za-z_][A-Za-z0-9_]*|[0-9@*#?$!-])/.exec(text.slice(start + 1, start + 257));
-	return start + 1 + (name ? name[0].length : 0);
+	return start + 1 + nameLength(text, start + 1);
+}
+
+const isLetter = (c: number) => (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95;
+const isDigit = (c: number) => c >= 48 && c <= 57;
+
+/**
+ * The length of the parameter name at `at`: a name of up to 256 letters, digits and `_` (not starting with a digit),
+ * or one digit or special parameter (`@*#?$!-`). A loop over character codes: it runs once per `$name` of a text.
+ */
+function nameLength(text: string, at: number): number {
+	const c = text.charCodeAt(at);
+	if (isLetter(c)) {
+		const limit = Math.min(text.length, at + 256);
+		let i = at + 1;
+		while (i < limit && (isLetter(text.charCodeAt(i)) || isDigit(text.charCodeAt(i)))) i++;
+		return i - at;
+	}
+	return isDigit(c) || (at < text.length && "@*#?$!-".includes(text[at] as string)) ? 1 : 0;
 }
 
 /** From an opening bracket to just after its match, skipping quoted text; -1 when it never closes. */

@@ -46,12 +46,6 @@ export const AUDIT_READING: ShellReading = {
 export type ShellTokenKind = "word" | "operator" | "redirect" | "substitution";
 
 const REDIRECTS = ["<<<", "<<-", "&>>", "<<", "<>", "<&", ">>", ">|", ">&", "&>", "<", ">"];
-/** The control operators of two characters (`&&`, `||`, `|&`, `;;`), by their first; the others are one character. */
-const PAIRS = new Map([
-	["&", "&"],
-	["|", "|&"],
-	[";", ";"],
-]);
 /** Character classes: a word goes on over ORDINARY, stops at an END, and looks closer at anything else. */
 const ORDINARY = 0;
 const END = 1;
@@ -69,11 +63,18 @@ function startingAt(ops: readonly string[], s: string, at: number): string | und
 	return undefined;
 }
 
+// The control operators of two characters (`&&`, `||`, `|&`, `;;`), by character codes: this runs once per operator.
 function operatorAt(s: string, at: number): string {
-	const c = s[at] as string;
-	const pair = PAIRS.get(c);
-	return pair?.includes(s[at + 1] as string) ? `${c}${s[at + 1]}` : c;
+	const c = s.charCodeAt(at);
+	const d = s.charCodeAt(at + 1);
+	if (c === 38) return d === 38 ? "&&" : "&";
+	if (c === 124) return d === 124 ? "||" : d === 38 ? "|&" : "|";
+	if (c === 59) return d === 59 ? ";;" : ";";
+	return s[at] as string;
 }
+
+/** A double quote, a backslash, `$` or a backquote: the characters that end a plain run inside double quotes. */
+const specialInDoubleQuotes = (c: number) => c === 34 || c === 92 || c === 36 || c === 96;
 
 /** `[`, `[[`, `]` or `]]`: the test commands and their ends, not globs. */
 function testWord(s: string, start: number, end: number): boolean {
@@ -318,7 +319,7 @@ export class ShellScanner {
 				i = end;
 			} else {
 				let j = i + 1;
-				while (j < s.length && !'"\\$`'.includes(s[j] as string)) j++;
+				while (j < s.length && !specialInDoubleQuotes(s.charCodeAt(j))) j++;
 				out += s.slice(i, Math.min(j, i + max));
 				i = j;
 			}
@@ -351,7 +352,9 @@ export class ShellScanner {
 			this.start = start;
 			return true;
 		}
-		if (this.#ifsFollows(end)) this.expands = true;
+		// Only a blank, an escaped newline or `$` can lead to `$IFS` (most words end before another word).
+		const ifs = after === 32 || after === 9 || after === 13 || after === 92 || after === 36;
+		if (ifs && this.#ifsFollows(end)) this.expands = true;
 		this.kind = "word";
 		return this.#started;
 	}
