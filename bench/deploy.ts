@@ -78,6 +78,19 @@ async function startNginx(nginx: string, dir: string, http: string, port: number
 	return child;
 }
 
+/**
+ * Ends `child` with SIGTERM, then SIGKILL after five seconds. nginx's master stops its worker on SIGTERM; killed
+ * outright (or before an earlier SIGTERM is done), it leaves the worker running, orphaned, after the bench.
+ */
+async function stopChild(child: ChildProcess): Promise<void> {
+	if (child.exitCode !== null || child.signalCode !== null) return;
+	const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+	child.kill("SIGTERM");
+	const timer = setTimeout(() => child.kill("SIGKILL"), 5000);
+	await exited;
+	clearTimeout(timer);
+}
+
 /** Every file URI, paged through skills/list. */
 async function fileUris(url: string): Promise<string[]> {
 	const client = new Client({ name: "bench", version: "1" });
@@ -154,7 +167,7 @@ export async function benchDeploy(): Promise<DeployRow[]> {
 				medianMs: percentile(load.latencies, 0.5),
 				note: `${perSecond} requests/s, p99 ${percentile(load.latencies, 0.99)} ms, ${load.failures} failed; ${CLIENTS} sessions × ${READS_PER_CLIENT} reads`,
 			});
-			proxy.kill("SIGTERM");
+			await stopChild(proxy);
 		}
 		rows.push({
 			skills: COUNT,
@@ -163,7 +176,7 @@ export async function benchDeploy(): Promise<DeployRow[]> {
 			note: "a ratio, not ms; same client load, all on one machine (the instances share its cores)",
 		});
 	} finally {
-		for (const child of children) child.kill("SIGKILL");
+		await Promise.all(children.map((child) => stopChild(child)));
 		await rm(scratch, { recursive: true, force: true });
 	}
 	return rows;

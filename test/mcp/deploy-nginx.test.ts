@@ -34,9 +34,21 @@ const run = HAVE_NGINX || process.env.CI === "true" ? describe : describe.skip;
 
 const README = join(import.meta.dirname, "..", "..", "docs", "deploying.md");
 const children: ChildProcess[] = [];
-afterAll(() => {
-	for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+// nginx's master is asked to stop (SIGTERM): it takes its worker with it. A master killed outright leaves the worker
+// running, orphaned, after the tests.
+afterAll(async () => {
+	await Promise.all(children.map((child) => stopChild(child)));
 });
+
+/** Ends `child` with SIGTERM, then SIGKILL if it has not exited within five seconds. */
+async function stopChild(child: ChildProcess): Promise<void> {
+	if (child.exitCode !== null || child.signalCode !== null) return;
+	const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+	child.kill("SIGTERM");
+	const timer = setTimeout(() => child.kill("SIGKILL"), 5000);
+	await exited;
+	clearTimeout(timer);
+}
 
 /** The nginx block the README gives, with `ports` in place of 8101-8103 and `listen` in place of 8080. */
 async function readmeConfig(ports: number[], listen: number): Promise<string> {
@@ -154,7 +166,7 @@ run("three instances behind nginx (README config)", () => {
 			body: initializeBody(),
 		});
 		expect(refused.status).toBe(403);
-		bare.kill("SIGKILL");
+		await stopChild(bare);
 	});
 
 	it("serves 300 requests in both protocols while one instance drains and another is killed", async () => {
