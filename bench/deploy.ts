@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Worker } from "node:worker_threads";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { stopChild } from "./child.ts";
 import { generateTree } from "./generate.ts";
 
 /** A row of the bench table (the shape `bench/run.ts` prints). */
@@ -76,19 +77,6 @@ async function startNginx(nginx: string, dir: string, http: string, port: number
 	const child = spawn(nginx, ["-p", dir, "-c", join(dir, "nginx.conf"), "-g", "daemon off;"], { stdio: "ignore" });
 	await waitUntil(answers(`http://127.0.0.1:${port}/mcp`), "nginx");
 	return child;
-}
-
-/**
- * Ends `child` with SIGTERM, then SIGKILL after five seconds. nginx's master stops its worker on SIGTERM; killed
- * outright (or before an earlier SIGTERM is done), it leaves the worker running, orphaned, after the bench.
- */
-async function stopChild(child: ChildProcess): Promise<void> {
-	if (child.exitCode !== null || child.signalCode !== null) return;
-	const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-	child.kill("SIGTERM");
-	const timer = setTimeout(() => child.kill("SIGKILL"), 5000);
-	await exited;
-	clearTimeout(timer);
 }
 
 /** Every file URI, paged through skills/list. */

@@ -6,6 +6,7 @@ import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { type Client, SdkHttpError } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { stopChild } from "../../bench/child.ts";
 import { skillMd, tempDir, writeTree } from "../helpers/temp.ts";
 import {
 	connectClient,
@@ -39,16 +40,6 @@ const children: ChildProcess[] = [];
 afterAll(async () => {
 	await Promise.all(children.map((child) => stopChild(child)));
 });
-
-/** Ends `child` with SIGTERM, then SIGKILL if it has not exited within five seconds. */
-async function stopChild(child: ChildProcess): Promise<void> {
-	if (child.exitCode !== null || child.signalCode !== null) return;
-	const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-	child.kill("SIGTERM");
-	const timer = setTimeout(() => child.kill("SIGKILL"), 5000);
-	await exited;
-	clearTimeout(timer);
-}
 
 /** The nginx block the README gives, with `ports` in place of 8101-8103 and `listen` in place of 8080. */
 async function readmeConfig(ports: number[], listen: number): Promise<string> {
