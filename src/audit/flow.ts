@@ -7,7 +7,7 @@ import type { Report } from "./chars.ts";
 import { codeMay } from "./code-anchors.ts";
 import { commandHits, spanOf } from "./command-rules.ts";
 import { type EncodedSecret, encodedSecrets, SECRET_NAME, SECRET_REF } from "./encoded-secrets.ts";
-import { installerSeverity } from "./installers.ts";
+import { fetchesOnlyReviewed, installerSeverity } from "./installers.ts";
 import { dependencyHits, type LineState, textHits } from "./lines.ts";
 import { secretHits } from "./secret-send.ts";
 import { stdinRole } from "./stdin-role.ts";
@@ -251,11 +251,11 @@ function downloadHits(
 				rule: "remote-to-interpreter",
 				unit,
 				...span(),
-				severity: role === "script" ? "P1" : installerSeverity(args),
+				severity: role === "script" ? "P1" : fetchesOnlyReviewed(program, args) ? installerSeverity(args) : undefined,
 			});
 		// Whether a reviewed installer host served the files: asked only when the fetch saves one.
 		const files = downloadedFiles(program, args);
-		const vendor = files.length > 0 && installerSeverity(args) === "P1";
+		const vendor = files.length > 0 && fetchesOnlyReviewed(program, args) && installerSeverity(args) === "P1";
 		for (const file of files)
 			state.downloads.set(file, { unit, archive: /\.(zip|tar|tgz|gz|rar|7z|dmg|pkg)$/i.test(file), vendor });
 	}

@@ -88,9 +88,12 @@ export const VENDOR_INSTALLERS: readonly VendorInstaller[] = [
 	},
 ];
 
-/** The reviewed installer a URL is, or undefined: exact host, `https` only, and the row's path prefix. */
+/**
+ * The reviewed installer a URL is, or undefined: exact host, `https` only, and the row's path prefix. The host must
+ * end the authority: in `https://sh.rustup.rs@evil.io` it is only a user name, and curl fetches from `evil.io`.
+ */
 export function vendorInstaller(url: string): VendorInstaller | undefined {
-	const match = /^https:\/\/([^/?#:@]+)(\/[^?#]*)?/i.exec(url.trim());
+	const match = /^https:\/\/([^/?#:@]+)(?=$|[/?#])(\/[^?#]*)?/i.exec(url.trim());
 	if (!match) return undefined;
 	const host = (match[1] ?? "").toLowerCase();
 	const path = match[2] ?? "/";
@@ -106,6 +109,54 @@ const FETCH_WORDS =
 // written without a scheme (`x.io/p`, `x.io:8080`, `203.0.113.9`), which curl and wget fetch all the same.
 const OTHER_ADDRESS =
 	/(?:^|[\s"'`=(])(?:(?!https?:)[a-z][a-z0-9+.-]*:\/\/|\/\/[a-z0-9]|(?:[a-z0-9-]+\.)+[a-z][a-z0-9-]*(?::\d{1,5})?\/|(?:[a-z0-9-]+\.)+[a-z][a-z0-9-]*:\d{1,5}\b|(?:\d{1,3}\.){3}\d{1,3}\b)/i;
+
+// The options of curl and wget that take the next word as their value (short ones as letters, which may end a
+// cluster such as `-sSo`). Any other word that is not an option is fetched. Options that read more addresses from a
+// file (`curl -K`, `wget -i`) are left out on purpose: their value then counts as fetched, and the line is refused.
+const VALUE_OPTIONS: Readonly<Record<string, { letters: string; long: ReadonlySet<string> }>> = {
+	curl: {
+		letters: "oHAXduebcmwxrzTFYyECDU",
+		long: new Set(
+			"output header user-agent request data data-raw data-binary data-ascii data-urlencode json user referer cookie cookie-jar max-time connect-timeout retry retry-delay retry-max-time write-out proxy proto proto-redir proto-default cacert capath cert key range time-cond limit-rate resolve upload-file form output-dir tls-max ciphers interface dns-servers max-filesize max-redirs oauth2-bearer speed-limit speed-time continue-at dump-header proxy-user".split(
+				" ",
+			),
+		),
+	},
+	wget: {
+		letters: "OoaUPtTwQle",
+		long: new Set(
+			"output-document output-file append-output user-agent header directory-prefix tries timeout wait quota level execute post-data post-file body-data method user password http-user http-password referer load-cookies save-cookies ca-certificate certificate private-key".split(
+				" ",
+			),
+		),
+	},
+};
+
+/**
+ * Whether every word `program` (curl or wget) would fetch is a reviewed installer URL: each word that is neither an
+ * option nor an option's value must be one. True for any other program (its words are judged by the caller).
+ */
+export function fetchesOnlyReviewed(program: string, args: readonly string[]): boolean {
+	const options = VALUE_OPTIONS[program];
+	if (!options) return true;
+	for (let i = 0; i < args.length; i++) {
+		const word = args[i] ?? "";
+		if (word === "--") return args.slice(i + 1).every((rest) => vendorInstaller(unquoted(rest)) !== undefined);
+		if (word.startsWith("--")) {
+			if (!word.includes("=") && options.long.has(word.slice(2))) i++;
+		} else if (word.startsWith("-") && word.length > 1) {
+			// A value-taking letter takes the rest of its cluster as its value, or the next word when nothing follows.
+			for (let j = 1; j < word.length; j++)
+				if (options.letters.includes(word[j] as string)) {
+					if (j === word.length - 1) i++;
+					break;
+				}
+		} else if (vendorInstaller(unquoted(word)) === undefined) return false;
+	}
+	return true;
+}
+
+const unquoted = (word: string): string => word.replace(/^(["'])(.*)\1$/s, "$2");
 
 /**
  * P1 when every URL in `texts` is a reviewed installer (and there is one) and nothing else there is fetched;
