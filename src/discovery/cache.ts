@@ -5,7 +5,7 @@ import { type Candidate, type DirEntry, listDir } from "./folder.ts";
 import type { LoadedSkill, LoadOptions } from "./load.ts";
 import type { DiscoveryRoot } from "./roots.ts";
 import type { SavedDirs } from "./saved-dirs.ts";
-import { changedSince, sameSignature, signatureOf } from "./signature.ts";
+import { changedSince, sameSignature, signatureOf, statOrUndefined } from "./signature.ts";
 import type { RootWalk, WalkRecord } from "./walk.ts";
 import { type ListedDir, reuseSnapshot, snapshotOf, type WalkSnapshot, walkFromSnapshot } from "./walk-snapshot.ts";
 
@@ -340,7 +340,8 @@ export class ScanCache {
 function pinProbes(paths: readonly string[], scanStart: number): Map<string, FileSignature> | undefined {
 	const probes = new Map<string, FileSignature>();
 	for (const path of paths) {
-		const info = statSync(path, { throwIfNoEntry: false });
+		// A probe gone, or its folder swapped for a file or a link loop (ENOTDIR, ELOOP throw), is not pinned.
+		const info = statOrUndefined(path);
 		if (!info || isRacy(signatureOf(info), scanStart)) return undefined;
 		probes.set(path, signatureOf(info));
 	}

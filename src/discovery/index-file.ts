@@ -139,7 +139,7 @@ function checkedPayload(bytes: Buffer): string | undefined {
  * Writes `text` as the index file `name` in `folder` (already checked): into a new file (O_EXCL, O_NOFOLLOW,
  * mode 0600) renamed over the old one. Throws what the file system threw; the new file is removed then.
  */
-export function writeIndexFile(folder: string, name: string, text: string): void {
+function writeIndexFile(folder: string, name: string, text: string): void {
 	const temporary = join(folder, `.${name}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
 	const fd = openSync(temporary, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NOFOLLOW, 0o600);
 	try {
@@ -161,7 +161,7 @@ export function writeIndexFile(folder: string, name: string, text: string): void
 }
 
 /** Keeps the folder to {@link MAX_INDEX_FILES} index files (dropping the oldest) and removes dead writers' files. */
-export function pruneIndexFolder(folder: string, now: number): void {
+function pruneIndexFolder(folder: string, now: number): void {
 	const names = readdirSync(folder);
 	const indexes: { name: string; mtimeMs: number }[] = [];
 	for (const name of names) {

@@ -35,7 +35,7 @@ export function relativeTo(root: string, path: string): string | undefined {
 /** An empty, `.` or `..` segment anywhere in a `/`-separated path. */
 const UNSAFE_SEGMENT = /(?:^|\/)\.{0,2}(?:\/|$)/;
 
-export function safeRelative(rel: string): boolean {
+function safeRelative(rel: string): boolean {
 	return rel.length <= MAX_STRING_UNITS && !UNSAFE_SEGMENT.test(rel) && !rel.includes("\0");
 }
 
