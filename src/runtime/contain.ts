@@ -168,16 +168,17 @@ export function lstatSegments(base: string, segments: string[], ops: ContainOper
 	let at = base;
 	for (const [index, segment] of segments.entries()) {
 		at = `${at}/${segment}`;
-		const shown = segments.slice(0, index + 1).join("/");
+		// The path as the caller wrote it, up to this segment: made only for a refusal (every read passes here).
+		const shown = () => segments.slice(0, index + 1).join("/");
 		try {
 			info = ops.lstat(at);
 		} catch (error) {
-			return refusal(openCode(error), `'${shown}' ${describeError(error)}`);
+			return refusal(openCode(error), `'${shown()}' ${describeError(error)}`);
 		}
 		if (info.isSymbolicLink())
-			return refusal("resource.symlink", `'${shown}' is a symbolic link; links are not followed`);
+			return refusal("resource.symlink", `'${shown()}' is a symbolic link; links are not followed`);
 		const last = index === segments.length - 1;
-		if (!last && !info.isDirectory()) return refusal("resource.not-found", `'${shown}' is not a folder`);
+		if (!last && !info.isDirectory()) return refusal("resource.not-found", `'${shown()}' is not a folder`);
 	}
 	if (!info?.isFile()) return refusal("resource.not-file", `'${segments.join("/")}' is not a regular file`);
 	return info;
