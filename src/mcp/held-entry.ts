@@ -31,13 +31,25 @@ function fieldsOf(stats: Stats, into: Float64Array, at: number): void {
 const NO_THROW = { throwIfNoEntry: false } as const;
 
 /**
+ * `lstat` of `path`, undefined when it is gone or cannot be looked at: a folder above it swapped for a file (ENOTDIR)
+ * or a link loop (ELOOP) throws even with `throwIfNoEntry: false`, and must not fail a whole listing.
+ */
+function lstatOrUndefined(path: string): Stats | undefined {
+	try {
+		return lstatSync(path, NO_THROW);
+	} catch {
+		return undefined;
+	}
+}
+
+/**
  * Whether every folder and file the entry was built from is still what it was. A warm listing is this check for
  * every skill (one `lstat` per path, which no faster check can replace): nothing else is made per path.
  */
 export function stillHeld(held: HeldEntry): boolean {
 	const { paths, stats: kept } = held;
 	for (let i = 0, at = 0; i < paths.length; i++, at += FIELDS) {
-		const stats = lstatSync(paths[i] as string, NO_THROW);
+		const stats = lstatOrUndefined(paths[i] as string);
 		if (
 			stats === undefined ||
 			stats.ino !== kept[at + 1] ||
@@ -66,7 +78,7 @@ export function holdEntry(entry: SkillEntry, dir: string, tree: SkillTree, rules
 	const stats = new Float64Array(count * FIELDS);
 	for (const rel of tree.dirs) {
 		const path = rel === "" ? dir : join(dir, rel);
-		const folder = lstatSync(path, { throwIfNoEntry: false });
+		const folder = lstatOrUndefined(path);
 		if (!folder?.isDirectory() || !settled(folder, now)) return undefined;
 		fieldsOf(folder, stats, paths.length * FIELDS);
 		paths.push(path);

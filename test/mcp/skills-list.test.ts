@@ -284,6 +284,29 @@ describe("skills/list after the files change under a server that does not watch"
 		}
 	}, 60_000);
 
+	it("answers on when a held skill's category folder becomes a file (its paths then fail with ENOTDIR)", async () => {
+		const root = await writeTree(await tempDir(), {
+			"team/held/SKILL.md": skillMd("held"),
+			"team/held/notes.md": "# Notes\n",
+			"other/SKILL.md": skillMd("other"),
+		});
+		await new Promise((resolve) => setTimeout(resolve, 2200));
+		const server = await createSkillServer({ cwd: root, home: root, defaultRoots: false, roots: [root], watch: false });
+		const serving = await serveHttp(server, { port: 0 });
+		try {
+			const list = listerOf((await httpClient(serving.url)).client);
+			expect([...(await listed(list)).keys()].sort()).toEqual(["skill://held/SKILL.md", "skill://other/SKILL.md"]);
+			expect((await listed(list)).size).toBe(2);
+			// The folder above a held skill's own folder, swapped for a file between two listings.
+			rmSync(join(root, "team"), { recursive: true });
+			writeFileSync(join(root, "team"), "not a folder\n");
+			expect([...(await listed(list)).keys()]).toEqual(["skill://other/SKILL.md"]);
+		} finally {
+			await serving.close();
+			await server.close();
+		}
+	}, 30_000);
+
 	it("remembers nothing of a file changed within the racy margin: a rewrite in the same clock tick is seen", async () => {
 		const dir = await writeTree(await tempDir(), { "SKILL.md": skillMd("tick"), "notes.md": "# One\n" });
 		const rules = { maxBytes: 1 << 20, allowHardLinks: false };
