@@ -111,14 +111,28 @@ export function decodeDiagnostic(row: unknown, file: string): DiscoveryDiagnosti
 		message: text(message, "a message"),
 		file,
 	};
-	if ((line === null) !== (column === null)) throw new IndexFormatError(`a diagnostic of ${file} is half placed`);
+	return placeDiagnostic(diagnostic, line, column, field, hint);
+}
+
+/**
+ * Adds a saved diagnostic's place (line and column from 1, both or neither), field and hint to `d`, in the key order
+ * a fresh diagnostic has: the per-root index and the saved result read them alike.
+ */
+export function placeDiagnostic(
+	d: DiscoveryDiagnostic,
+	line: unknown,
+	column: unknown,
+	field: unknown,
+	hint: unknown,
+): DiscoveryDiagnostic {
+	if ((line === null) !== (column === null)) throw new IndexFormatError(`a diagnostic of ${d.file} is half placed`);
 	if (line !== null) {
-		diagnostic.line = positive(line, "a line");
-		diagnostic.column = positive(column, "a column");
+		d.line = positive(line, "a line");
+		d.column = positive(column, "a column");
 	}
-	if (field !== null) diagnostic.field = text(field, "a field name");
-	diagnostic.hint = text(hint, "a hint");
-	return diagnostic;
+	if (field !== null) d.field = text(field, "a field name");
+	d.hint = text(hint, "a hint");
+	return d;
 }
 
 type Check = (value: unknown, name: string) => unknown;

@@ -9,6 +9,7 @@ import {
 	list,
 	parsedRecord,
 	pathBelow,
+	placeDiagnostic,
 	realPath,
 	skillFileName,
 	skillFolder,
@@ -201,14 +202,7 @@ function decodeDiagnostic(row: unknown, roots: readonly DiscoveryRoot[]): Discov
 		message: text(message, "a message"),
 		file: pathBelow(root.path, rel),
 	} as DiscoveryDiagnostic;
-	if ((line === null) !== (column === null)) throw new IndexFormatError("a diagnostic is half placed");
-	if (line !== null) {
-		d.line = count(line, "a line");
-		d.column = count(column, "a column");
-	}
-	if (field !== null) d.field = text(field, "a field name");
-	d.hint = text(hint, "a hint");
-	return d;
+	return placeDiagnostic(d, line, column, field, hint);
 }
 
 function rootReport(

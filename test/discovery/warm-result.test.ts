@@ -145,6 +145,8 @@ describe("the saved result of a discover()", { timeout: 60_000 }, () => {
 		["a root number past the roots", (p) => ((p.skills[0] as unknown[])[0] = 7)],
 		["a status nobody knows", (p) => ((p.skills[0] as unknown[])[7] = "root")],
 		["a diagnostic code nobody knows", (p) => ((p.diagnostics[0] as unknown[])[0] = "grant.all")],
+		// Lines and columns count from 1, as the per-root index reads them: no diagnostic is placed at line 0.
+		["a diagnostic placed at line 0", (p) => (p.diagnostics[0] as unknown[]).splice(5, 2, 0, 0)],
 		["a property nobody knows", (p) => (((p.skills[0] as unknown[])[10] as Record<string, unknown>).grant = "all")],
 		["a forged key", (p) => (p.key = p.key.replace(rootB, join(base, "other")))],
 		["a changed signature", (p) => (p.checks[0] as unknown[][])[9]?.splice(3, 1, 1)],
