@@ -1,7 +1,7 @@
 import { isAscii, isUtf8 } from "node:buffer";
 import { lstatSync, type Stats } from "node:fs";
 import { join, posix } from "node:path";
-import { mediaTypeOf, readContainedAsync, type SkillsLock } from "../runtime/index.ts";
+import { type HeldRoots, mediaTypeOf, readContainedAsync, type SkillsLock } from "../runtime/index.ts";
 import type { BufferPool, Lease } from "./buffer-pool.ts";
 import type { McpCode } from "./codes.ts";
 import type { FileBytes } from "./deferred.ts";
@@ -16,6 +16,8 @@ export interface ServeRules extends FileRules {
 	largeReads?: LargeReads;
 	/** Buffers for large reads, reused once their answers are written (`FileBytes.release`). */
 	buffers?: BufferPool;
+	/** Skill folders held open between `resources/read`s (closed by the server on a new snapshot and on close). */
+	roots?: HeldRoots;
 }
 
 /** A SEP-2640 skill entry: the SKILL.md URI, the frontmatter as written, and every file with its digest. */
@@ -204,6 +206,7 @@ async function readServed(
 			beforeRead,
 			buffer: borrow,
 			syncBytes: SYNC_READ_BYTES,
+			...(rules.roots ? { roots: rules.roots } : {}),
 			maxBytes: rules.maxBytes,
 			allowHardLinks: rules.allowHardLinks,
 			...(rules.lock ? { digest: "sha256" as const } : {}),

@@ -11,6 +11,7 @@ import {
 	type VerifiedFile,
 } from "./contain.ts";
 import { type ContainError, errorCode, refusal } from "./contain-errors.ts";
+import type { HeldRoots } from "./contain-held.ts";
 
 /** Options for {@link readContainedAsync}. */
 export interface AsyncContainOptions extends ContainOptions {
@@ -28,8 +29,14 @@ export interface AsyncContainOptions extends ContainOptions {
 	/**
 	 * Called with the verified descriptor's size before a buffer is taken or a byte read; a promise it gives is
 	 * awaited first (a queue for large reads, decided by the file that is read, not by a path's earlier `lstat`).
+	 * No descriptor is held while it waits: the file is opened and every check made again once it settles.
 	 */
 	beforeRead?: (size: number) => Promise<void> | undefined;
+	/**
+	 * Skill folders kept open between reads (a server's): the read takes the root from here instead of opening it, and
+	 * leaves it open. Every check after the file's open is made as without it.
+	 */
+	roots?: HeldRoots;
 }
 
 /** A contained read's bytes, with their SHA-256 (hex) when asked for. */
@@ -53,21 +60,17 @@ export async function readContainedAsync(
 	const segments = checkRelativePath(relPath);
 	if (!Array.isArray(segments)) return segments;
 	const path = segments.join("/");
-	const opened = openRoot(root, ops);
-	if ("ok" in opened) return opened;
-	let file: ReturnType<typeof openVerified>;
-	try {
-		const checked = lstatSegments(opened.base, segments, ops);
-		if ("ok" in checked) return checked;
-		file = openVerified(opened, path, checked, options, ops);
+	let file = openFile(root, segments, path, options, ops);
+	if ("ok" in file) return file;
+	const wait = options.beforeRead?.(file.size);
+	if (wait) {
+		// A read waiting its turn holds no descriptor (thousands may wait): the file is opened and proven again after.
+		ops.close(file.fd);
+		await wait;
+		file = openFile(root, segments, path, options, ops);
 		if ("ok" in file) return file;
-	} finally {
-		// The file was proven inside the root on its own descriptor: the root's descriptor is no longer needed.
-		ops.close(opened.fd);
 	}
 	try {
-		const wait = options.beforeRead?.(file.size);
-		if (wait) await wait;
 		const hash = options.digest ? createHash(options.digest) : undefined;
 		const into = options.buffer?.(file.size) ?? new Uint8Array(file.size);
 		const bytes =
@@ -79,6 +82,34 @@ export async function readContainedAsync(
 		return hash ? { ...read, sha256: hash.digest("hex") } : read;
 	} finally {
 		ops.close(file.fd);
+	}
+}
+
+/**
+ * Opens the file below the root (held, or opened for this read and closed before returning) and proves it: the
+ * `lstat` walk, then the open and every check of {@link openVerified}. A refusal through a held folder that is no
+ * longer the folder at its path is not the answer: the folder at the path is opened afresh and asked once more.
+ */
+function openFile(
+	root: string,
+	segments: string[],
+	path: string,
+	options: AsyncContainOptions,
+	ops: ContainOperations,
+): VerifiedFile | ContainError {
+	const { roots } = options;
+	for (let attempt = 0; ; attempt++) {
+		const opened = roots ? roots.take(root, ops) : openRoot(root, ops);
+		if ("ok" in opened) return opened;
+		let file: VerifiedFile | ContainError;
+		try {
+			const checked = lstatSegments(opened.base, segments, ops);
+			file = "ok" in checked ? checked : openVerified(opened, path, checked, options, ops);
+		} finally {
+			// The file is proven inside the root on its own descriptor: a root opened for this read is not needed after.
+			if (!roots) ops.close(opened.fd);
+		}
+		if (!roots || !("ok" in file) || attempt > 0 || roots.keep(opened, ops)) return file;
 	}
 }
 

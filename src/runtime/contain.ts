@@ -135,6 +135,9 @@ export interface OpenedRoot {
 	fd: number;
 	/** The root as a path through its descriptor: lookups below it start from the opened folder. */
 	base: string;
+	/** The descriptor's device and inode, taken once: an open descriptor's identity never changes. */
+	dev: number;
+	ino: number;
 }
 
 /** Opens the root folder and checks that the descriptor is the folder at its real path. */
@@ -150,7 +153,8 @@ export function openRoot(rootPath: string, ops: ContainOperations): OpenedRoot |
 	}
 	const proof = procPath(fd);
 	const here = readLink(proof, ops);
-	if (here === undefined || !ops.fstat(fd).isDirectory()) {
+	const info = here === undefined ? undefined : ops.fstat(fd);
+	if (here === undefined || !info?.isDirectory()) {
 		ops.close(fd);
 		return unverifiable();
 	}
@@ -158,7 +162,7 @@ export function openRoot(rootPath: string, ops: ContainOperations): OpenedRoot |
 		ops.close(fd);
 		return refusal("resource.changed", `the skill folder is not at ${root} any more (or that is not its real path)`);
 	}
-	return { root, fd, base: proof };
+	return { root, fd, base: proof, dev: info.dev, ino: info.ino };
 }
 
 /** `lstat` each segment below the root descriptor: no links anywhere, and the last one must be a regular file. */
@@ -279,8 +283,7 @@ export function rootInPlace(opened: OpenedRoot, ops: ContainOperations): boolean
 	if (now !== opened.root) return false;
 	try {
 		const atPath = ops.lstat(opened.root);
-		const held = ops.fstat(opened.fd);
-		return atPath.dev === held.dev && atPath.ino === held.ino;
+		return atPath.dev === opened.dev && atPath.ino === opened.ino;
 	} catch {
 		return false;
 	}

@@ -1,0 +1,88 @@
+import { resolve } from "node:path";
+import { type ContainOperations, type OpenedRoot, openRoot, rootInPlace } from "./contain.ts";
+import type { ContainError } from "./contain-errors.ts";
+
+/** Folders a {@link HeldRoots} keeps open when no bound is given. */
+export const DEFAULT_HELD_ROOTS = 64;
+
+interface Held {
+	opened: OpenedRoot;
+	ops: ContainOperations;
+}
+
+/**
+ * Skill folders kept open between contained reads, so a read of a folder read recently skips opening the folder,
+ * resolving its descriptor and closing it again (four of a small read's thirteen system calls). At most `max` are
+ * held; taking one more closes the least recently used. Nothing about a held folder is trusted beyond its
+ * descriptor's identity: every read through it still proves, after opening its file, that the file's kernel path
+ * lies below the folder's path and that the descriptor is still the folder at that path. A read refused through a
+ * held folder that is no longer at its path is answered by a fresh open instead (see `readContainedAsync`).
+ *
+ * Every use of a held descriptor happens within one synchronous stretch of a read, so closing one (eviction, `drop`,
+ * `close`) never pulls it from under a read. The owner closes the set when it stops (a server on close and on a
+ * new snapshot).
+ */
+export class HeldRoots {
+	readonly #held = new Map<string, Held>();
+	/** The most folders held open at once. */
+	readonly max: number;
+
+	constructor(max: number = DEFAULT_HELD_ROOTS) {
+		if (!Number.isSafeInteger(max) || max < 1) throw new RangeError(`max must be a positive integer (got ${max})`);
+		this.max = max;
+	}
+
+	/** Folders held open now. */
+	get size(): number {
+		return this.#held.size;
+	}
+
+	/**
+	 * The held folder at `root`, or the folder opened now (and proven to be the one at that real path) and held; the
+	 * refusal of that open otherwise. The caller must not close it.
+	 */
+	take(root: string, ops: ContainOperations): OpenedRoot | ContainError {
+		const key = resolve(root);
+		const held = this.#held.get(key);
+		if (held) {
+			// Most recently used last: the map's order is the eviction order.
+			this.#held.delete(key);
+			this.#held.set(key, held);
+			return held.opened;
+		}
+		const opened = openRoot(key, ops);
+		if ("ok" in opened) return opened;
+		this.#held.set(key, { opened, ops });
+		for (const [oldest, entry] of this.#held) {
+			if (this.#held.size <= this.max) break;
+			this.#held.delete(oldest);
+			entry.ops.close(entry.opened.fd);
+		}
+		return opened;
+	}
+
+	/**
+	 * Whether `opened` (taken from this set) is still the folder at its path; when it is not (or cannot be told), it
+	 * is closed and forgotten, so the next take opens the folder at the path afresh.
+	 */
+	keep(opened: OpenedRoot, ops: ContainOperations): boolean {
+		if (rootInPlace(opened, ops) === true) return true;
+		this.drop(opened);
+		return false;
+	}
+
+	/** Closes and forgets `opened`, if this set still holds it. */
+	drop(opened: OpenedRoot): void {
+		const held = this.#held.get(opened.root);
+		if (held?.opened !== opened) return;
+		this.#held.delete(opened.root);
+		held.ops.close(opened.fd);
+	}
+
+	/** Closes every held folder. The set can be used again afterwards (it opens folders anew). */
+	close(): void {
+		const all = [...this.#held.values()];
+		this.#held.clear();
+		for (const { opened, ops } of all) ops.close(opened.fd);
+	}
+}
