@@ -5,7 +5,7 @@ import { type HeldRoots, mediaTypeOf, readContainedAsync, type SkillsLock } from
 import type { BufferPool, Lease } from "./buffer-pool.ts";
 import type { McpCode } from "./codes.ts";
 import type { FileBytes } from "./deferred.ts";
-import { LARGE_READ_BYTES, type LargeReads } from "./large-reads.ts";
+import { LARGE_READ_BYTES, type LargeReads, type LargeReadTurn, MAX_WAITING_LARGE_READS } from "./large-reads.ts";
 import type { JsonValue, ServedSkill, ServePlan } from "./plan.ts";
 import { directoryUri, fileUri, uriSegments } from "./uri.ts";
 import { type FileRules, SKIPPED_DIRS, type SkillTree, type TreeProblem, walkSkill } from "./walk.ts";
@@ -160,6 +160,9 @@ export function locate(plan: ServePlan, uri: string): { served: ServedSkill; rel
 	return undefined;
 }
 
+/** The rejection that ends a large read refused by a full queue (nothing was read or is held). */
+const QUEUE_FULL: unique symbol = Symbol("large-read queue full");
+
 /** A read refused for a reason the client should hear (not "no such resource"): the file is over the cap. */
 export interface ReadRefusal {
 	code: McpCode;
@@ -192,13 +195,14 @@ async function readServed(
 		lease = buffers?.lease(size);
 		return lease?.bytes ?? new Uint8Array(size);
 	};
-	// A large file waits for its turn (decided by the opened file's size, no `lstat` of its path first).
-	let turn: { ready: Promise<void>; done: () => void } | undefined;
+	// A large file waits for its turn (decided by the opened file's size, no `lstat` of its path first); when too many
+	// already wait, it is refused.
+	let turn: LargeReadTurn | undefined;
 	const { largeReads } = rules;
 	const beforeRead = (size: number): Promise<void> | undefined => {
 		if (!largeReads || size <= LARGE_READ_BYTES) return undefined;
 		turn = largeReads.take();
-		return turn.ready;
+		return turn ? turn.ready : Promise.reject(QUEUE_FULL);
 	};
 	let read: Awaited<ReturnType<typeof readContainedAsync>>;
 	try {
@@ -211,6 +215,10 @@ async function readServed(
 			allowHardLinks: rules.allowHardLinks,
 			...(rules.lock ? { digest: "sha256" as const } : {}),
 		});
+	} catch (error) {
+		if (error !== QUEUE_FULL) throw error;
+		const message = `${fileUri(served.path, rel)} is refused: ${MAX_WAITING_LARGE_READS} large reads are waiting already; try again once they are answered`;
+		return { code: "mcp.busy", message };
 	} finally {
 		// What follows (and the answer made of it) runs in this turn: the next large read starts a turn later.
 		turn?.done();

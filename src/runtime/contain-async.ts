@@ -29,7 +29,8 @@ export interface AsyncContainOptions extends ContainOptions {
 	/**
 	 * Called with the verified descriptor's size before a buffer is taken or a byte read; a promise it gives is
 	 * awaited first (a queue for large reads, decided by the file that is read, not by a path's earlier `lstat`).
-	 * No descriptor is held while it waits: the file is opened and every check made again once it settles.
+	 * No descriptor is held while it waits: the file is opened and every check made again once it settles. A
+	 * promise that rejects (a full queue) ends the read with that rejection, nothing read and nothing held.
 	 */
 	beforeRead?: (size: number) => Promise<void> | undefined;
 	/**
@@ -62,7 +63,13 @@ export async function readContainedAsync(
 	const path = segments.join("/");
 	let file = openFile(root, segments, path, options, ops);
 	if ("ok" in file) return file;
-	const wait = options.beforeRead?.(file.size);
+	let wait: Promise<void> | undefined;
+	try {
+		wait = options.beforeRead?.(file.size);
+	} catch (error) {
+		ops.close(file.fd);
+		throw error;
+	}
 	if (wait) {
 		// A read waiting its turn holds no descriptor (thousands may wait): the file is opened and proven again after.
 		ops.close(file.fd);

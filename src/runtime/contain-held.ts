@@ -1,4 +1,3 @@
-import { resolve } from "node:path";
 import { type ContainOperations, type OpenedRoot, openRoot, rootInPlace } from "./contain.ts";
 import type { ContainError } from "./contain-errors.ts";
 
@@ -6,6 +5,8 @@ import type { ContainError } from "./contain-errors.ts";
 export const DEFAULT_HELD_ROOTS = 64;
 
 interface Held {
+	/** The root as the caller named it (the map's key; `opened.root` is it resolved). */
+	key: string;
 	opened: OpenedRoot;
 	ops: ContainOperations;
 }
@@ -42,7 +43,8 @@ export class HeldRoots {
 	 * refusal of that open otherwise. The caller must not close it.
 	 */
 	take(root: string, ops: ContainOperations): OpenedRoot | ContainError {
-		const key = resolve(root);
+		// Keyed by the name as given (a server names each folder one way): no resolving on every read.
+		const key = root;
 		const held = this.#held.get(key);
 		if (held) {
 			// Most recently used last: the map's order is the eviction order.
@@ -52,7 +54,7 @@ export class HeldRoots {
 		}
 		const opened = openRoot(key, ops);
 		if ("ok" in opened) return opened;
-		this.#held.set(key, { opened, ops });
+		this.#held.set(key, { key, opened, ops });
 		for (const [oldest, entry] of this.#held) {
 			if (this.#held.size <= this.max) break;
 			this.#held.delete(oldest);
@@ -73,10 +75,13 @@ export class HeldRoots {
 
 	/** Closes and forgets `opened`, if this set still holds it. */
 	drop(opened: OpenedRoot): void {
-		const held = this.#held.get(opened.root);
-		if (held?.opened !== opened) return;
-		this.#held.delete(opened.root);
-		held.ops.close(opened.fd);
+		// Only on a refusal: a walk of at most `max` entries.
+		for (const held of this.#held.values()) {
+			if (held.opened !== opened) continue;
+			this.#held.delete(held.key);
+			held.ops.close(opened.fd);
+			return;
+		}
 	}
 
 	/** Closes every held folder. The set can be used again afterwards (it opens folders anew). */
