@@ -6,11 +6,13 @@ import {
 	checkRelativePath,
 	lstatSegments,
 	NODE_CONTAIN_OPERATIONS,
+	type OpenedRoot,
 	openRoot,
 	openVerified,
+	rootInPlace,
 	type VerifiedFile,
 } from "./contain.ts";
-import { type ContainError, errorCode, refusal } from "./contain-errors.ts";
+import { type ContainError, errorCode, refusal, unverifiable } from "./contain-errors.ts";
 import type { HeldRoots } from "./contain-held.ts";
 
 /** Options for {@link readContainedAsync}. */
@@ -106,18 +108,32 @@ function openFile(
 ): VerifiedFile | ContainError {
 	const { roots } = options;
 	for (let attempt = 0; ; attempt++) {
-		const opened = roots ? roots.take(root, ops) : openRoot(root, ops);
+		// Opened for this read alone, the root is proven in place by the proof after the file's open (one readlink).
+		const opened = roots ? roots.take(root, ops) : openRoot(root, ops, false);
 		if ("ok" in opened) return opened;
 		let file: VerifiedFile | ContainError;
 		try {
 			const checked = lstatSegments(opened.base, segments, ops);
 			file = "ok" in checked ? checked : openVerified(opened, path, checked, options, ops);
+			// A refusal stands only for the folder at the root's path (as when the root is proven at its open).
+			if (!roots && "ok" in file) file = refusalInPlace(opened, file, ops);
 		} finally {
 			// The file is proven inside the root on its own descriptor: a root opened for this read is not needed after.
 			if (!roots) ops.close(opened.fd);
 		}
 		if (!roots || !("ok" in file) || attempt > 0 || roots.keep(opened, ops)) return file;
 	}
+}
+
+/** `refused` when the root descriptor is the folder at the root's path; otherwise why the root cannot be read. */
+function refusalInPlace(opened: OpenedRoot, refused: ContainError, ops: ContainOperations): ContainError {
+	const inPlace = rootInPlace(opened, ops);
+	if (inPlace === true) return refused;
+	if (inPlace === undefined) return unverifiable();
+	return refusal(
+		"resource.changed",
+		`the skill folder is not at ${opened.root} any more (or that is not its real path)`,
+	);
 }
 
 /**

@@ -140,8 +140,13 @@ export interface OpenedRoot {
 	ino: number;
 }
 
-/** Opens the root folder and checks that the descriptor is the folder at its real path. */
-export function openRoot(rootPath: string, ops: ContainOperations): OpenedRoot | ContainError {
+/**
+ * Opens the root folder and checks that the descriptor is the folder at its real path. A caller that proves the
+ * root in place after opening its file anyway (`openVerified` does) may pass `proveNow` false: the kernel's path of
+ * the descriptor is then read once, by that proof, instead of twice (lookups below the descriptor stay inside the
+ * folder opened whatever its path, and a folder that is not at `root` is refused by the proof).
+ */
+export function openRoot(rootPath: string, ops: ContainOperations, proveNow = true): OpenedRoot | ContainError {
 	const root = resolve(rootPath);
 	// Windows has no descriptor paths to prove containment with (and cannot open a folder as a file).
 	if (process.platform === "win32") return unverifiable();
@@ -152,7 +157,7 @@ export function openRoot(rootPath: string, ops: ContainOperations): OpenedRoot |
 		return refusal(openCode(error), `the skill folder ${root} cannot be opened (${errorCode(error)})`);
 	}
 	const proof = procPath(fd);
-	const here = readLink(proof, ops);
+	const here = proveNow ? readLink(proof, ops) : root;
 	const info = here === undefined ? undefined : ops.fstat(fd);
 	if (here === undefined || !info?.isDirectory()) {
 		ops.close(fd);

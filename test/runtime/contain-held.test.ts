@@ -9,6 +9,7 @@ import {
 	type ContainOperations,
 	HeldRoots,
 	NODE_CONTAIN_OPERATIONS,
+	readContained,
 	readContainedAsync,
 } from "../../src/runtime/index.ts";
 import { tempDir, writeTree } from "../helpers/temp.ts";
@@ -130,6 +131,21 @@ describe.skipIf(process.platform !== "linux")("readContainedAsync with held root
 		expect(text(read)).not.toBe("original\n");
 		expect(read).toEqual(await readContainedAsync(skill, "SKILL.md"));
 		roots.close();
+	});
+
+	it("refuses a root reached through a linked parent as the synchronous read does, file or no file", async () => {
+		// A fresh read proves its root once, after opening the file: what it refuses must not differ for that.
+		const { base } = await layout();
+		await symlink(base, `${base}-alias`);
+		const aliased = join(`${base}-alias`, "skill");
+		for (const path of ["SKILL.md", "references/none.md", "references"]) {
+			const sync = readContained(aliased, path);
+			expect(sync).toMatchObject({ ok: false, code: "resource.changed" });
+			expect(await readContainedAsync(aliased, path)).toEqual(sync);
+			const roots = new HeldRoots(2);
+			expect(await readContainedAsync(aliased, path, { roots })).toEqual(sync);
+			expect(roots.size).toBe(0);
+		}
 	});
 
 	it("keeps at most its bound of folders open, closing the least recently used", async () => {
