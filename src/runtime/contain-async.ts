@@ -6,7 +6,6 @@ import {
 	checkRelativePath,
 	lstatSegments,
 	NODE_CONTAIN_OPERATIONS,
-	type OpenedRoot,
 	openRoot,
 	openVerified,
 	rootInPlace,
@@ -96,8 +95,10 @@ export async function readContainedAsync(
 
 /**
  * Opens the file below the root (held, or opened for this read and closed before returning) and proves it: the
- * `lstat` walk, then the open and every check of {@link openVerified}. A refusal through a held folder that is no
- * longer the folder at its path is not the answer: the folder at the path is opened afresh and asked once more.
+ * `lstat` walk, then the open and every check of {@link openVerified}, which ends by proving the root descriptor is
+ * still the folder at the root's path (the root is not proven at its own open: once is enough). A refusal stands
+ * only for the folder at the root's path; through a held folder that moved away, the folder at the path now is
+ * opened and asked once more.
  */
 function openFile(
 	root: string,
@@ -108,32 +109,25 @@ function openFile(
 ): VerifiedFile | ContainError {
 	const { roots } = options;
 	for (let attempt = 0; ; attempt++) {
-		// Opened for this read alone, the root is proven in place by the proof after the file's open (one readlink).
 		const opened = roots ? roots.take(root, ops) : openRoot(root, ops, false);
 		if ("ok" in opened) return opened;
-		let file: VerifiedFile | ContainError;
 		try {
 			const checked = lstatSegments(opened.base, segments, ops);
-			file = "ok" in checked ? checked : openVerified(opened, path, checked, options, ops);
-			// A refusal stands only for the folder at the root's path (as when the root is proven at its open).
-			if (!roots && "ok" in file) file = refusalInPlace(opened, file, ops);
+			const file = "ok" in checked ? checked : openVerified(opened, path, checked, options, ops);
+			if (!("ok" in file)) return file;
+			const inPlace = roots ? roots.keep(opened, ops) : rootInPlace(opened, ops);
+			if (inPlace === true) return file;
+			if (roots && attempt === 0) continue;
+			if (inPlace === undefined) return unverifiable();
+			return refusal(
+				"resource.changed",
+				`the skill folder is not at ${opened.root} any more (or that is not its real path)`,
+			);
 		} finally {
 			// The file is proven inside the root on its own descriptor: a root opened for this read is not needed after.
 			if (!roots) ops.close(opened.fd);
 		}
-		if (!roots || !("ok" in file) || attempt > 0 || roots.keep(opened, ops)) return file;
 	}
-}
-
-/** `refused` when the root descriptor is the folder at the root's path; otherwise why the root cannot be read. */
-function refusalInPlace(opened: OpenedRoot, refused: ContainError, ops: ContainOperations): ContainError {
-	const inPlace = rootInPlace(opened, ops);
-	if (inPlace === true) return refused;
-	if (inPlace === undefined) return unverifiable();
-	return refusal(
-		"resource.changed",
-		`the skill folder is not at ${opened.root} any more (or that is not its real path)`,
-	);
 }
 
 /**

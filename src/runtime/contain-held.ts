@@ -52,7 +52,8 @@ export class HeldRoots {
 			this.#held.set(key, held);
 			return held.opened;
 		}
-		const opened = openRoot(key, ops);
+		// Not proven here: every read through it proves it in place after opening its file (see `keep` for refusals).
+		const opened = openRoot(key, ops, false);
 		if ("ok" in opened) return opened;
 		this.#held.set(key, { key, opened, ops });
 		for (const [oldest, entry] of this.#held) {
@@ -64,13 +65,13 @@ export class HeldRoots {
 	}
 
 	/**
-	 * Whether `opened` (taken from this set) is still the folder at its path; when it is not (or cannot be told), it
-	 * is closed and forgotten, so the next take opens the folder at the path afresh.
+	 * Whether `opened` (taken from this set) is still the folder at its path (undefined: the system cannot tell); when
+	 * it is not true, the folder is closed and forgotten, so the next take opens the folder at the path afresh.
 	 */
-	keep(opened: OpenedRoot, ops: ContainOperations): boolean {
-		if (rootInPlace(opened, ops) === true) return true;
-		this.drop(opened);
-		return false;
+	keep(opened: OpenedRoot, ops: ContainOperations): boolean | undefined {
+		const inPlace = rootInPlace(opened, ops);
+		if (inPlace !== true) this.drop(opened);
+		return inPlace;
 	}
 
 	/** Closes and forgets `opened`, if this set still holds it. */

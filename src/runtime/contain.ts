@@ -269,7 +269,7 @@ export function openAt(opened: OpenedRoot, path: string, flags: number, ops: Con
 function proveInside(opened: OpenedRoot, fd: number, path: string, ops: ContainOperations): string | ContainError {
 	const real = readLink(procPath(fd), ops);
 	if (real === undefined) return unverifiable();
-	if (real === opened.root || !isInside(opened.root, real)) {
+	if (!strictlyBelow(opened.root, real)) {
 		return refusal("resource.outside", `'${path}' resolved outside the skill folder while it was being opened`);
 	}
 	const inPlace = rootInPlace(opened, ops);
@@ -318,6 +318,14 @@ export function readLink(path: string, ops: ContainOperations): string | undefin
 	} catch {
 		return undefined;
 	}
+}
+
+/**
+ * True when `target` lies strictly below `root`, both absolute and normalised (a resolved root, a kernel path): a
+ * prefix test up to a separator, the same answer as {@link isInside} without resolving either path on every read.
+ */
+function strictlyBelow(root: string, target: string): boolean {
+	return target.length > root.length && target.startsWith(root) && (root.endsWith(sep) || target[root.length] === sep);
 }
 
 /** True when `target` is `root` itself or below it (not a sibling that merely shares a prefix). */

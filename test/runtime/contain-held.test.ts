@@ -118,7 +118,8 @@ describe.skipIf(process.platform !== "linux")("readContainedAsync with held root
 				// Once the file below the held descriptor is open, the folder goes and another takes its path.
 				if (!moved && path.endsWith("/SKILL.md")) {
 					moved = true;
-					renameSync(skill, join(base, "moved"));
+					// Moved to a sibling whose name begins with the folder's name.
+					renameSync(skill, `${skill}-moved`);
 					makeSkillNow(join(base, "skill"), "replacement\n");
 				}
 				return fd;
