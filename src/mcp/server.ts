@@ -95,7 +95,7 @@ export async function createSkillServer(given: SkillServerOptions = {}): Promise
 		swapped(previous, next) {
 			const keep = insideServed(next);
 			// A new snapshot may serve other folders: none held for the old one stays open.
-			roots.close();
+			roots.clear();
 			cache.prune(keep);
 			rules.listings?.prune(keep);
 			reportLeftOut(next.plan.leftOut, log);
@@ -184,7 +184,6 @@ export async function createSkillServer(given: SkillServerOptions = {}): Promise
 			snapshots.close();
 			await Promise.all([...connections].map((connection) => connection.close()));
 			// A read still on its way after this opens its folder for itself, as a read without held folders does.
-			delete rules.roots;
 			roots.close();
 		},
 	};

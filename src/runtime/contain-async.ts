@@ -107,7 +107,8 @@ function openFile(
 	options: AsyncContainOptions,
 	ops: ContainOperations,
 ): VerifiedFile | ContainError {
-	const { roots } = options;
+	// A set closed meanwhile (its server stopped while this read waited) holds nothing more.
+	const roots = options.roots?.closed ? undefined : options.roots;
 	for (let attempt = 0; ; attempt++) {
 		const opened = roots ? roots.take(root, ops) : openRoot(root, ops, false);
 		if ("ok" in opened) return opened;

@@ -25,6 +25,7 @@ interface Held {
  */
 export class HeldRoots {
 	readonly #held = new Map<string, Held>();
+	#closed = false;
 	/** The most folders held open at once. */
 	readonly max: number;
 
@@ -86,9 +87,23 @@ export class HeldRoots {
 	}
 
 	/** Closes every held folder. The set can be used again afterwards (it opens folders anew). */
-	close(): void {
+	clear(): void {
 		const all = [...this.#held.values()];
 		this.#held.clear();
 		for (const { opened, ops } of all) ops.close(opened.fd);
+	}
+
+	/** Whether the set was closed: reads given it then open and close their folders themselves. */
+	get closed(): boolean {
+		return this.#closed;
+	}
+
+	/**
+	 * Closes every held folder for good: a read still under way (one that waited its turn) opens its folder for itself
+	 * and closes it, so nothing is held after the owner stopped.
+	 */
+	close(): void {
+		this.#closed = true;
+		this.clear();
 	}
 }

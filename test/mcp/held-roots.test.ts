@@ -41,6 +41,20 @@ describe.skipIf(process.platform !== "linux")("held skill folders of the MCP ser
 		expect(openFds()).toBeLessThanOrEqual(before);
 	});
 
+	it("holds nothing for a read that ends after the server closed", async () => {
+		const root = await writeTree(await tempDir(), {
+			"skill/SKILL.md": skillMd("skill"),
+			"skill/big.txt": "x".repeat(3 * 1024 * 1024),
+		});
+		const before = openFds();
+		const server = await createSkillServer({ cwd: root, home: root, defaultRoots: false, roots: [root], tools: false });
+		// Two large reads: the second waits its turn, and is opened again only after the server has closed.
+		const reads = [server.direct.read("skill://skill/big.txt"), server.direct.read("skill://skill/big.txt")];
+		await server.close();
+		await Promise.all(reads);
+		expect(openFds()).toBeLessThanOrEqual(before);
+	});
+
 	it("serves the folder now at a skill's path after the read one was moved away and replaced", async () => {
 		const root = await writeTree(await tempDir(), {
 			"skill/SKILL.md": skillMd("skill"),

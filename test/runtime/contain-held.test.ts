@@ -149,6 +149,16 @@ describe.skipIf(process.platform !== "linux")("readContainedAsync with held root
 		}
 	});
 
+	it("holds nothing once closed: a read given the closed set opens and closes its own folder", async () => {
+		const { skill } = await layout();
+		const roots = new HeldRoots(4);
+		roots.close();
+		const before = openFds();
+		expect(text(await readContainedAsync(skill, "SKILL.md", { roots }))).toBe("original\n");
+		expect(roots.size).toBe(0);
+		expect(openFds()).toBe(before);
+	});
+
 	it("keeps at most its bound of folders open, closing the least recently used", async () => {
 		const base = await tempDir();
 		const count = 10;
