@@ -12,7 +12,8 @@ export type McpCode =
 	| "mcp.too-many-files"
 	| "mcp.unreadable"
 	| "mcp.lock-mismatch"
-	| "mcp.remote";
+	| "mcp.remote"
+	| "mcp.busy";
 
 /** What the table knows about an MCP code. */
 export interface McpCodeInfo {
@@ -76,6 +77,12 @@ export const MCP_CODES: Readonly<Record<McpCode, McpCodeInfo>> = {
 		severity: "warning",
 		description: "A file or folder of the skill could not be read.",
 		hint: "Check the permissions of the skill folder.",
+	},
+	"mcp.busy": {
+		severity: "warning",
+		description:
+			"A `resources/read` of a large file (over 1 MiB) is refused because 64 large reads are waiting for their turn already.",
+		hint: "Retry once the large reads in flight are answered; read fewer large files at once.",
 	},
 	"mcp.lock-mismatch": {
 		severity: "warning",

@@ -1,11 +1,11 @@
 import { isAscii, isUtf8 } from "node:buffer";
 import { lstatSync, type Stats } from "node:fs";
 import { join, posix } from "node:path";
-import { mediaTypeOf, readContainedAsync, type SkillsLock } from "../runtime/index.ts";
+import { type HeldRoots, mediaTypeOf, readContainedAsync, type SkillsLock } from "../runtime/index.ts";
 import type { BufferPool, Lease } from "./buffer-pool.ts";
 import type { McpCode } from "./codes.ts";
 import type { FileBytes } from "./deferred.ts";
-import { LARGE_READ_BYTES, type LargeReads } from "./large-reads.ts";
+import { LARGE_READ_BYTES, type LargeReads, type LargeReadTurn, MAX_WAITING_LARGE_READS } from "./large-reads.ts";
 import type { JsonValue, ServedSkill, ServePlan } from "./plan.ts";
 import { directoryUri, fileUri, uriSegments } from "./uri.ts";
 import { type FileRules, SKIPPED_DIRS, type SkillTree, type TreeProblem, walkSkill } from "./walk.ts";
@@ -16,6 +16,8 @@ export interface ServeRules extends FileRules {
 	largeReads?: LargeReads;
 	/** Buffers for large reads, reused once their answers are written (`FileBytes.release`). */
 	buffers?: BufferPool;
+	/** Skill folders held open between `resources/read`s (closed by the server on a new snapshot and on close). */
+	roots?: HeldRoots;
 }
 
 /** A SEP-2640 skill entry: the SKILL.md URI, the frontmatter as written, and every file with its digest. */
@@ -158,6 +160,9 @@ export function locate(plan: ServePlan, uri: string): { served: ServedSkill; rel
 	return undefined;
 }
 
+/** The rejection that ends a large read refused by a full queue (nothing was read or is held). */
+const QUEUE_FULL: unique symbol = Symbol("large-read queue full");
+
 /** A read refused for a reason the client should hear (not "no such resource"): the file is over the cap. */
 export interface ReadRefusal {
 	code: McpCode;
@@ -190,13 +195,14 @@ async function readServed(
 		lease = buffers?.lease(size);
 		return lease?.bytes ?? new Uint8Array(size);
 	};
-	// A large file waits for its turn (decided by the opened file's size, no `lstat` of its path first).
-	let turn: { ready: Promise<void>; done: () => void } | undefined;
+	// A large file waits for its turn (decided by the opened file's size, no `lstat` of its path first); when too many
+	// already wait, it is refused.
+	let turn: LargeReadTurn | undefined;
 	const { largeReads } = rules;
 	const beforeRead = (size: number): Promise<void> | undefined => {
 		if (!largeReads || size <= LARGE_READ_BYTES) return undefined;
 		turn = largeReads.take();
-		return turn.ready;
+		return turn ? turn.ready : Promise.reject(QUEUE_FULL);
 	};
 	let read: Awaited<ReturnType<typeof readContainedAsync>>;
 	try {
@@ -204,10 +210,15 @@ async function readServed(
 			beforeRead,
 			buffer: borrow,
 			syncBytes: SYNC_READ_BYTES,
+			...(rules.roots ? { roots: rules.roots } : {}),
 			maxBytes: rules.maxBytes,
 			allowHardLinks: rules.allowHardLinks,
 			...(rules.lock ? { digest: "sha256" as const } : {}),
 		});
+	} catch (error) {
+		if (error !== QUEUE_FULL) throw error;
+		const message = `${fileUri(served.path, rel)} is refused: ${MAX_WAITING_LARGE_READS} large reads are waiting already; try again once they are answered`;
+		return { code: "mcp.busy", message };
 	} finally {
 		// What follows (and the answer made of it) runs in this turn: the next large read starts a turn later.
 		turn?.done();

@@ -1,29 +1,61 @@
 /** Files over this many bytes are large: their answers are made one at a time. */
 export const LARGE_READ_BYTES: number = 1024 * 1024;
 
+/**
+ * Large reads a server lets wait at once (the one being answered included); one more is refused with `mcp.busy`.
+ * A waiting read holds no descriptor and no buffer, only its request: the bound keeps a flood of them from making
+ * every later large read wait behind thousands.
+ */
+export const MAX_WAITING_LARGE_READS = 64;
+
 /** Waits for one turn of the event loop, so requests that arrived meanwhile are taken in. */
 function nextTurn(): Promise<void> {
 	return new Promise((resolve) => setImmediate(resolve));
+}
+
+/** A place in the large-read queue. */
+export interface LargeReadTurn {
+	/** Settles once the large answers queued before this one have been handed over. */
+	ready: Promise<void>;
+	/** Says this one's answer is made (call it once, whatever happened; later calls do nothing). */
+	done: () => void;
 }
 
 /**
  * Makes large answers one at a time, with a turn of the event loop before each. A large answer costs tens of
  * milliseconds of work that cannot be split (decoding the text, then the SDK serializing an 8 MiB result in one
  * `JSON.stringify`): five of them back to back would make every small request wait for all five; in turn, a
- * small request waits for one at most. Per server.
+ * small request waits for one at most. Per server; at most `max` wait at once.
  */
 export class LargeReads {
 	#tail: Promise<void> = Promise.resolve();
+	#waiting = 0;
+	readonly #max: number;
 
-	/**
-	 * A place in the queue: `ready` settles once the large answers queued before it have been handed over; `done`
-	 * says this one's answer is made (call it once, whatever happened).
-	 */
-	take(): { ready: Promise<void>; done: () => void } {
-		let done: () => void = () => undefined;
+	constructor(max: number = MAX_WAITING_LARGE_READS) {
+		this.#max = max;
+	}
+
+	/** Large reads taken and not yet done. */
+	get waiting(): number {
+		return this.#waiting;
+	}
+
+	/** A place in the queue, or undefined when `max` reads already wait (the read is then refused, not queued). */
+	take(): LargeReadTurn | undefined {
+		if (this.#waiting >= this.#max) return undefined;
+		this.#waiting++;
+		let finish: () => void = () => undefined;
 		const finished = new Promise<void>((resolve) => {
-			done = resolve;
+			finish = resolve;
 		});
+		let open = true;
+		const done = () => {
+			if (!open) return;
+			open = false;
+			this.#waiting--;
+			finish();
+		};
 		const ready = this.#tail.then(nextTurn);
 		// The answer is serialized in the microtasks that follow its return: the next one starts a turn later.
 		this.#tail = Promise.all([ready, finished]).then(nextTurn);

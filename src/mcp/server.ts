@@ -2,6 +2,7 @@ import { dirname } from "node:path";
 import { McpServer, type Transport } from "@modelcontextprotocol/server";
 import { SkillsExtension } from "@modelcontextprotocol/server/ext/skills";
 import type { DiscoveryReport, SkillIndex } from "../discovery/index.ts";
+import { HeldRoots } from "../runtime/index.ts";
 import { SkillsetError } from "../skill/index.ts";
 import { planSnapshot, serveOptions, serveRules } from "./check.ts";
 import { attachConnection, type Connection, type ServeSnapshot, snapshotKeys } from "./connection.ts";
@@ -68,6 +69,9 @@ export async function createSkillServer(given: SkillServerOptions = {}): Promise
 	const listSize: PageSize = { built: pageSize, skills: given.pageSize ?? HELD_PAGE_SKILLS };
 	const options = serveOptions(given);
 	const rules = serveRules(options);
+	// Skill folders kept open between reads: a read then skips opening and resolving its folder (still proven per read).
+	const roots = new HeldRoots(HELD_ROOTS);
+	rules.roots = roots;
 	const cache = new DigestCache();
 	const entries = new SkillEntries(rules, cache);
 	const connections = new Set<Connection>();
@@ -90,6 +94,8 @@ export async function createSkillServer(given: SkillServerOptions = {}): Promise
 		make: snapshotOf,
 		swapped(previous, next) {
 			const keep = insideServed(next);
+			// A new snapshot may serve other folders: none held for the old one stays open.
+			roots.clear();
 			cache.prune(keep);
 			rules.listings?.prune(keep);
 			reportLeftOut(next.plan.leftOut, log);
@@ -177,12 +183,17 @@ export async function createSkillServer(given: SkillServerOptions = {}): Promise
 		async close() {
 			snapshots.close();
 			await Promise.all([...connections].map((connection) => connection.close()));
+			// A read still on its way after this opens its folder for itself, as a read without held folders does.
+			roots.close();
 		},
 	};
 }
 
 /** The name and version a server gives when the host names none. */
 const DEFAULT_INFO = { name: "skillset", version: "0" };
+
+/** Skill folders a server holds open between reads (descriptors; the least recently read is closed first). */
+const HELD_ROOTS = 64;
 
 /** Skills a default `skills/list` page holds when their entries are held unchanged (bounded by files as well). */
 const HELD_PAGE_SKILLS = 1000;

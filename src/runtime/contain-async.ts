@@ -8,9 +8,11 @@ import {
 	NODE_CONTAIN_OPERATIONS,
 	openRoot,
 	openVerified,
+	rootInPlace,
 	type VerifiedFile,
 } from "./contain.ts";
-import { type ContainError, errorCode, refusal } from "./contain-errors.ts";
+import { type ContainError, errorCode, refusal, unverifiable } from "./contain-errors.ts";
+import type { HeldRoots } from "./contain-held.ts";
 
 /** Options for {@link readContainedAsync}. */
 export interface AsyncContainOptions extends ContainOptions {
@@ -28,8 +30,15 @@ export interface AsyncContainOptions extends ContainOptions {
 	/**
 	 * Called with the verified descriptor's size before a buffer is taken or a byte read; a promise it gives is
 	 * awaited first (a queue for large reads, decided by the file that is read, not by a path's earlier `lstat`).
+	 * No descriptor is held while it waits: the file is opened and every check made again once it settles. A
+	 * promise that rejects (a full queue) ends the read with that rejection, nothing read and nothing held.
 	 */
 	beforeRead?: (size: number) => Promise<void> | undefined;
+	/**
+	 * Skill folders kept open between reads (a server's): the read takes the root from here instead of opening it, and
+	 * leaves it open. Every check after the file's open is made as without it.
+	 */
+	roots?: HeldRoots;
 }
 
 /** A contained read's bytes, with their SHA-256 (hex) when asked for. */
@@ -53,21 +62,23 @@ export async function readContainedAsync(
 	const segments = checkRelativePath(relPath);
 	if (!Array.isArray(segments)) return segments;
 	const path = segments.join("/");
-	const opened = openRoot(root, ops);
-	if ("ok" in opened) return opened;
-	let file: ReturnType<typeof openVerified>;
+	let file = openFile(root, segments, path, options, ops);
+	if ("ok" in file) return file;
+	let wait: Promise<void> | undefined;
 	try {
-		const checked = lstatSegments(opened.base, segments, ops);
-		if ("ok" in checked) return checked;
-		file = openVerified(opened, path, checked, options, ops);
+		wait = options.beforeRead?.(file.size);
+	} catch (error) {
+		ops.close(file.fd);
+		throw error;
+	}
+	if (wait) {
+		// A read waiting its turn holds no descriptor (thousands may wait): the file is opened and proven again after.
+		ops.close(file.fd);
+		await wait;
+		file = openFile(root, segments, path, options, ops);
 		if ("ok" in file) return file;
-	} finally {
-		// The file was proven inside the root on its own descriptor: the root's descriptor is no longer needed.
-		ops.close(opened.fd);
 	}
 	try {
-		const wait = options.beforeRead?.(file.size);
-		if (wait) await wait;
 		const hash = options.digest ? createHash(options.digest) : undefined;
 		const into = options.buffer?.(file.size) ?? new Uint8Array(file.size);
 		const bytes =
@@ -79,6 +90,44 @@ export async function readContainedAsync(
 		return hash ? { ...read, sha256: hash.digest("hex") } : read;
 	} finally {
 		ops.close(file.fd);
+	}
+}
+
+/**
+ * Opens the file below the root (held, or opened for this read and closed before returning) and proves it: the
+ * `lstat` walk, then the open and every check of {@link openVerified}, which ends by proving the root descriptor is
+ * still the folder at the root's path (the root is not proven at its own open: once is enough). A refusal stands
+ * only for the folder at the root's path; through a held folder that moved away, the folder at the path now is
+ * opened and asked once more.
+ */
+function openFile(
+	root: string,
+	segments: string[],
+	path: string,
+	options: AsyncContainOptions,
+	ops: ContainOperations,
+): VerifiedFile | ContainError {
+	// A set closed meanwhile (its server stopped while this read waited) holds nothing more.
+	const roots = options.roots?.closed ? undefined : options.roots;
+	for (let attempt = 0; ; attempt++) {
+		const opened = roots ? roots.take(root, ops) : openRoot(root, ops, false);
+		if ("ok" in opened) return opened;
+		try {
+			const checked = lstatSegments(opened.base, segments, ops);
+			const file = "ok" in checked ? checked : openVerified(opened, path, checked, options, ops);
+			if (!("ok" in file)) return file;
+			const inPlace = roots ? roots.keep(opened, ops) : rootInPlace(opened, ops);
+			if (inPlace === true) return file;
+			if (roots && attempt === 0) continue;
+			if (inPlace === undefined) return unverifiable();
+			return refusal(
+				"resource.changed",
+				`the skill folder is not at ${opened.root} any more (or that is not its real path)`,
+			);
+		} finally {
+			// The file is proven inside the root on its own descriptor: a root opened for this read is not needed after.
+			if (!roots) ops.close(opened.fd);
+		}
 	}
 }
 

@@ -135,10 +135,18 @@ export interface OpenedRoot {
 	fd: number;
 	/** The root as a path through its descriptor: lookups below it start from the opened folder. */
 	base: string;
+	/** The descriptor's device and inode, taken once: an open descriptor's identity never changes. */
+	dev: number;
+	ino: number;
 }
 
-/** Opens the root folder and checks that the descriptor is the folder at its real path. */
-export function openRoot(rootPath: string, ops: ContainOperations): OpenedRoot | ContainError {
+/**
+ * Opens the root folder and checks that the descriptor is the folder at its real path. A caller that proves the
+ * root in place after opening its file anyway (`openVerified` does) may pass `proveNow` false: the kernel's path of
+ * the descriptor is then read once, by that proof, instead of twice (lookups below the descriptor stay inside the
+ * folder opened whatever its path, and a folder that is not at `root` is refused by the proof).
+ */
+export function openRoot(rootPath: string, ops: ContainOperations, proveNow = true): OpenedRoot | ContainError {
 	const root = resolve(rootPath);
 	// Windows has no descriptor paths to prove containment with (and cannot open a folder as a file).
 	if (process.platform === "win32") return unverifiable();
@@ -149,8 +157,9 @@ export function openRoot(rootPath: string, ops: ContainOperations): OpenedRoot |
 		return refusal(openCode(error), `the skill folder ${root} cannot be opened (${errorCode(error)})`);
 	}
 	const proof = procPath(fd);
-	const here = readLink(proof, ops);
-	if (here === undefined || !ops.fstat(fd).isDirectory()) {
+	const here = proveNow ? readLink(proof, ops) : root;
+	const info = here === undefined ? undefined : ops.fstat(fd);
+	if (here === undefined || !info?.isDirectory()) {
 		ops.close(fd);
 		return unverifiable();
 	}
@@ -158,7 +167,7 @@ export function openRoot(rootPath: string, ops: ContainOperations): OpenedRoot |
 		ops.close(fd);
 		return refusal("resource.changed", `the skill folder is not at ${root} any more (or that is not its real path)`);
 	}
-	return { root, fd, base: proof };
+	return { root, fd, base: proof, dev: info.dev, ino: info.ino };
 }
 
 /** `lstat` each segment below the root descriptor: no links anywhere, and the last one must be a regular file. */
@@ -260,7 +269,7 @@ export function openAt(opened: OpenedRoot, path: string, flags: number, ops: Con
 function proveInside(opened: OpenedRoot, fd: number, path: string, ops: ContainOperations): string | ContainError {
 	const real = readLink(procPath(fd), ops);
 	if (real === undefined) return unverifiable();
-	if (real === opened.root || !isInside(opened.root, real)) {
+	if (!strictlyBelow(opened.root, real)) {
 		return refusal("resource.outside", `'${path}' resolved outside the skill folder while it was being opened`);
 	}
 	const inPlace = rootInPlace(opened, ops);
@@ -279,8 +288,7 @@ export function rootInPlace(opened: OpenedRoot, ops: ContainOperations): boolean
 	if (now !== opened.root) return false;
 	try {
 		const atPath = ops.lstat(opened.root);
-		const held = ops.fstat(opened.fd);
-		return atPath.dev === held.dev && atPath.ino === held.ino;
+		return atPath.dev === opened.dev && atPath.ino === opened.ino;
 	} catch {
 		return false;
 	}
@@ -310,6 +318,14 @@ export function readLink(path: string, ops: ContainOperations): string | undefin
 	} catch {
 		return undefined;
 	}
+}
+
+/**
+ * True when `target` lies strictly below `root`, both absolute and normalised (a resolved root, a kernel path): a
+ * prefix test up to a separator, the same answer as {@link isInside} without resolving either path on every read.
+ */
+function strictlyBelow(root: string, target: string): boolean {
+	return target.length > root.length && target.startsWith(root) && (root.endsWith(sep) || target[root.length] === sep);
 }
 
 /** True when `target` is `root` itself or below it (not a sibling that merely shares a prefix). */

@@ -13,6 +13,7 @@ export {
 export type { AsyncContainOptions, ContainedRead } from "./contain-async.ts";
 export { readContainedAsync } from "./contain-async.ts";
 export type { ContainCode, ContainError } from "./contain-errors.ts";
+export { DEFAULT_HELD_ROOTS, HeldRoots } from "./contain-held.ts";
 export type { ContainedEntry } from "./contain-list.ts";
 export { containedEntry, listContained } from "./contain-list.ts";
 export type { TreeError, TreeFile, TreeReadOptions } from "./contain-tree.ts";

@@ -13,6 +13,7 @@ import {
 	type SkillIndex,
 } from "skillset";
 import { beforeAll, describe, expect, it } from "vitest";
+import { HeldRoots } from "../../src/runtime/index.ts";
 import { buildSwapper, startSwapper } from "../helpers/swapper.ts";
 import { tempDir, writeTree } from "../helpers/temp.ts";
 
@@ -70,7 +71,10 @@ async function race(tree: Tree, a: string, b: string) {
 		sessionServed: 0,
 		activated: 0,
 		chunkedServed: 0,
+		heldServed: 0,
 	};
+	// A server's held skill folders (issue 23): a folder held while it is swapped must never serve the decoy.
+	const roots = new HeldRoots(4);
 	for (let i = 0; i < READS_PER_CASE; i++) {
 		const read = readContained(skill, "references/guide.md");
 		if (read.ok) {
@@ -83,6 +87,11 @@ async function race(tree: Tree, a: string, b: string) {
 			const chunked = await readContainedAsync(skill, "references/guide.md", { chunkBytes: 4 });
 			if (chunked.ok) tally.chunkedServed++;
 			if (chunked.ok && new TextDecoder().decode(chunked.bytes) !== GUIDE) tally.leaked++;
+		}
+		if (i % 4 === 1) {
+			const held = await readContainedAsync(skill, "references/guide.md", { roots });
+			if (held.ok) tally.heldServed++;
+			if (held.ok && new TextDecoder().decode(held.bytes) !== GUIDE) tally.leaked++;
 		}
 		if (i % 16 === 0) {
 			const listed = listContained(skill, "references");
@@ -103,6 +112,7 @@ async function race(tree: Tree, a: string, b: string) {
 		}
 	}
 	swap.child.kill("SIGTERM");
+	roots.close();
 	return { ...tally, swaps: await swap.done };
 }
 
@@ -131,6 +141,7 @@ describe("readContained under a renameat2(RENAME_EXCHANGE) race", () => {
 			expect(result.listed).toBeGreaterThan(0);
 			expect(result.sessionServed).toBeGreaterThan(0);
 			expect(result.chunkedServed).toBeGreaterThan(0);
+			expect(result.heldServed).toBeGreaterThan(0);
 			expect(result.activated).toBeGreaterThan(0);
 		},
 	);
