@@ -1,4 +1,4 @@
-import { lstatSync, realpathSync, statSync } from "node:fs";
+import { realpathSync } from "node:fs";
 import { basename } from "node:path";
 import { SKILL_CODES } from "../skill/index.ts";
 import { DISCOVERY_CODES, type DiscoveryCode, type DiscoveryDiagnostic } from "./codes.ts";
@@ -19,7 +19,7 @@ import {
 import { type RootReport, rootReportOf } from "./report.ts";
 import type { IndexedSkill, RejectedSkill, SkillStatus } from "./resolve.ts";
 import type { DiscoveryRoot } from "./roots.ts";
-import { changedSince, sameSignatureAt } from "./signature.ts";
+import { changedSince, lstatOrUndefined, sameSignatureAt, statOrUndefined, statState } from "./signature.ts";
 import { placed, RESULT_FORMAT, type ResultInputs } from "./warm-result.ts";
 
 // Reading a saved result back (see warm-result.ts): first every signature it depends on, straight from its flat
@@ -102,7 +102,8 @@ function checkRoot(
 	reused: { dirs: number; files: number },
 	checked: Set<string>,
 ): string | undefined | false {
-	if (value === null) return statSync(root.path, { throwIfNoEntry: false }) === undefined ? undefined : false;
+	// A root saved as absent stands while a walk would still count it absent (a link loop now is reported).
+	if (value === null) return statState(root.path) === "absent" ? undefined : false;
 	const cells = tuple(value, 10, "a root's checks");
 	const real = realPath(cells[0]);
 	const rels = list(cells[8], "paths");
@@ -112,7 +113,7 @@ function checkRoot(
 	if (signatures.length !== rels.length * 5 || dirs + probes > rels.length)
 		throw new IndexFormatError("a root's checks do not add up");
 	// The per-root index file it was saved with: rewritten (or touched) since, and this result no longer stands.
-	const own = lstatSync(indexFile, { throwIfNoEntry: false });
+	const own = lstatOrUndefined(indexFile);
 	if (!own || !sameSignatureAt(own, cells, 1)) return false;
 	for (let i = 0; i < rels.length; i++) {
 		const path = pathBelow(root.path, rels[i]);
@@ -122,7 +123,7 @@ function checkRoot(
 		if (typeof mtimeMs !== "number" || typeof ctimeMs !== "number")
 			throw new IndexFormatError("a time is not a number");
 		if (changedSince(mtimeMs, ctimeMs, writtenAt)) return false;
-		const info = statSync(path, { throwIfNoEntry: false });
+		const info = statOrUndefined(path);
 		if (!info || !sameSignatureAt(info, signatures, at)) return false;
 		checked.add(path);
 	}

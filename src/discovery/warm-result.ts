@@ -1,4 +1,3 @@
-import { lstatSync, statSync } from "node:fs";
 import type { FileSignature } from "../skill/index.ts";
 import type { RootCache } from "./cache.ts";
 import { isRacy } from "./cache.ts";
@@ -7,6 +6,7 @@ import { below } from "./folder.ts";
 import { canonicalDiagnostic, relativeTo, savable, signatureRow } from "./index-values.ts";
 import type { IndexedSkill, RejectedSkill } from "./resolve.ts";
 import type { DiscoveryRoot } from "./roots.ts";
+import { lstatOrUndefined, statState } from "./signature.ts";
 import type { RootWalk } from "./walk.ts";
 import { descend } from "./walk-snapshot.ts";
 
@@ -143,7 +143,7 @@ type Checks = [string, number, number, number, number, number, number, number, s
  */
 function rootChecks({ root, walk, cache, indexFile }: SavedRoot, scanStart: number): Checks | null {
 	if (!walk.exists) {
-		if (statSync(root.path, { throwIfNoEntry: false }) !== undefined) throw new NotKept();
+		if (statState(root.path) !== "absent") throw new NotKept();
 		return null;
 	}
 	const snapshot = cache?.walk;
@@ -166,7 +166,7 @@ function rootChecks({ root, walk, cache, indexFile }: SavedRoot, scanStart: numb
 		if (!file || file.racy || !savable(candidate.file, file)) throw new NotKept();
 		add(candidate.file, file.signature);
 	}
-	const info = lstatSync(indexFile, { throwIfNoEntry: false });
+	const info = lstatOrUndefined(indexFile);
 	if (!info?.isFile()) throw new NotKept();
 	return [snapshot.real, ...signatureRow(info), cache.dirs.size, snapshot.probes.size, rels, signatures];
 }
