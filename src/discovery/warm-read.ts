@@ -17,7 +17,7 @@ import {
 	tuple,
 } from "./index-values.ts";
 import { type RootReport, rootReportOf } from "./report.ts";
-import type { IndexedSkill, RejectedSkill, SkillStatus } from "./resolve.ts";
+import { type IndexedSkill, indexedDescription, type RejectedSkill, type SkillStatus } from "./resolve.ts";
 import type { DiscoveryRoot } from "./roots.ts";
 import { changedSince, lstatOrUndefined, sameSignatureAt, statOrUndefined, statState } from "./signature.ts";
 import { placed, RESULT_FORMAT, type ResultInputs } from "./warm-result.ts";
@@ -158,18 +158,20 @@ function decodeSkill(
 	reals: readonly (string | undefined)[],
 	diagnostic: (row: unknown) => DiscoveryDiagnostic,
 ): IndexedSkill {
-	const cells = tuple(row, 16, "a skill");
+	const cells = tuple(row, 15, "a skill");
 	const { root, where } = place(roots, reals, cells[0], cells[1], cells[2]);
-	const status = text(cells[7], "a status");
+	const status = text(cells[6], "a status");
 	if (!STATUSES.has(status)) throw new IndexFormatError("a skill has an unknown status");
-	if (typeof cells[9] !== "boolean") throw new IndexFormatError("model invocation is not true or false");
-	const mtimeMs = cells[14];
+	if (typeof cells[8] !== "boolean") throw new IndexFormatError("model invocation is not true or false");
+	const mtimeMs = cells[13];
 	if (typeof mtimeMs !== "number" || !Number.isFinite(mtimeMs)) throw new IndexFormatError("a time is not a number");
+	const properties = decodeProperties(cells[9]);
 	const skill: IndexedSkill = {
 		id: text(cells[3], "an id"),
 		name: text(cells[4], "a name"),
 		qualifiedName: text(cells[5], "a qualified name"),
-		description: text(cells[6], "a description"),
+		// Not saved: it follows from the properties, as resolution builds it (half the bytes of a typical row).
+		description: indexedDescription(properties),
 		scope: root.scope,
 		rank: root.rank,
 		root: root.path,
@@ -178,15 +180,15 @@ function decodeSkill(
 		realFile: where.realFile,
 		status: status as SkillStatus,
 		trusted: root.trusted,
-		modelInvocable: cells[9],
-		properties: decodeProperties(cells[10]),
-		bodyOffset: count(cells[11], "a body offset"),
-		bodyLine: count(cells[12], "a body line"),
-		size: count(cells[13], "a size"),
+		modelInvocable: cells[8],
+		properties,
+		bodyOffset: count(cells[10], "a body offset"),
+		bodyLine: count(cells[11], "a body line"),
+		size: count(cells[12], "a size"),
 		mtimeMs,
-		diagnostics: list(cells[15], "diagnostics").map(diagnostic),
+		diagnostics: list(cells[14], "diagnostics").map(diagnostic),
 	};
-	if (cells[8] !== null) skill.shadowedBy = text(cells[8], "a shadowing name");
+	if (cells[7] !== null) skill.shadowedBy = text(cells[7], "a shadowing name");
 	return skill;
 }
 

@@ -17,8 +17,8 @@ import { descend } from "./walk-snapshot.ts";
 // signatures from flat arrays and builds the result, with no walk, no candidate and no resolution. Saved only when
 // every such entry was old enough to vouch for its content (the racy-git rule) and every value comes back exactly.
 
-/** Bumped whenever the layout below changes. */
-export const RESULT_FORMAT = 1;
+/** Bumped whenever the layout below changes (2: a skill's description is not saved; it follows from its properties). */
+export const RESULT_FORMAT = 2;
 
 /** What a result depends on besides the files: every input of resolution and of the report. */
 export interface ResultInputs {
@@ -98,7 +98,6 @@ export function encodeResult(fileKey: string, scan: FinishedScan): string | unde
 				skill.id,
 				skill.name,
 				skill.qualifiedName,
-				skill.description,
 				skill.status,
 				skill.shadowedBy ?? null,
 				skill.modelInvocable,

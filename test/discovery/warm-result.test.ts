@@ -88,13 +88,13 @@ type Payload = {
 
 /** The saved row of the skill named `name` (the first with `status`, when given). */
 function rowOf(payload: Payload, name: string, status?: string): unknown[] {
-	const row = payload.skills.find((r) => r[3] === name && (status === undefined || r[7] === status));
+	const row = payload.skills.find((r) => r[3] === name && (status === undefined || r[6] === status));
 	if (!row) throw new Error(`no saved row for ${name}`);
 	return row;
 }
 
 function setStatus(payload: Payload, name: string, to: string, from?: string): void {
-	rowOf(payload, name, from)[7] = to;
+	rowOf(payload, name, from)[6] = to;
 }
 
 /** A cache with a saved result, and the result file with the description of `plain` replaced (digest kept valid). */
@@ -105,7 +105,8 @@ async function forgedCache(forge?: (payload: Payload) => void): Promise<{ cacheD
 	const payload = readPayload(file) as unknown as Payload;
 	const plain = payload.skills.find((row) => row[4] === "plain");
 	if (!plain) throw new Error("no plain skill saved");
-	plain[6] = "FORGED";
+	// The description is not saved apart: it follows from the properties, so that is where a forger changes it.
+	(plain[9] as Record<string, unknown>).description = "FORGED";
 	forge?.(payload);
 	forgePayload(file, payload);
 	return { cacheDir, file };
@@ -143,11 +144,13 @@ describe("the saved result of a discover()", { timeout: 60_000 }, () => {
 		["a skill file that is not a SKILL.md", (p) => ((p.skills[0] as unknown[])[2] = "notes.md")],
 		["a checked path outside its root", (p) => (p.checks[0] as unknown[][])[8]?.splice(1, 1, "../../etc")],
 		["a root number past the roots", (p) => ((p.skills[0] as unknown[])[0] = 7)],
-		["a status nobody knows", (p) => ((p.skills[0] as unknown[])[7] = "root")],
+		["a status nobody knows", (p) => ((p.skills[0] as unknown[])[6] = "root")],
 		["a diagnostic code nobody knows", (p) => ((p.diagnostics[0] as unknown[])[0] = "grant.all")],
 		// Lines and columns count from 1, as the per-root index reads them: no diagnostic is placed at line 0.
 		["a diagnostic placed at line 0", (p) => (p.diagnostics[0] as unknown[]).splice(5, 2, 0, 0)],
-		["a property nobody knows", (p) => (((p.skills[0] as unknown[])[10] as Record<string, unknown>).grant = "all")],
+		["a property nobody knows", (p) => (((p.skills[0] as unknown[])[9] as Record<string, unknown>).grant = "all")],
+		["a description that is not text", (p) => ((rowOf(p, "plain")[9] as Record<string, unknown>).description = 7)],
+		["a description saved beside the properties", (p) => rowOf(p, "plain").splice(6, 0, "FORGED")],
 		["a forged key", (p) => (p.key = p.key.replace(rootB, join(base, "other")))],
 		["a changed signature", (p) => (p.checks[0] as unknown[][])[9]?.splice(3, 1, 1)],
 		["a row of the wrong length", (p) => (p.skills[0] as unknown[]).push("extra")],
@@ -155,7 +158,7 @@ describe("the saved result of a discover()", { timeout: 60_000 }, () => {
 		["a disabled skill marked selected", (p) => setStatus(p, "off", "selected")],
 		["a shadowed copy marked selected", (p) => setStatus(p, "shared", "selected", "shadowed")],
 		["a trusted skill marked untrusted", (p) => setStatus(p, "only-b", "untrusted")],
-		["model invocation against the properties", (p) => (rowOf(p, "plain")[9] = false)],
+		["model invocation against the properties", (p) => (rowOf(p, "plain")[8] = false)],
 		["an id that is not the skill's name", (p) => (rowOf(p, "plain")[3] = "grant")],
 		["a skill whose SKILL.md no check covers", (p) => (rowOf(p, "plain")[1] = "nowhere")],
 	];
@@ -229,8 +232,8 @@ describe("the saved result of a discover()", { timeout: 60_000 }, () => {
 	it("never stands in for activation: a forged body position changes nothing a model receives", async () => {
 		const { cacheDir } = await forgedCache((payload) => {
 			for (const row of payload.skills) {
-				row[11] = 0;
-				row[12] = 1;
+				row[10] = 0;
+				row[11] = 1;
 			}
 		});
 		const warm = await discover(options(cacheDir));
