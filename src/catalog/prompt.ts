@@ -2,13 +2,14 @@ import type { SkillIndex } from "../discovery/index.ts";
 import { codePointLength, SkillsetError } from "../skill/index.ts";
 import {
 	buildCatalog,
+	CATALOG_CODEC,
 	type Catalog,
 	type CatalogOptions,
 	catalogEntries,
 	isCatalog,
 	resolveBudget,
 } from "./catalog.ts";
-import { isRecord, memoized } from "./catalog-cache.ts";
+import { type EntryCodec, isRecord, memoized } from "./catalog-cache.ts";
 import { loadDefaultTokenizer } from "./default-tokenizer.ts";
 import { validateCatalogOptions } from "./options.ts";
 import { type CatalogEntry, type CatalogFormat, formatParts } from "./render.ts";
@@ -78,8 +79,10 @@ export async function buildSkillsSection(
 	options: SkillsSectionOptions = {},
 ): Promise<SkillsSection> {
 	validateCatalogOptions(options as Record<string, unknown>);
-	const entries = Array.isArray(source) ? (source as readonly CatalogEntry[]) : catalogEntries(source as SkillIndex);
-	return memoized("catalog-section", entries, options, isSection, () => fitSection(entries, options));
+	const index = Array.isArray(source) ? undefined : (source as SkillIndex);
+	const entries = index ? catalogEntries(index) : (source as readonly CatalogEntry[]);
+	const build = () => fitSection(entries, options);
+	return memoized("catalog-section", { entries, index }, options, isSection, SECTION_CODEC, build);
 }
 
 async function fitSection(entries: readonly CatalogEntry[], options: SkillsSectionOptions): Promise<SkillsSection> {
@@ -120,6 +123,13 @@ function listsLocations(catalog: Catalog): boolean {
 	const format = catalog.report.format as CatalogFormat;
 	return catalog.text.includes(formatParts({ format, location: true }).entry(first));
 }
+
+/** How a section keeps its catalog's entries in the cache: as its catalog does. */
+const SECTION_CODEC: EntryCodec<SkillsSection> = {
+	pack: (section, refs) => ({ ...section, catalog: CATALOG_CODEC.pack(section.catalog, refs) }),
+	unpack: (saved, deref) =>
+		isRecord(saved) ? { ...saved, catalog: CATALOG_CODEC.unpack(saved.catalog, deref) } : saved,
+};
 
 /** True when `value` is a skills section: its text and its catalog. */
 function isSection(value: unknown): value is SkillsSection {

@@ -9,6 +9,7 @@ import type { PersistentIndex } from "./persist.ts";
 import { mapInBatches } from "./pool.ts";
 import { assembleReport, buildReport, type DiscoveryReport } from "./report.ts";
 import { resolveSkills } from "./resolve.ts";
+import { rememberResultDigest } from "./result-digest.ts";
 import { type DiscoveryRoot, resolveRoots } from "./roots.ts";
 import { statState } from "./signature.ts";
 import { adoptIntoIndex, type SkillIndex } from "./skill-index.ts";
@@ -223,6 +224,7 @@ function resultInputs(cwd: string, roots: DiscoveryRoot[], options: DiscoverOpti
 /** The result a saved one stands for, with this run's timings. */
 function savedResult(saved: ReadResult, cwd: string, options: DiscoverOptions, started: number): DiscoveryResult {
 	const index = adoptIntoIndex(saved.skills);
+	if (saved.digest !== undefined) rememberResultDigest(index, saved.digest);
 	const totalMs = round(performance.now() - started);
 	const report = assembleReport({
 		cwd,

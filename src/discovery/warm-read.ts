@@ -34,6 +34,8 @@ export interface ReadResult {
 	diagnostics: DiscoveryDiagnostic[];
 	roots: RootReport[];
 	reused: { dirs: number; files: number };
+	/** The SHA-256 of the file's payload (set by the reader of the file). */
+	digest?: string;
 }
 
 const STATUSES: ReadonlySet<string> = new Set<SkillStatus>(["selected", "shadowed", "untrusted", "disabled"]);

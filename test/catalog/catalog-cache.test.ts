@@ -102,12 +102,20 @@ describe("the cached catalog", () => {
 		const truth = await catalogText(cacheDir);
 		const [file] = cached(cacheDir, "catalog");
 		if (!file) throw new Error("no cached catalog");
-		const saved = readPayload(file) as unknown as { key: string; value: { text: string } };
+		const saved = readPayload(file) as unknown as { key: string; value: { text: string; entries: unknown[] } };
+		// Every entry the catalog lists is one it was given, so each is saved as its number among them.
+		expect(saved.value.entries.length).toBeGreaterThan(0);
+		expect(saved.value.entries.every((entry) => typeof entry === "number")).toBe(true);
 		const attacks: [string, () => void][] = [
 			["a changed byte", () => writeFileSync(file, readFileSync(file, "utf8").replace("Handles", "Hijacks"))],
 			["a cut", () => writeFileSync(file, readFileSync(file).subarray(0, 200))],
 			["not a catalog", () => forgePayload(file, { key: saved.key, value: { ...saved.value, text: 42 } })],
 			["another key", () => forgePayload(file, { key: "0".repeat(64), value: { ...saved.value, text: "Hijacked" } })],
+			// Fitted entries that are the input entries are saved as their numbers; a number that names none is refused.
+			...[999, -1, 0.5, "0", null].map((ref): [string, () => void] => [
+				`an entry saved as ${JSON.stringify(ref)}`,
+				() => forgePayload(file, { key: saved.key, value: { ...saved.value, text: "Hijacked", entries: [ref] } }),
+			]),
 			[
 				"group-writable",
 				() => {
@@ -152,6 +160,26 @@ describe("the cached catalog", () => {
 		mkdirSync(file);
 		expect(await catalogText(cacheDir)).toBe(truth);
 		expect(readdirSync(join(cacheDir, "catalog")).filter((name) => name.endsWith(".tmp"))).toEqual([]);
+	});
+
+	it("is never the catalog of another saved discovery result: a forged result gets a catalog of its own", async () => {
+		// An earlier test rewrote a skill: a result is saved only once every file is old enough to vouch for itself.
+		await pastRacyWindow();
+		const cacheDir = freshCache();
+		const truth = await catalogText(cacheDir, 5000);
+		// Warm: the index is the saved result read back, and the catalog is kept under that result's digest.
+		expect(await catalogText(cacheDir, 5000)).toBe(truth);
+		expect(await catalogText(cacheDir, 5000)).toBe(truth);
+		const [result] = cached(cacheDir, "discovery-result");
+		if (!result) throw new Error("no saved result");
+		const payload = readPayload(result) as unknown as { skills: unknown[][] };
+		const row = payload.skills.find((cells) => cells[3] === "skill-3");
+		if (!row) throw new Error("no saved row for skill-3");
+		(row[9] as Record<string, unknown>).description = "Forged description of skill three.";
+		forgePayload(result, payload);
+		const forged = await catalogText(cacheDir, 5000);
+		expect(forged).toContain("Forged description of skill three.");
+		expect(forged).not.toContain("Handles case 3 of");
 	});
 
 	it("is never kept for a custom tokenizer, or without a cache folder", async () => {
