@@ -53,7 +53,9 @@ export function readResult(
 	indexFiles: readonly string[],
 ): ReadResult | undefined {
 	const { roots } = inputs;
-	const saved = parsedRecord(payload, "the result");
+	const split = payload.indexOf("\n");
+	if (split === -1) throw new IndexFormatError("it is not in two parts");
+	const saved = parsedRecord(payload.slice(0, split), "the result");
 	if (saved.format !== RESULT_FORMAT) throw new IndexFormatError("it is not a result of this format");
 	if (saved.key !== fileKey) throw new IndexFormatError("it was written for other roots or settings");
 	const checks = list(saved.checks, "checks");
@@ -67,10 +69,12 @@ export function readResult(
 		if (real === false) return undefined;
 		reals.push(real);
 	}
+	// Only now that the result stands are its values parsed (see RESULT_FORMAT).
+	const values = parsedRecord(payload.slice(split + 1), "the result's values");
 	const diagnostic = (row: unknown) => decodeDiagnostic(row, roots);
-	const skills = list(saved.skills, "skills").map((row) => decodeSkill(row, roots, reals, diagnostic));
+	const skills = list(values.skills, "skills").map((row) => decodeSkill(row, roots, reals, diagnostic));
 	if (skills.some((skill) => !checked.has(skill.file))) throw new IndexFormatError("a skill's file is not checked");
-	const rejected = list(saved.rejected, "rejected").map((row) => {
+	const rejected = list(values.rejected, "rejected").map((row) => {
 		const [i, rel, fileName, name, diagnostics] = tuple(row, 5, "a rejected skill");
 		const { root, where } = place(roots, reals, i, rel, fileName);
 		// Built in the order resolution builds it (JSON output shows the order).
@@ -86,7 +90,7 @@ export function readResult(
 	return {
 		skills,
 		rejected,
-		diagnostics: list(saved.diagnostics, "diagnostics").map(diagnostic),
+		diagnostics: list(values.diagnostics, "diagnostics").map(diagnostic),
 		roots: reports,
 		reused,
 	};

@@ -17,8 +17,13 @@ import { descend } from "./walk-snapshot.ts";
 // signatures from flat arrays and builds the result, with no walk, no candidate and no resolution. Saved only when
 // every such entry was old enough to vouch for its content (the racy-git rule) and every value comes back exactly.
 
-/** Bumped whenever the layout below changes (2: a skill's description is not saved; it follows from its properties). */
-export const RESULT_FORMAT = 2;
+/**
+ * Bumped whenever the layout below changes. 2: a skill's description is not saved (it follows from its properties).
+ * 3: two JSON lines, what the result depends on first (format, key, checks, walks), then its values (skills,
+ * rejected, diagnostics): a warm run takes every stat before the values exist, so the garbage of ten thousand stats
+ * is collected without copying them, and a stale result's values are never parsed.
+ */
+export const RESULT_FORMAT = 3;
 
 /** What a result depends on besides the files: every input of resolution and of the report. */
 export interface ResultInputs {
@@ -127,7 +132,9 @@ export function encodeResult(fileKey: string, scan: FinishedScan): string | unde
 		// A result with a word about the index itself would repeat it on every run that uses the result.
 		if (scan.diagnostics.some((d) => d.code.startsWith("index."))) throw new NotKept();
 		const diagnostics = scan.diagnostics.map(diagnostic);
-		return JSON.stringify({ format: RESULT_FORMAT, key: fileKey, checks, walks, skills, rejected, diagnostics });
+		// JSON text holds no raw line break (one in a string is escaped): the first one ends the first part.
+		const head = JSON.stringify({ format: RESULT_FORMAT, key: fileKey, checks, walks });
+		return `${head}\n${JSON.stringify({ skills, rejected, diagnostics })}`;
 	} catch (error) {
 		if (error instanceof NotKept) return undefined;
 		throw error;

@@ -2,7 +2,13 @@ import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, utim
 import { join } from "node:path";
 import { buildCatalog, buildSkillsSection, type DiscoverOptions, discover, estimateTokenizer } from "skillset";
 import { beforeAll, describe, expect, it } from "vitest";
-import { folderAttacks, forgePayload, readPayload } from "../discovery/index-helpers.ts";
+import {
+	folderAttacks,
+	forgePayload,
+	forgeResultPayload,
+	readPayload,
+	readResultPayload,
+} from "../discovery/index-helpers.ts";
 import { pastRacyWindow } from "../helpers/racy.ts";
 import { skillMd, tempDir, writeTree } from "../helpers/temp.ts";
 
@@ -172,11 +178,11 @@ describe("the cached catalog", () => {
 		expect(await catalogText(cacheDir, 5000)).toBe(truth);
 		const [result] = cached(cacheDir, "discovery-result");
 		if (!result) throw new Error("no saved result");
-		const payload = readPayload(result) as unknown as { skills: unknown[][] };
+		const payload = readResultPayload(result) as { skills: unknown[][] };
 		const row = payload.skills.find((cells) => cells[3] === "skill-3");
 		if (!row) throw new Error("no saved row for skill-3");
 		(row[9] as Record<string, unknown>).description = "Forged description of skill three.";
-		forgePayload(result, payload);
+		forgeResultPayload(result, payload);
 		const forged = await catalogText(cacheDir, 5000);
 		expect(forged).toContain("Forged description of skill three.");
 		expect(forged).not.toContain("Handles case 3 of");

@@ -15,7 +15,14 @@ import { createSession, type DiscoverOptions, type DiscoveryResult, discover, es
 import { beforeAll, describe, expect, it } from "vitest";
 import { pastRacyWindow } from "../helpers/racy.ts";
 import { skillMd, tempDir, writeTree } from "../helpers/temp.ts";
-import { comparable, folderAttacks, forgePayload, readPayload } from "./index-helpers.ts";
+import {
+	comparable,
+	folderAttacks,
+	forgePayload,
+	forgeResultPayload,
+	forgeText,
+	readResultPayload,
+} from "./index-helpers.ts";
 
 // Issue 23: a warm discover() with nothing changed returns the saved, resolved result (after collisions, with its
 // diagnostics) after checking every signature it depends on. It must equal a cold run's result exactly, and a
@@ -102,13 +109,13 @@ async function forgedCache(forge?: (payload: Payload) => void): Promise<{ cacheD
 	const cacheDir = join(base, `cache-${caches++}`);
 	await discover(options(cacheDir));
 	const file = resultFile(cacheDir);
-	const payload = readPayload(file) as unknown as Payload;
+	const payload = readResultPayload(file) as unknown as Payload;
 	const plain = payload.skills.find((row) => row[4] === "plain");
 	if (!plain) throw new Error("no plain skill saved");
 	// The description is not saved apart: it follows from the properties, so that is where a forger changes it.
 	(plain[9] as Record<string, unknown>).description = "FORGED";
 	forge?.(payload);
-	forgePayload(file, payload);
+	forgeResultPayload(file, payload as unknown as Record<string, unknown>);
 	return { cacheDir, file };
 }
 
@@ -168,6 +175,22 @@ describe("the saved result of a discover()", { timeout: 60_000 }, () => {
 		const warm = await discover(options(cacheDir));
 		expect(described(warm)).toBe("A plain skill.");
 		expectSame(warm, await discover(options()));
+	});
+
+	it("is passed over when its two lines are one, its values are missing, or a third line follows", async () => {
+		const layouts: [string, (head: string, values: string, file: string) => void][] = [
+			["one line", (_head, _values, file) => forgePayload(file, readResultPayload(file))],
+			["no values", (head, _values, file) => forgeText(file, head)],
+			["no values after the line break", (head, _values, file) => forgeText(file, `${head}\n`)],
+			["a third line", (head, values, file) => forgeText(file, `${head}\n${values}\n{}`)],
+		];
+		for (const [what, relayout] of layouts) {
+			const { cacheDir, file } = await forgedCache();
+			const text = readFileSync(file, "utf8");
+			const [head, values] = text.slice(text.indexOf("\n") + 1).split("\n");
+			relayout(head as string, values as string, file);
+			expect(described(await discover(options(cacheDir))), what).toBe("A plain skill.");
+		}
 	});
 
 	it("is passed over when cut short or changed without its digest", async () => {
