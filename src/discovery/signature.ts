@@ -47,10 +47,13 @@ export function unchangedNow(path: string, signature: FileSignature): boolean {
 	return info !== undefined && sameSignature(info, signature);
 }
 
+// One options object for every stat (a warm run takes one per folder and SKILL.md), with every field Node reads.
+const STAT_OPTIONS = { bigint: false, throwIfNoEntry: false } as const;
+
 /** The stat of `path` (following links), or undefined when it is gone or cannot be looked at. */
 export function statOrUndefined(path: string): Stats | undefined {
 	try {
-		return statSync(path, { throwIfNoEntry: false });
+		return statSync(path, STAT_OPTIONS);
 	} catch {
 		return undefined;
 	}
@@ -59,7 +62,7 @@ export function statOrUndefined(path: string): Stats | undefined {
 /** The lstat of `path` (not following a last link), or undefined when it is gone or cannot be looked at. */
 export function lstatOrUndefined(path: string): Stats | undefined {
 	try {
-		return lstatSync(path, { throwIfNoEntry: false });
+		return lstatSync(path, STAT_OPTIONS);
 	} catch {
 		return undefined;
 	}
@@ -72,7 +75,7 @@ export function lstatOrUndefined(path: string): Stats | undefined {
  */
 export function statState(path: string): Stats | "absent" | "unusable" {
 	try {
-		return statSync(path, { throwIfNoEntry: false }) ?? "absent";
+		return statSync(path, STAT_OPTIONS) ?? "absent";
 	} catch (error) {
 		return (error as NodeJS.ErrnoException).code === "ENOTDIR" ? "absent" : "unusable";
 	}
