@@ -1,6 +1,13 @@
 import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { buildCatalog, buildSkillsSection, type DiscoverOptions, discover, estimateTokenizer } from "skillset";
+import {
+	buildCatalog,
+	buildSkillsSection,
+	type DiscoverOptions,
+	discover,
+	estimateTokenizer,
+	SkillIndex,
+} from "skillset";
 import { beforeAll, describe, expect, it } from "vitest";
 import {
 	folderAttacks,
@@ -186,6 +193,26 @@ describe("the cached catalog", () => {
 		const forged = await catalogText(cacheDir, 5000);
 		expect(forged).toContain("Forged description of skill three.");
 		expect(forged).not.toContain("Handles case 3 of");
+	});
+
+	it("is shared by a new index of the very same skills, never by one of fewer skills", async () => {
+		await pastRacyWindow();
+		const cacheDir = freshCache();
+		await discover(optionsFor(cacheDir));
+		// Warm: the index is a saved result read back; its catalog is the only one kept.
+		const { index } = await discover(optionsFor(cacheDir));
+		await buildCatalog(index, { budget: { tokens: 5000 }, cacheDir });
+		const [file] = cached(cacheDir, "catalog");
+		if (!file) throw new Error("no cached catalog");
+		const saved = readPayload(file) as unknown as { key: string; value: { text: string } };
+		forgePayload(file, { key: saved.key, value: { ...saved.value, text: "Forged" } });
+		// An MCP server's index of the skills it serves, when it serves them all: the same catalog skills.
+		const same = new SkillIndex(index.skills);
+		expect((await buildCatalog(same, { budget: { tokens: 5000 }, cacheDir })).text).toBe("Forged");
+		const fewer = new SkillIndex(index.skills.slice(1));
+		const cold = await buildCatalog(fewer, { budget: { tokens: 5000 } });
+		expect(await buildCatalog(fewer, { budget: { tokens: 5000 }, cacheDir })).toEqual(cold);
+		expect(cold.text).not.toContain(index.skills[0]?.description);
 	});
 
 	it("is never kept for a custom tokenizer, or without a cache folder", async () => {
