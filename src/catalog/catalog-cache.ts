@@ -1,6 +1,6 @@
 import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
-import { derivedKey, readDerived, resultDigestOf, writeDerived } from "../discovery/derived-cache.ts";
+import { derivedKey, readDerived, resultNameOf, writeDerived } from "../discovery/derived-cache.ts";
 import type { SkillIndex } from "../discovery/index.ts";
 import type { CatalogEntry } from "./render.ts";
 
@@ -62,13 +62,14 @@ export async function memoized<T>(
 }
 
 /**
- * The key for `source`'s entries: an index that is a saved result read back is named by that result's digest (its
- * entries follow from it and this code), so a warm run does not serialize and hash every skill again; other entries
+ * The key for `source`'s entries: an index that is a saved result read back (or holds some of its catalog skills) is
+ * named by that result's digest and what it leaves out (its entries follow from those and this code), so a warm run
+ * does not serialize and hash every skill again; other entries
  * are named by their JSON, checked value by value unless each has the plain shape.
  */
 function entriesKey(kind: string, rest: object, { entries, index }: EntrySource): string | undefined {
-	const digest = index && resultDigestOf(index);
-	if (digest !== undefined) return derivedKey(HERE, [kind, rest, { savedResult: digest }]);
+	const name = index && resultNameOf(index);
+	if (name !== undefined) return derivedKey(HERE, [kind, rest, { savedResult: name.digest, omitted: name.omitted }]);
 	return entries.every(plainEntry) ? derivedKey(HERE, [kind, rest], entries) : derivedKey(HERE, [kind, rest, entries]);
 }
 

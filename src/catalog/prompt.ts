@@ -126,9 +126,24 @@ function listsLocations(catalog: Catalog): boolean {
 
 /** How a section keeps its catalog's entries in the cache: as its catalog does. */
 const SECTION_CODEC: EntryCodec<SkillsSection> = {
-	pack: (section, refs) => ({ ...section, catalog: CATALOG_CODEC.pack(section.catalog, refs) }),
-	unpack: (saved, deref) =>
-		isRecord(saved) ? { ...saved, catalog: CATALOG_CODEC.unpack(saved.catalog, deref) } : saved,
+	pack: (section, refs) => {
+		// The section's text holds the catalog's: saved once, with what stands around it.
+		const inner = section.catalog.text;
+		const at = inner === "" ? -1 : section.text.indexOf(inner);
+		const text =
+			at === -1 ? section.text : { before: section.text.slice(0, at), after: section.text.slice(at + inner.length) };
+		return { ...section, text, catalog: CATALOG_CODEC.pack(section.catalog, refs) };
+	},
+	unpack: (saved, deref) => {
+		if (!isRecord(saved)) return saved;
+		const catalog = CATALOG_CODEC.unpack(saved.catalog, deref);
+		const { text } = saved;
+		// Anything but two texts around a catalog's text stays as it is, for the shape check to refuse.
+		const around = isRecord(text) && typeof text.before === "string" && typeof text.after === "string";
+		const inner = isRecord(catalog) ? catalog.text : undefined;
+		if (!around || typeof inner !== "string") return { ...saved, catalog };
+		return { ...saved, text: `${text.before}${inner}${text.after}`, catalog };
+	},
 };
 
 /** True when `value` is a skills section: its text and its catalog. */

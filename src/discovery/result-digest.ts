@@ -3,31 +3,47 @@ import type { SkillIndex } from "./skill-index.ts";
 // Which indexes are a saved result read back whole (warm-read.ts), and the digest of that result's file. The saved
 // result is checked against everything it depends on, and its file's key names the roots and settings, so two
 // indexes with one digest hold the same skills: a stage that derives a value from an index's catalog skills (the
-// catalog) can name it by this digest instead of serializing and hashing every skill again on each warm run.
+// catalog) can name them by this digest instead of serializing and hashing every skill again on each warm run.
 
 const digests = new WeakMap<SkillIndex, string>();
-/** The saved-result index each such index's first catalog skill came from. */
-const origins = new WeakMap<object, SkillIndex>();
+/** The last few indexes read back from saved results, which a new index may take its skills from. */
+const recent: WeakRef<SkillIndex>[] = [];
+const RECENT = 4;
 
 /** Records that `index` is the saved result whose file's payload has the SHA-256 `digest`. */
 export function rememberResultDigest(index: SkillIndex, digest: string): void {
 	digests.set(index, digest);
-	const first = index.catalogSkills[0];
-	if (first) origins.set(first, index);
+	recent.unshift(new WeakRef(index));
+	recent.length = Math.min(recent.length, RECENT);
+}
+
+/** What names an index's catalog skills: a saved result's digest, and which of its catalog skills are not there. */
+export interface ResultName {
+	digest: string;
+	/** Positions in the saved result's catalog skills that the index does not hold (ascending). */
+	omitted: number[];
 }
 
 /**
- * The digest that names `index`'s catalog skills: that of the saved result it was read back from, or of the one
- * whose catalog skills it holds, the very same objects in the same order (an MCP server's index of the skills it
- * serves, when it serves them all); undefined for any other index.
+ * The name of `index`'s catalog skills: the digest of the saved result it was read back from, or of one whose
+ * catalog skills it holds in part or whole, the very same objects in the same order (an MCP server's index of the
+ * skills it serves), with the positions it leaves out; undefined for any other index.
  */
-export function resultDigestOf(index: SkillIndex): string | undefined {
+export function resultNameOf(index: SkillIndex): ResultName | undefined {
 	const own = digests.get(index);
-	if (own !== undefined) return own;
+	if (own !== undefined) return { digest: own, omitted: [] };
 	const skills = index.catalogSkills;
-	const origin = skills[0] && origins.get(skills[0]);
-	if (!origin) return undefined;
-	const theirs = origin.catalogSkills;
-	if (theirs.length !== skills.length || skills.some((skill, i) => skill !== theirs[i])) return undefined;
-	return digests.get(origin);
+	for (const ref of recent) {
+		const origin = ref.deref();
+		const digest = origin && digests.get(origin);
+		if (!origin || digest === undefined) continue;
+		const omitted: number[] = [];
+		let next = 0;
+		for (const [i, skill] of origin.catalogSkills.entries()) {
+			if (skill === skills[next]) next++;
+			else omitted.push(i);
+		}
+		if (next === skills.length) return { digest, omitted };
+	}
+	return undefined;
 }

@@ -195,7 +195,7 @@ describe("the cached catalog", () => {
 		expect(forged).not.toContain("Handles case 3 of");
 	});
 
-	it("is shared by a new index of the very same skills, never by one of fewer skills", async () => {
+	it("is shared by a new index of the very same skills; one of fewer skills gets a catalog of its own", async () => {
 		await pastRacyWindow();
 		const cacheDir = freshCache();
 		await discover(optionsFor(cacheDir));
@@ -212,7 +212,34 @@ describe("the cached catalog", () => {
 		const fewer = new SkillIndex(index.skills.slice(1));
 		const cold = await buildCatalog(fewer, { budget: { tokens: 5000 } });
 		expect(await buildCatalog(fewer, { budget: { tokens: 5000 }, cacheDir })).toEqual(cold);
+		expect(await buildCatalog(new SkillIndex(index.skills.slice(1)), { budget: { tokens: 5000 }, cacheDir })).toEqual(
+			cold,
+		);
+		// Fewer skills in another order, or another index's skills, are not the saved result's at all.
+		const reordered = new SkillIndex([...index.skills].reverse());
+		expect((await buildCatalog(reordered, { budget: { tokens: 5000 }, cacheDir })).text).not.toBe("Forged");
 		expect(cold.text).not.toContain(index.skills[0]?.description);
+	});
+
+	it("keeps a skills section's catalog text once, and refuses a section text of any other shape", async () => {
+		const cacheDir = freshCache();
+		const { index } = await discover(optionsFor());
+		const options = { budget: { tokens: 5000 }, activation: "tool" as const };
+		const truth = await buildSkillsSection(index, options);
+		expect(await buildSkillsSection(index, { ...options, cacheDir })).toEqual(truth);
+		const [file] = cached(cacheDir, "catalog-section");
+		if (!file) throw new Error("no cached section");
+		const saved = readPayload(file) as unknown as { key: string; value: Record<string, unknown> };
+		expect(saved.value.text).toEqual({ before: expect.any(String), after: "\n" });
+		const shapes: unknown[] = [{ before: 1, after: "" }, { before: "Hijacked" }, 42, null, ["Hijacked", ""]];
+		for (const text of shapes) {
+			forgePayload(file, { key: saved.key, value: { ...saved.value, text } });
+			expect(await buildSkillsSection(index, { ...options, cacheDir }), JSON.stringify(text)).toEqual(truth);
+		}
+		// Two texts around the catalog's, with the digest, key, owner and mode kept, are what a warm run takes.
+		forgePayload(file, { key: saved.key, value: { ...saved.value, text: { before: "Forged\n", after: "" } } });
+		const forged = await buildSkillsSection(index, { ...options, cacheDir });
+		expect(forged.text).toBe(`Forged\n${truth.catalog.text}`);
 	});
 
 	it("is never kept for a custom tokenizer, or without a cache folder", async () => {
