@@ -64,8 +64,8 @@ export async function memoized<T>(
 /**
  * The key for `source`'s entries: an index that is a saved result read back (or holds some of its catalog skills) is
  * named by that result's digest and what it leaves out (its entries follow from those and this code), so a warm run
- * does not serialize and hash every skill again; other entries
- * are named by their JSON, checked value by value unless each has the plain shape.
+ * does not serialize and hash every skill again; other entries are named by their JSON, checked value by value
+ * unless each has the plain shape.
  */
 function entriesKey(kind: string, rest: object, { entries, index }: EntrySource): string | undefined {
 	const name = index && resultNameOf(index);
