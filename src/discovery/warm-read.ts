@@ -62,7 +62,7 @@ export function readResult(
 	if (checks.length !== roots.length) throw new IndexFormatError("it has checks for other roots");
 	const reals: (string | undefined)[] = [];
 	const reused = { dirs: 0, files: 0 };
-	// Every path a check covers: a saved skill must be one of them (its SKILL.md as it was when the result was saved).
+	// Every SKILL.md a check covers: a saved skill must be one of them (as it was when the result was saved).
 	const checked = new Set<string>();
 	for (const [i, root] of roots.entries()) {
 		const real = checkRoot(checks[i], root, indexFiles[i] as string, writtenAt, reused, checked);
@@ -131,7 +131,8 @@ function checkRoot(
 		if (changedSince(mtimeMs, ctimeMs, writtenAt)) return false;
 		const info = statOrUndefined(path);
 		if (!info || !sameSignatureAt(info, signatures, at)) return false;
-		checked.add(path);
+		// Folders and probes come first; what follows them is a SKILL.md a saved skill may stand for.
+		if (i >= dirs + probes) checked.add(path);
 	}
 	try {
 		if (realpathSync.native(root.path) !== real) return false;
@@ -192,10 +193,16 @@ function decodeSkill(
 		bodyLine: count(cells[11], "a body line"),
 		size: count(cells[12], "a size"),
 		mtimeMs,
-		diagnostics: list(cells[14], "diagnostics").map(diagnostic),
+		diagnostics: decodeDiagnostics(cells[14], diagnostic),
 	};
 	if (cells[7] !== null) skill.shadowedBy = text(cells[7], "a shadowing name");
 	return skill;
+}
+
+/** A saved diagnostics list read back; an empty one (most skills') is taken as it was parsed, not copied. */
+function decodeDiagnostics(value: unknown, diagnostic: (row: unknown) => DiscoveryDiagnostic): DiscoveryDiagnostic[] {
+	const rows = list(value, "diagnostics");
+	return rows.length === 0 ? (rows as DiscoveryDiagnostic[]) : rows.map(diagnostic);
 }
 
 function decodeDiagnostic(row: unknown, roots: readonly DiscoveryRoot[]): DiscoveryDiagnostic {
