@@ -1,6 +1,7 @@
 import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
-import { derivedKey, readDerived, writeDerived } from "../discovery/derived-cache.ts";
+import { derivedKey, readDerived, resultNameOf, writeDerived } from "../discovery/derived-cache.ts";
+import type { SkillIndex } from "../discovery/index.ts";
 import type { CatalogEntry } from "./render.ts";
 
 // A fitted catalog is a pure function of its entries, its options and this code: kept in the cache folder under a
@@ -16,25 +17,82 @@ interface CacheableOptions {
 }
 
 /**
- * `build()`, or the value it gave before for the same `kind`, `entries` and options (all but `cacheDir`) when
+ * How a value keeps its fitted entries on disk: most are the very entries it was built from, which the key
+ * already names, so each such entry is saved as its number among them (a catalog of 10,000 skills then saves and
+ * reads half the bytes). `pack` gives the value with `refs` applied to its entry lists; `unpack` undoes that with
+ * `deref` on whatever was read (not yet checked).
+ */
+export interface EntryCodec<T> {
+	pack(value: T, refs: (fitted: readonly CatalogEntry[]) => (CatalogEntry | number)[]): unknown;
+	unpack(saved: unknown, deref: (list: unknown) => unknown): unknown;
+}
+
+/** The entries a value is built from, and where they came from when that names them all. */
+export interface EntrySource {
+	entries: readonly CatalogEntry[];
+	/** The index they were taken from, when they are all of its catalog skills (`catalogEntries(index)`). */
+	index?: SkillIndex;
+}
+
+/**
+ * `build()`, or the value it gave before for the same `kind`, entries and options (all but `cacheDir`) when
  * `options.cacheDir` is set and no tokenizer was given. A saved value that is not of the right shape is ignored.
  */
 export async function memoized<T>(
 	kind: string,
-	entries: readonly CatalogEntry[],
+	source: EntrySource,
 	options: CacheableOptions,
 	valid: (value: unknown) => value is T,
+	codec: EntryCodec<T>,
 	build: () => Promise<T>,
 ): Promise<T> {
 	const { cacheDir, tokenizer, ...rest } = options;
 	if (cacheDir === undefined || tokenizer !== undefined) return build();
-	const key = derivedKey(HERE, [kind, rest, entries]);
+	const { entries } = source;
+	const key = entriesKey(kind, rest, source);
 	if (key === undefined) return build();
-	const saved = readDerived(cacheDir, kind, key)?.value;
+	const read = readDerived(cacheDir, kind, key);
+	const saved = read && codec.unpack(read.value, (list) => derefEntries(list, entries));
 	if (valid(saved)) return saved;
 	const built = await build();
-	writeDerived(cacheDir, kind, key, built);
+	const numbers = new Map(entries.map((entry, i) => [entry, i]));
+	const refs = (fitted: readonly CatalogEntry[]) => fitted.map((entry) => numbers.get(entry) ?? entry);
+	writeDerived(cacheDir, kind, key, codec.pack(built, refs));
 	return built;
+}
+
+/**
+ * The key for `source`'s entries: an index that is a saved result read back (or holds some of its catalog skills) is
+ * named by that result's digest and what it leaves out (its entries follow from those and this code), so a warm run
+ * does not serialize and hash every skill again; other entries are named by their JSON, checked value by value
+ * unless each has the plain shape.
+ */
+function entriesKey(kind: string, rest: object, { entries, index }: EntrySource): string | undefined {
+	const name = index && resultNameOf(index);
+	if (name !== undefined) return derivedKey(HERE, [kind, rest, { savedResult: name.digest, omitted: name.omitted }]);
+	return entries.every(plainEntry) ? derivedKey(HERE, [kind, rest], entries) : derivedKey(HERE, [kind, rest, entries]);
+}
+
+/** A saved entry list with each number replaced by that input entry; anything else is left for the check. */
+function derefEntries(list: unknown, entries: readonly CatalogEntry[]): unknown {
+	if (!Array.isArray(list)) return list;
+	// A number that names no entry stays a number, which no entry check passes: the value is then built again.
+	return list.map((item: unknown) =>
+		typeof item === "number" && Number.isInteger(item) ? (entries[item] ?? item) : item,
+	);
+}
+
+const ENTRY_KEYS: ReadonlySet<string> = new Set(["name", "description", "location", "rank", "triggers"]);
+
+/** True for an entry JSON carries unchanged: text fields, a finite rank, no other key. */
+function plainEntry(entry: CatalogEntry): boolean {
+	if (typeof entry !== "object" || entry === null || Object.getPrototypeOf(entry) !== Object.prototype) return false;
+	const { name, description, location, rank, triggers } = entry;
+	if (typeof name !== "string" || typeof description !== "string" || typeof location !== "string") return false;
+	if (rank !== undefined && !(typeof rank === "number" && Number.isFinite(rank))) return false;
+	if (triggers !== undefined && typeof triggers !== "string") return false;
+	for (const key in entry) if (!ENTRY_KEYS.has(key)) return false;
+	return true;
 }
 
 /** True when `value` is a plain object (not null, not an array). */

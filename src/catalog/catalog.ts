@@ -1,7 +1,7 @@
 import type { IndexedSkill, SkillIndex } from "../discovery/index.ts";
 import { codePointLength, SkillsetError } from "../skill/index.ts";
 import { fitCatalog } from "./budget.ts";
-import { isRecord, memoized } from "./catalog-cache.ts";
+import { type EntryCodec, isRecord, memoized } from "./catalog-cache.ts";
 import { capDescription, truncationsOf } from "./cut.ts";
 import { loadDefaultTokenizer } from "./default-tokenizer.ts";
 import type { BudgetUnit, FitStep, Meter } from "./fitter.ts";
@@ -118,8 +118,9 @@ export async function buildCatalog(
 	options: CatalogOptions = {},
 ): Promise<Catalog> {
 	validateCatalogOptions(options as Record<string, unknown>);
-	const entries = Array.isArray(source) ? (source as readonly CatalogEntry[]) : catalogEntries(source as SkillIndex);
-	return memoized("catalog", entries, options, isCatalog, () => fitNow(entries, options));
+	const index = Array.isArray(source) ? undefined : (source as SkillIndex);
+	const entries = index ? catalogEntries(index) : (source as readonly CatalogEntry[]);
+	return memoized("catalog", { entries, index }, options, isCatalog, CATALOG_CODEC, () => fitNow(entries, options));
 }
 
 async function fitNow(entries: readonly CatalogEntry[], options: CatalogOptions): Promise<Catalog> {
@@ -231,6 +232,12 @@ function finish(input: Finish): Catalog {
 function emptyCatalog(format: string, budget: Catalog["report"]["budget"], tokenizer: Tokenizer): Catalog {
 	return finish({ step: "fits", kept: [], named: [], omitted: [], text: "", entries: [], format, budget, tokenizer });
 }
+
+/** How a catalog keeps its entries in the cache (see {@link EntryCodec}). */
+export const CATALOG_CODEC: EntryCodec<Catalog> = {
+	pack: (catalog, refs) => ({ ...catalog, entries: refs(catalog.entries) }),
+	unpack: (saved, deref) => (isRecord(saved) ? { ...saved, entries: deref(saved.entries) } : saved),
+};
 
 /** True when `value` has the shape of a {@link Catalog}. */
 export function isCatalog(value: unknown): value is Catalog {

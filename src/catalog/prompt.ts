@@ -2,13 +2,14 @@ import type { SkillIndex } from "../discovery/index.ts";
 import { codePointLength, SkillsetError } from "../skill/index.ts";
 import {
 	buildCatalog,
+	CATALOG_CODEC,
 	type Catalog,
 	type CatalogOptions,
 	catalogEntries,
 	isCatalog,
 	resolveBudget,
 } from "./catalog.ts";
-import { isRecord, memoized } from "./catalog-cache.ts";
+import { type EntryCodec, isRecord, memoized } from "./catalog-cache.ts";
 import { loadDefaultTokenizer } from "./default-tokenizer.ts";
 import { validateCatalogOptions } from "./options.ts";
 import { type CatalogEntry, type CatalogFormat, formatParts } from "./render.ts";
@@ -78,8 +79,10 @@ export async function buildSkillsSection(
 	options: SkillsSectionOptions = {},
 ): Promise<SkillsSection> {
 	validateCatalogOptions(options as Record<string, unknown>);
-	const entries = Array.isArray(source) ? (source as readonly CatalogEntry[]) : catalogEntries(source as SkillIndex);
-	return memoized("catalog-section", entries, options, isSection, () => fitSection(entries, options));
+	const index = Array.isArray(source) ? undefined : (source as SkillIndex);
+	const entries = index ? catalogEntries(index) : (source as readonly CatalogEntry[]);
+	const build = () => fitSection(entries, options);
+	return memoized("catalog-section", { entries, index }, options, isSection, SECTION_CODEC, build);
 }
 
 async function fitSection(entries: readonly CatalogEntry[], options: SkillsSectionOptions): Promise<SkillsSection> {
@@ -120,6 +123,28 @@ function listsLocations(catalog: Catalog): boolean {
 	const format = catalog.report.format as CatalogFormat;
 	return catalog.text.includes(formatParts({ format, location: true }).entry(first));
 }
+
+/** How a section keeps its catalog's entries in the cache: as its catalog does. */
+const SECTION_CODEC: EntryCodec<SkillsSection> = {
+	pack: (section, refs) => {
+		// The section's text holds the catalog's: saved once, with what stands around it.
+		const inner = section.catalog.text;
+		const at = inner === "" ? -1 : section.text.indexOf(inner);
+		const text =
+			at === -1 ? section.text : { before: section.text.slice(0, at), after: section.text.slice(at + inner.length) };
+		return { ...section, text, catalog: CATALOG_CODEC.pack(section.catalog, refs) };
+	},
+	unpack: (saved, deref) => {
+		if (!isRecord(saved)) return saved;
+		const catalog = CATALOG_CODEC.unpack(saved.catalog, deref);
+		const { text } = saved;
+		// Anything but two texts around a catalog's text stays as it is, for the shape check to refuse.
+		const around = isRecord(text) && typeof text.before === "string" && typeof text.after === "string";
+		const inner = isRecord(catalog) ? catalog.text : undefined;
+		if (!around || typeof inner !== "string") return { ...saved, catalog };
+		return { ...saved, text: `${text.before}${inner}${text.after}`, catalog };
+	},
+};
 
 /** True when `value` is a skills section: its text and its catalog. */
 function isSection(value: unknown): value is SkillsSection {

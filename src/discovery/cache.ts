@@ -5,9 +5,16 @@ import { type Candidate, type DirEntry, listDir } from "./folder.ts";
 import type { LoadedSkill, LoadOptions } from "./load.ts";
 import type { DiscoveryRoot } from "./roots.ts";
 import type { SavedDirs } from "./saved-dirs.ts";
-import { changedSince, sameSignature, signatureOf, statOrUndefined } from "./signature.ts";
+import { changedSince, sameSignature, signatureOf, statOrUndefined, statState, unchangedNow } from "./signature.ts";
 import type { RootWalk, WalkRecord } from "./walk.ts";
-import { type ListedDir, reuseSnapshot, snapshotOf, type WalkSnapshot, walkFromSnapshot } from "./walk-snapshot.ts";
+import {
+	type ListedDir,
+	pinProbes,
+	reuseSnapshot,
+	snapshotOf,
+	type WalkSnapshot,
+	walkFromSnapshot,
+} from "./walk-snapshot.ts";
 
 /**
  * How long before a scan started a file or folder must have last changed for its signature to stand for its
@@ -137,10 +144,12 @@ export class RootCache {
 
 	/** Keeps what a fresh walk found for reuse, when it can vouch for itself. Call after {@link RootCache.end}. */
 	remember(walk: RootWalk, record: WalkRecord): void {
-		const snapshot = snapshotOf(walk, record, this.dirs, (signature) => isRacy(signature, this.#scanStart));
+		// One stat per probe, shared by the snapshot and by a rescan's check when there is no snapshot.
+		const probes = pinProbes(record.probes, (signature) => isRacy(signature, this.#scanStart));
+		const snapshot = snapshotOf(walk, record, this.dirs, probes);
 		if (snapshot || this.walk) this.changed = true;
 		this.walk = snapshot;
-		this.probes = snapshot ? snapshot.probes : pinProbes(record.probes, this.#scanStart);
+		this.probes = probes;
 	}
 
 	/** True when every file the scan saw could be read and remembered (the no-change check needs that). */
@@ -178,7 +187,7 @@ export class RootCache {
 		this.#seenFiles.add(candidate.file);
 		const cached = this.files.get(candidate.file);
 		if (cached && !cached.racy && cached.dir === candidate.dir) {
-			const info = known ? undefined : statSync(candidate.file, { throwIfNoEntry: false });
+			const info = known ? undefined : statOrUndefined(candidate.file);
 			if (known || (info && sameSignature(info, cached.signature))) {
 				this.reused.files++;
 				return fromCache(candidate, cached);
@@ -318,14 +327,16 @@ export class ScanCache {
 		if (keys.some((key, i) => key !== this.#keys[i])) return undefined;
 		const files = new Set<string>();
 		const structure = { structure: true, files };
-		if (this.#absentRoots.some((root) => statSync(root, { throwIfNoEntry: false }) !== undefined)) return structure;
+		// A root that is still absent (or whose parent is now a file: a walk counts it absent too) changed nothing; one
+		// that now exists, or became a link loop or unreadable (a walk reports that), did.
+		if (this.#absentRoots.some((root) => statState(root) !== "absent")) return structure;
 		for (const root of this.#roots.values()) {
-			for (const [dir, cached] of root.dirs) if (!sameAsNow(dir, cached.signature)) return structure;
+			for (const [dir, cached] of root.dirs) if (!unchangedNow(dir, cached.signature)) return structure;
 			if (!root.probes) return structure;
-			for (const [path, signature] of root.probes) if (!sameAsNow(path, signature)) return structure;
+			for (const [path, signature] of root.probes) if (!unchangedNow(path, signature)) return structure;
 		}
 		for (const root of this.#roots.values()) {
-			for (const [file, cached] of root.files) if (!sameAsNow(file, cached.signature)) files.add(file);
+			for (const [file, cached] of root.files) if (!unchangedNow(file, cached.signature)) files.add(file);
 		}
 		return { structure: false, files };
 	}
@@ -334,22 +345,4 @@ export class ScanCache {
 	roots(): RootCache[] {
 		return [...this.#roots.values()];
 	}
-}
-
-/** The signatures of a walk's probes, or undefined when one is gone or racy (its listing may yet change unseen). */
-function pinProbes(paths: readonly string[], scanStart: number): Map<string, FileSignature> | undefined {
-	const probes = new Map<string, FileSignature>();
-	for (const path of paths) {
-		// A probe gone, or its folder swapped for a file or a link loop (ENOTDIR, ELOOP throw), is not pinned.
-		const info = statOrUndefined(path);
-		if (!info || isRacy(signatureOf(info), scanStart)) return undefined;
-		probes.set(path, signatureOf(info));
-	}
-	return probes;
-}
-
-/** True when `path` still has `signature` (a file that cannot be looked at throws). */
-function sameAsNow(path: string, signature: FileSignature): boolean {
-	const info = statSync(path, { throwIfNoEntry: false });
-	return info !== undefined && sameSignature(info, signature);
 }

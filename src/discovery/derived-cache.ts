@@ -5,6 +5,8 @@ import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { codeStamp, readKept, usableFolder, writeKept } from "./index-file.ts";
 
+export { type ResultName, resultNameOf } from "./result-digest.ts";
+
 // Values a later stage derives from discovery's results (the fitted catalog of an index), kept beside the index
 // in `<cacheDir>/<kind>/` with the index's file rules: no links, ours, writable by no one else, a digest over the
 // content, written whole. A value is found only by a key that names every input it was made from, so it never
@@ -14,23 +16,34 @@ const KIND = /^[a-z][a-z-]{0,31}$/;
 
 /**
  * The key of a derived value: a digest of the code stamp (with the deriving stage's `codeFolder`) and `inputs`,
- * or undefined when an input is not plain data JSON carries unchanged (a function, a non-finite number).
+ * or undefined when an input is not plain data JSON carries unchanged (a function, a non-finite number). `plain`
+ * are further inputs the caller has checked to be such data; they are not checked value by value again, and the
+ * key is the one they would give as part of `inputs`.
  */
-export function derivedKey(codeFolder: string, inputs: readonly unknown[]): string | undefined {
+export function derivedKey(
+	codeFolder: string,
+	inputs: readonly unknown[],
+	plain: readonly unknown[] = [],
+): string | undefined {
 	let stamp: string;
 	try {
 		stamp = codeStamp([codeFolder]);
 	} catch {
 		return undefined;
 	}
-	let plain = true;
+	let checked = true;
 	const text = JSON.stringify([stamp, ...inputs], (_key, value: unknown) => {
 		const type = typeof value;
-		if (type === "function" || type === "symbol" || type === "bigint") plain = false;
-		if (type === "number" && !Number.isFinite(value as number)) plain = false;
+		if (type === "function" || type === "symbol" || type === "bigint") checked = false;
+		if (type === "number" && !Number.isFinite(value as number)) checked = false;
 		return value;
 	});
-	return plain ? createHash("sha256").update(text).digest("hex") : undefined;
+	if (!checked) return undefined;
+	const hash = createHash("sha256");
+	if (plain.length === 0) return hash.update(text).digest("hex");
+	// The text of `[stamp, ...inputs, ...plain]`, without making it as one string.
+	const rest = JSON.stringify(plain);
+	return hash.update(text.slice(0, -1)).update(",").update(rest.slice(1)).digest("hex");
 }
 
 /**

@@ -1,4 +1,3 @@
-import { statSync } from "node:fs";
 import { homedir } from "node:os";
 import { resolve } from "node:path";
 import { type RootCache, ScanCache } from "./cache.ts";
@@ -10,7 +9,9 @@ import type { PersistentIndex } from "./persist.ts";
 import { mapInBatches } from "./pool.ts";
 import { assembleReport, buildReport, type DiscoveryReport } from "./report.ts";
 import { resolveSkills } from "./resolve.ts";
+import { rememberResultDigest } from "./result-digest.ts";
 import { type DiscoveryRoot, resolveRoots } from "./roots.ts";
+import { statState } from "./signature.ts";
 import { adoptIntoIndex, type SkillIndex } from "./skill-index.ts";
 import {
 	DEFAULT_EXPLICIT_WALK_LIMITS,
@@ -223,6 +224,7 @@ function resultInputs(cwd: string, roots: DiscoveryRoot[], options: DiscoverOpti
 /** The result a saved one stands for, with this run's timings. */
 function savedResult(saved: ReadResult, cwd: string, options: DiscoverOptions, started: number): DiscoveryResult {
 	const index = adoptIntoIndex(saved.skills);
+	if (saved.digest !== undefined) rememberResultDigest(index, saved.digest);
 	const totalMs = round(performance.now() - started);
 	const report = assembleReport({
 		cwd,
@@ -319,13 +321,9 @@ function rejectedAtWalk(candidate: Candidate): LoadedSkill {
 	};
 }
 
-/** False only when `path` surely does not exist (an unreadable parent leaves the walk to report it). */
+/** False only when `path` surely does not exist (anything a walk would report loads the index). */
 function mayExist(path: string): boolean {
-	try {
-		return statSync(path, { throwIfNoEntry: false }) !== undefined;
-	} catch {
-		return true;
-	}
+	return statState(path) !== "absent";
 }
 
 function round(ms: number): number {

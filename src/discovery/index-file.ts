@@ -82,8 +82,15 @@ export function checkIndexFolder(folder: string): IndexProblem | undefined {
 	return undefined;
 }
 
-/** What reading an index file gave: its text and when it was written, nothing (no file), or a problem. */
-export type IndexRead = { text: string; mtimeMs: number } | { missing: true } | { problem: string };
+/** What an index file holds: its payload, when it was written, and the payload's SHA-256 (checked against it). */
+export interface IndexText {
+	text: string;
+	mtimeMs: number;
+	sha256: string;
+}
+
+/** What reading an index file gave: its text, nothing (no file), or a problem. */
+export type IndexRead = IndexText | { missing: true } | { problem: string };
 
 /** Reads one index file: not through a link, a regular file of ours, writable by no one else, within the cap. */
 export function readIndexFile(file: string): IndexRead {
@@ -109,9 +116,9 @@ export function readIndexFile(file: string): IndexRead {
 			if (read === 0) break;
 			filled += read;
 		}
-		const text = filled === bytes.length ? checkedPayload(bytes) : undefined;
-		if (text === undefined) return { problem: "its content does not match its digest (cut short or changed)" };
-		return { text, mtimeMs: info.mtimeMs };
+		const payload = filled === bytes.length ? checkedPayload(bytes) : undefined;
+		if (payload === undefined) return { problem: "its content does not match its digest (cut short or changed)" };
+		return { ...payload, mtimeMs: info.mtimeMs };
 	} catch (error) {
 		return { problem: `it cannot be read: ${codeOf(error)}` };
 	} finally {
@@ -119,8 +126,8 @@ export function readIndexFile(file: string): IndexRead {
 	}
 }
 
-/** The payload after the header line, when the header is ours and its digest matches; else undefined. */
-function checkedPayload(bytes: Buffer): string | undefined {
+/** The payload after the header line and its digest, when the header is ours and the digest matches. */
+function checkedPayload(bytes: Buffer): { text: string; sha256: string } | undefined {
 	const end = bytes.indexOf(0x0a);
 	if (end === -1 || end > 200) return undefined;
 	let header: Partial<Header>;
@@ -132,7 +139,7 @@ function checkedPayload(bytes: Buffer): string | undefined {
 	const payload = bytes.subarray(end + 1);
 	if (header?.skillset !== HEADER_NAME || typeof header.sha256 !== "string") return undefined;
 	if (createHash("sha256").update(payload).digest("hex") !== header.sha256) return undefined;
-	return payload.toString("utf8");
+	return { text: payload.toString("utf8"), sha256: header.sha256 };
 }
 
 /**
@@ -188,7 +195,7 @@ export function usableFolder(folder: string): string | undefined {
  * The text kept under `key` in a checked `folder` and when it was written (its mtime, for the racy-git rule), or
  * undefined when there is none or it cannot be trusted (see {@link readIndexFile}).
  */
-export function readKept(folder: string, key: string): { text: string; mtimeMs: number } | undefined {
+export function readKept(folder: string, key: string): IndexText | undefined {
 	const read = readIndexFile(join(folder, indexFileName(key)));
 	return "text" in read ? read : undefined;
 }

@@ -95,7 +95,9 @@ export class PersistentIndex {
 		if (!read) return undefined;
 		try {
 			const indexFiles = inputs.rootKeys.map((key) => this.#indexFile(key));
-			return readResult(read.text, read.mtimeMs, fileKey, inputs, indexFiles);
+			const result = readResult(read.text, read.mtimeMs, fileKey, inputs, indexFiles);
+			if (result) result.digest = read.sha256;
+			return result;
 		} catch {
 			// A value that is not what it must be: the files themselves are still there to read. Fail closed.
 			return undefined;

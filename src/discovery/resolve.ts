@@ -111,17 +111,19 @@ export function resolveSkills(loaded: readonly LoadedSkill[], options: ResolveOp
 	return { skills: kept, rejected };
 }
 
+/** A skill's description as the index holds it: its `description`, then its `when_to_use` when it has one. */
+export function indexedDescription(properties: SkillProperties): string {
+	return properties.whenToUse ? `${properties.description} ${properties.whenToUse}` : properties.description;
+}
+
 function toIndexed(item: LoadedSkill): IndexedSkill | undefined {
 	const { candidate, properties } = item;
 	if (!properties || item.bodyOffset === undefined || item.bodyLine === undefined) return undefined;
-	const description = properties.whenToUse
-		? `${properties.description} ${properties.whenToUse}`
-		: properties.description;
 	return {
 		id: properties.name,
 		name: properties.name,
 		qualifiedName: "",
-		description,
+		description: indexedDescription(properties),
 		scope: candidate.root.scope,
 		rank: candidate.root.rank,
 		root: candidate.root.path,

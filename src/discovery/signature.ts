@@ -1,4 +1,4 @@
-import { type Stats, statSync } from "node:fs";
+import { lstatSync, type Stats, statSync } from "node:fs";
 import type { FileSignature } from "../skill/index.ts";
 
 // What discovery's caches rest on: a file's or folder's signature (dev, ino, size, mtime, ctime) compared with the
@@ -47,11 +47,36 @@ export function unchangedNow(path: string, signature: FileSignature): boolean {
 	return info !== undefined && sameSignature(info, signature);
 }
 
+// One options object for every stat (a warm run takes one per folder and SKILL.md), with every field Node reads.
+const STAT_OPTIONS = { bigint: false, throwIfNoEntry: false } as const;
+
 /** The stat of `path` (following links), or undefined when it is gone or cannot be looked at. */
 export function statOrUndefined(path: string): Stats | undefined {
 	try {
-		return statSync(path, { throwIfNoEntry: false });
+		return statSync(path, STAT_OPTIONS);
 	} catch {
 		return undefined;
+	}
+}
+
+/** The lstat of `path` (not following a last link), or undefined when it is gone or cannot be looked at. */
+export function lstatOrUndefined(path: string): Stats | undefined {
+	try {
+		return lstatSync(path, STAT_OPTIONS);
+	} catch {
+		return undefined;
+	}
+}
+
+/**
+ * The stat of `path` (following links), or why there is none: "absent" when it or a parent is gone or a parent is
+ * not a folder (ENOENT, ENOTDIR: what a walk counts as a root that does not exist), "unusable" for anything else
+ * (a link loop, no permission: a walk reports those). A stat with `throwIfNoEntry: false` still throws for these.
+ */
+export function statState(path: string): Stats | "absent" | "unusable" {
+	try {
+		return statSync(path, STAT_OPTIONS) ?? "absent";
+	} catch (error) {
+		return (error as NodeJS.ErrnoException).code === "ENOTDIR" ? "absent" : "unusable";
 	}
 }

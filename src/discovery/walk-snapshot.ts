@@ -42,25 +42,37 @@ export const SNAPSHOT_CODES: ReadonlySet<string> = new Set([
 ]);
 
 /**
- * The snapshot of a fresh walk, or undefined when its result depends on more than the `dirs` it listed (each
- * unchanged and not racy) and probes that can vouch for themselves.
+ * The signatures of a walk's probes (one stat each), or undefined when one is gone, cannot be looked at (its folder
+ * became a file or a link loop) or is racy: its listing may yet change unseen.
  */
-export function snapshotOf(
-	walk: RootWalk,
-	record: WalkRecord,
-	dirs: ReadonlyMap<string, ListedDir>,
+export function pinProbes(
+	paths: readonly string[],
 	isRacy: (signature: FileSignature) => boolean,
-): WalkSnapshot | undefined {
-	if (!walk.exists || record.links || record.real === undefined || walk.rejected.length > 0) return undefined;
-	if (!dirs.has(walk.root.path) || walk.diagnostics.some((d) => !SNAPSHOT_CODES.has(d.code))) return undefined;
-	for (const dir of dirs.values()) if (dir.racy) return undefined;
+): Map<string, FileSignature> | undefined {
 	const probes = new Map<string, FileSignature>();
-	for (const path of record.probes) {
+	for (const path of paths) {
 		const info = statOrUndefined(path);
 		const signature = info && signatureOf(info);
 		if (!signature || isRacy(signature)) return undefined;
 		probes.set(path, signature);
 	}
+	return probes;
+}
+
+/**
+ * The snapshot of a fresh walk, or undefined when its result depends on more than the `dirs` it listed (each
+ * unchanged and not racy) and its `probes` as {@link pinProbes} pinned them (undefined: they cannot vouch).
+ */
+export function snapshotOf(
+	walk: RootWalk,
+	record: WalkRecord,
+	dirs: ReadonlyMap<string, ListedDir>,
+	probes: Map<string, FileSignature> | undefined,
+): WalkSnapshot | undefined {
+	if (!probes || !walk.exists || record.links || record.real === undefined || walk.rejected.length > 0)
+		return undefined;
+	if (!dirs.has(walk.root.path) || walk.diagnostics.some((d) => !SNAPSHOT_CODES.has(d.code))) return undefined;
+	for (const dir of dirs.values()) if (dir.racy) return undefined;
 	return {
 		real: record.real,
 		counts: { ...walk.counts },

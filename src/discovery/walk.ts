@@ -15,6 +15,7 @@ import {
 } from "./folder.ts";
 import { mapInBatches } from "./pool.ts";
 import type { DiscoveryRoot } from "./roots.ts";
+import { statOrUndefined } from "./signature.ts";
 
 /** Bounds of one root's walk. Hitting one is a diagnostic, never a failure. */
 export interface WalkLimits {
@@ -330,12 +331,14 @@ function isSkipped(name: string): boolean {
 	return name.startsWith(".") || SKIPPED_DIRS.has(name);
 }
 
+// A parent that is no folder (ENOTDIR) or a link loop (ELOOP) throws even with `throwIfNoEntry: false`: neither
+// is a file or a folder here, and neither may fail the whole walk.
 function isFile(path: string): boolean {
-	return statSync(path, { throwIfNoEntry: false })?.isFile() === true;
+	return statOrUndefined(path)?.isFile() === true;
 }
 
 function isDirectory(path: string): boolean {
-	return statSync(path, { throwIfNoEntry: false })?.isDirectory() === true;
+	return statOrUndefined(path)?.isDirectory() === true;
 }
 
 function errorCode(error: unknown): string {

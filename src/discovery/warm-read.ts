@@ -1,4 +1,4 @@
-import { lstatSync, realpathSync, statSync } from "node:fs";
+import { realpathSync } from "node:fs";
 import { basename } from "node:path";
 import { SKILL_CODES } from "../skill/index.ts";
 import { DISCOVERY_CODES, type DiscoveryCode, type DiscoveryDiagnostic } from "./codes.ts";
@@ -17,9 +17,9 @@ import {
 	tuple,
 } from "./index-values.ts";
 import { type RootReport, rootReportOf } from "./report.ts";
-import type { IndexedSkill, RejectedSkill, SkillStatus } from "./resolve.ts";
+import { type IndexedSkill, indexedDescription, type RejectedSkill, type SkillStatus } from "./resolve.ts";
 import type { DiscoveryRoot } from "./roots.ts";
-import { changedSince, sameSignatureAt } from "./signature.ts";
+import { changedSince, lstatOrUndefined, sameSignatureAt, statOrUndefined, statState } from "./signature.ts";
 import { placed, RESULT_FORMAT, type ResultInputs } from "./warm-result.ts";
 
 // Reading a saved result back (see warm-result.ts): first every signature it depends on, straight from its flat
@@ -34,6 +34,8 @@ export interface ReadResult {
 	diagnostics: DiscoveryDiagnostic[];
 	roots: RootReport[];
 	reused: { dirs: number; files: number };
+	/** The SHA-256 of the file's payload (set by the reader of the file). */
+	digest?: string;
 }
 
 const STATUSES: ReadonlySet<string> = new Set<SkillStatus>(["selected", "shadowed", "untrusted", "disabled"]);
@@ -51,24 +53,28 @@ export function readResult(
 	indexFiles: readonly string[],
 ): ReadResult | undefined {
 	const { roots } = inputs;
-	const saved = parsedRecord(payload, "the result");
+	const split = payload.indexOf("\n");
+	if (split === -1) throw new IndexFormatError("it is not in two parts");
+	const saved = parsedRecord(payload.slice(0, split), "the result");
 	if (saved.format !== RESULT_FORMAT) throw new IndexFormatError("it is not a result of this format");
 	if (saved.key !== fileKey) throw new IndexFormatError("it was written for other roots or settings");
 	const checks = list(saved.checks, "checks");
 	if (checks.length !== roots.length) throw new IndexFormatError("it has checks for other roots");
 	const reals: (string | undefined)[] = [];
 	const reused = { dirs: 0, files: 0 };
-	// Every path a check covers: a saved skill must be one of them (its SKILL.md as it was when the result was saved).
+	// Every SKILL.md a check covers: a saved skill must be one of them (as it was when the result was saved).
 	const checked = new Set<string>();
 	for (const [i, root] of roots.entries()) {
 		const real = checkRoot(checks[i], root, indexFiles[i] as string, writtenAt, reused, checked);
 		if (real === false) return undefined;
 		reals.push(real);
 	}
+	// Only now that the result stands are its values parsed (see RESULT_FORMAT).
+	const values = parsedRecord(payload.slice(split + 1), "the result's values");
 	const diagnostic = (row: unknown) => decodeDiagnostic(row, roots);
-	const skills = list(saved.skills, "skills").map((row) => decodeSkill(row, roots, reals, diagnostic));
+	const skills = list(values.skills, "skills").map((row) => decodeSkill(row, roots, reals, diagnostic));
 	if (skills.some((skill) => !checked.has(skill.file))) throw new IndexFormatError("a skill's file is not checked");
-	const rejected = list(saved.rejected, "rejected").map((row) => {
+	const rejected = list(values.rejected, "rejected").map((row) => {
 		const [i, rel, fileName, name, diagnostics] = tuple(row, 5, "a rejected skill");
 		const { root, where } = place(roots, reals, i, rel, fileName);
 		// Built in the order resolution builds it (JSON output shows the order).
@@ -84,7 +90,7 @@ export function readResult(
 	return {
 		skills,
 		rejected,
-		diagnostics: list(saved.diagnostics, "diagnostics").map(diagnostic),
+		diagnostics: list(values.diagnostics, "diagnostics").map(diagnostic),
 		roots: reports,
 		reused,
 	};
@@ -102,7 +108,8 @@ function checkRoot(
 	reused: { dirs: number; files: number },
 	checked: Set<string>,
 ): string | undefined | false {
-	if (value === null) return statSync(root.path, { throwIfNoEntry: false }) === undefined ? undefined : false;
+	// A root saved as absent stands while a walk would still count it absent (a link loop now is reported).
+	if (value === null) return statState(root.path) === "absent" ? undefined : false;
 	const cells = tuple(value, 10, "a root's checks");
 	const real = realPath(cells[0]);
 	const rels = list(cells[8], "paths");
@@ -112,7 +119,7 @@ function checkRoot(
 	if (signatures.length !== rels.length * 5 || dirs + probes > rels.length)
 		throw new IndexFormatError("a root's checks do not add up");
 	// The per-root index file it was saved with: rewritten (or touched) since, and this result no longer stands.
-	const own = lstatSync(indexFile, { throwIfNoEntry: false });
+	const own = lstatOrUndefined(indexFile);
 	if (!own || !sameSignatureAt(own, cells, 1)) return false;
 	for (let i = 0; i < rels.length; i++) {
 		const path = pathBelow(root.path, rels[i]);
@@ -122,9 +129,10 @@ function checkRoot(
 		if (typeof mtimeMs !== "number" || typeof ctimeMs !== "number")
 			throw new IndexFormatError("a time is not a number");
 		if (changedSince(mtimeMs, ctimeMs, writtenAt)) return false;
-		const info = statSync(path, { throwIfNoEntry: false });
+		const info = statOrUndefined(path);
 		if (!info || !sameSignatureAt(info, signatures, at)) return false;
-		checked.add(path);
+		// Folders and probes come first; what follows them is a SKILL.md a saved skill may stand for.
+		if (i >= dirs + probes) checked.add(path);
 	}
 	try {
 		if (realpathSync.native(root.path) !== real) return false;
@@ -157,18 +165,20 @@ function decodeSkill(
 	reals: readonly (string | undefined)[],
 	diagnostic: (row: unknown) => DiscoveryDiagnostic,
 ): IndexedSkill {
-	const cells = tuple(row, 16, "a skill");
+	const cells = tuple(row, 15, "a skill");
 	const { root, where } = place(roots, reals, cells[0], cells[1], cells[2]);
-	const status = text(cells[7], "a status");
+	const status = text(cells[6], "a status");
 	if (!STATUSES.has(status)) throw new IndexFormatError("a skill has an unknown status");
-	if (typeof cells[9] !== "boolean") throw new IndexFormatError("model invocation is not true or false");
-	const mtimeMs = cells[14];
+	if (typeof cells[8] !== "boolean") throw new IndexFormatError("model invocation is not true or false");
+	const mtimeMs = cells[13];
 	if (typeof mtimeMs !== "number" || !Number.isFinite(mtimeMs)) throw new IndexFormatError("a time is not a number");
+	const properties = decodeProperties(cells[9]);
 	const skill: IndexedSkill = {
 		id: text(cells[3], "an id"),
 		name: text(cells[4], "a name"),
 		qualifiedName: text(cells[5], "a qualified name"),
-		description: text(cells[6], "a description"),
+		// Not saved: it follows from the properties, as resolution builds it (half the bytes of a typical row).
+		description: indexedDescription(properties),
 		scope: root.scope,
 		rank: root.rank,
 		root: root.path,
@@ -177,16 +187,22 @@ function decodeSkill(
 		realFile: where.realFile,
 		status: status as SkillStatus,
 		trusted: root.trusted,
-		modelInvocable: cells[9],
-		properties: decodeProperties(cells[10]),
-		bodyOffset: count(cells[11], "a body offset"),
-		bodyLine: count(cells[12], "a body line"),
-		size: count(cells[13], "a size"),
+		modelInvocable: cells[8],
+		properties,
+		bodyOffset: count(cells[10], "a body offset"),
+		bodyLine: count(cells[11], "a body line"),
+		size: count(cells[12], "a size"),
 		mtimeMs,
-		diagnostics: list(cells[15], "diagnostics").map(diagnostic),
+		diagnostics: decodeDiagnostics(cells[14], diagnostic),
 	};
-	if (cells[8] !== null) skill.shadowedBy = text(cells[8], "a shadowing name");
+	if (cells[7] !== null) skill.shadowedBy = text(cells[7], "a shadowing name");
 	return skill;
+}
+
+/** A saved diagnostics list read back; an empty one (most skills') is taken as it was parsed, not copied. */
+function decodeDiagnostics(value: unknown, diagnostic: (row: unknown) => DiscoveryDiagnostic): DiscoveryDiagnostic[] {
+	const rows = list(value, "diagnostics");
+	return rows.length === 0 ? (rows as DiscoveryDiagnostic[]) : rows.map(diagnostic);
 }
 
 function decodeDiagnostic(row: unknown, roots: readonly DiscoveryRoot[]): DiscoveryDiagnostic {

@@ -1,4 +1,3 @@
-import { lstatSync, statSync } from "node:fs";
 import type { FileSignature } from "../skill/index.ts";
 import type { RootCache } from "./cache.ts";
 import { isRacy } from "./cache.ts";
@@ -7,6 +6,7 @@ import { below } from "./folder.ts";
 import { canonicalDiagnostic, relativeTo, savable, signatureRow } from "./index-values.ts";
 import type { IndexedSkill, RejectedSkill } from "./resolve.ts";
 import type { DiscoveryRoot } from "./roots.ts";
+import { lstatOrUndefined, statState } from "./signature.ts";
 import type { RootWalk } from "./walk.ts";
 import { descend } from "./walk-snapshot.ts";
 
@@ -17,8 +17,13 @@ import { descend } from "./walk-snapshot.ts";
 // signatures from flat arrays and builds the result, with no walk, no candidate and no resolution. Saved only when
 // every such entry was old enough to vouch for its content (the racy-git rule) and every value comes back exactly.
 
-/** Bumped whenever the layout below changes. */
-export const RESULT_FORMAT = 1;
+/**
+ * Bumped whenever the layout below changes. 2: a skill's description is not saved (it follows from its properties).
+ * 3: two JSON lines, what the result depends on first (format, key, checks, walks), then its values (skills,
+ * rejected, diagnostics): a warm run takes every stat before the values exist, so the garbage of ten thousand stats
+ * is collected without copying them, and a stale result's values are never parsed.
+ */
+export const RESULT_FORMAT = 3;
 
 /** What a result depends on besides the files: every input of resolution and of the report. */
 export interface ResultInputs {
@@ -98,7 +103,6 @@ export function encodeResult(fileKey: string, scan: FinishedScan): string | unde
 				skill.id,
 				skill.name,
 				skill.qualifiedName,
-				skill.description,
 				skill.status,
 				skill.shadowedBy ?? null,
 				skill.modelInvocable,
@@ -128,7 +132,9 @@ export function encodeResult(fileKey: string, scan: FinishedScan): string | unde
 		// A result with a word about the index itself would repeat it on every run that uses the result.
 		if (scan.diagnostics.some((d) => d.code.startsWith("index."))) throw new NotKept();
 		const diagnostics = scan.diagnostics.map(diagnostic);
-		return JSON.stringify({ format: RESULT_FORMAT, key: fileKey, checks, walks, skills, rejected, diagnostics });
+		// JSON text holds no raw line break (one in a string is escaped): the first one ends the first part.
+		const head = JSON.stringify({ format: RESULT_FORMAT, key: fileKey, checks, walks });
+		return `${head}\n${JSON.stringify({ skills, rejected, diagnostics })}`;
 	} catch (error) {
 		if (error instanceof NotKept) return undefined;
 		throw error;
@@ -143,7 +149,7 @@ type Checks = [string, number, number, number, number, number, number, number, s
  */
 function rootChecks({ root, walk, cache, indexFile }: SavedRoot, scanStart: number): Checks | null {
 	if (!walk.exists) {
-		if (statSync(root.path, { throwIfNoEntry: false }) !== undefined) throw new NotKept();
+		if (statState(root.path) !== "absent") throw new NotKept();
 		return null;
 	}
 	const snapshot = cache?.walk;
@@ -166,7 +172,7 @@ function rootChecks({ root, walk, cache, indexFile }: SavedRoot, scanStart: numb
 		if (!file || file.racy || !savable(candidate.file, file)) throw new NotKept();
 		add(candidate.file, file.signature);
 	}
-	const info = lstatSync(indexFile, { throwIfNoEntry: false });
+	const info = lstatOrUndefined(indexFile);
 	if (!info?.isFile()) throw new NotKept();
 	return [snapshot.real, ...signatureRow(info), cache.dirs.size, snapshot.probes.size, rels, signatures];
 }

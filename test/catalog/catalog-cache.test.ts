@@ -1,8 +1,21 @@
 import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { buildCatalog, buildSkillsSection, type DiscoverOptions, discover, estimateTokenizer } from "skillset";
+import {
+	buildCatalog,
+	buildSkillsSection,
+	type DiscoverOptions,
+	discover,
+	estimateTokenizer,
+	SkillIndex,
+} from "skillset";
 import { beforeAll, describe, expect, it } from "vitest";
-import { folderAttacks, forgePayload, readPayload } from "../discovery/index-helpers.ts";
+import {
+	folderAttacks,
+	forgePayload,
+	forgeResultPayload,
+	readPayload,
+	readResultPayload,
+} from "../discovery/index-helpers.ts";
 import { pastRacyWindow } from "../helpers/racy.ts";
 import { skillMd, tempDir, writeTree } from "../helpers/temp.ts";
 
@@ -102,12 +115,20 @@ describe("the cached catalog", () => {
 		const truth = await catalogText(cacheDir);
 		const [file] = cached(cacheDir, "catalog");
 		if (!file) throw new Error("no cached catalog");
-		const saved = readPayload(file) as unknown as { key: string; value: { text: string } };
+		const saved = readPayload(file) as unknown as { key: string; value: { text: string; entries: unknown[] } };
+		// Every entry the catalog lists is one it was given, so each is saved as its number among them.
+		expect(saved.value.entries.length).toBeGreaterThan(0);
+		expect(saved.value.entries.every((entry) => typeof entry === "number")).toBe(true);
 		const attacks: [string, () => void][] = [
 			["a changed byte", () => writeFileSync(file, readFileSync(file, "utf8").replace("Handles", "Hijacks"))],
 			["a cut", () => writeFileSync(file, readFileSync(file).subarray(0, 200))],
 			["not a catalog", () => forgePayload(file, { key: saved.key, value: { ...saved.value, text: 42 } })],
 			["another key", () => forgePayload(file, { key: "0".repeat(64), value: { ...saved.value, text: "Hijacked" } })],
+			// Fitted entries that are the input entries are saved as their numbers; a number that names none is refused.
+			...[999, -1, 0.5, "0", null].map((ref): [string, () => void] => [
+				`an entry saved as ${JSON.stringify(ref)}`,
+				() => forgePayload(file, { key: saved.key, value: { ...saved.value, text: "Hijacked", entries: [ref] } }),
+			]),
 			[
 				"group-writable",
 				() => {
@@ -152,6 +173,73 @@ describe("the cached catalog", () => {
 		mkdirSync(file);
 		expect(await catalogText(cacheDir)).toBe(truth);
 		expect(readdirSync(join(cacheDir, "catalog")).filter((name) => name.endsWith(".tmp"))).toEqual([]);
+	});
+
+	it("is never the catalog of another saved discovery result: a forged result gets a catalog of its own", async () => {
+		// An earlier test rewrote a skill: a result is saved only once every file is old enough to vouch for itself.
+		await pastRacyWindow();
+		const cacheDir = freshCache();
+		const truth = await catalogText(cacheDir, 5000);
+		// Warm: the index is the saved result read back, and the catalog is kept under that result's digest.
+		expect(await catalogText(cacheDir, 5000)).toBe(truth);
+		expect(await catalogText(cacheDir, 5000)).toBe(truth);
+		const [result] = cached(cacheDir, "discovery-result");
+		if (!result) throw new Error("no saved result");
+		const payload = readResultPayload(result) as { skills: unknown[][] };
+		const row = payload.skills.find((cells) => cells[3] === "skill-3");
+		if (!row) throw new Error("no saved row for skill-3");
+		(row[9] as Record<string, unknown>).description = "Forged description of skill three.";
+		forgeResultPayload(result, payload);
+		const forged = await catalogText(cacheDir, 5000);
+		expect(forged).toContain("Forged description of skill three.");
+		expect(forged).not.toContain("Handles case 3 of");
+	});
+
+	it("is shared by a new index of the very same skills; one of fewer skills gets a catalog of its own", async () => {
+		await pastRacyWindow();
+		const cacheDir = freshCache();
+		await discover(optionsFor(cacheDir));
+		// Warm: the index is a saved result read back; its catalog is the only one kept.
+		const { index } = await discover(optionsFor(cacheDir));
+		await buildCatalog(index, { budget: { tokens: 5000 }, cacheDir });
+		const [file] = cached(cacheDir, "catalog");
+		if (!file) throw new Error("no cached catalog");
+		const saved = readPayload(file) as unknown as { key: string; value: { text: string } };
+		forgePayload(file, { key: saved.key, value: { ...saved.value, text: "Forged" } });
+		// An MCP server's index of the skills it serves, when it serves them all: the same catalog skills.
+		const same = new SkillIndex(index.skills);
+		expect((await buildCatalog(same, { budget: { tokens: 5000 }, cacheDir })).text).toBe("Forged");
+		const fewer = new SkillIndex(index.skills.slice(1));
+		const cold = await buildCatalog(fewer, { budget: { tokens: 5000 } });
+		expect(await buildCatalog(fewer, { budget: { tokens: 5000 }, cacheDir })).toEqual(cold);
+		expect(await buildCatalog(new SkillIndex(index.skills.slice(1)), { budget: { tokens: 5000 }, cacheDir })).toEqual(
+			cold,
+		);
+		// Fewer skills in another order, or another index's skills, are not the saved result's at all.
+		const reordered = new SkillIndex([...index.skills].reverse());
+		expect((await buildCatalog(reordered, { budget: { tokens: 5000 }, cacheDir })).text).not.toBe("Forged");
+		expect(cold.text).not.toContain(index.skills[0]?.description);
+	});
+
+	it("keeps a skills section's catalog text once, and refuses a section text of any other shape", async () => {
+		const cacheDir = freshCache();
+		const { index } = await discover(optionsFor());
+		const options = { budget: { tokens: 5000 }, activation: "tool" as const };
+		const truth = await buildSkillsSection(index, options);
+		expect(await buildSkillsSection(index, { ...options, cacheDir })).toEqual(truth);
+		const [file] = cached(cacheDir, "catalog-section");
+		if (!file) throw new Error("no cached section");
+		const saved = readPayload(file) as unknown as { key: string; value: Record<string, unknown> };
+		expect(saved.value.text).toEqual({ before: expect.any(String), after: "\n" });
+		const shapes: unknown[] = [{ before: 1, after: "" }, { before: "Hijacked" }, 42, null, ["Hijacked", ""]];
+		for (const text of shapes) {
+			forgePayload(file, { key: saved.key, value: { ...saved.value, text } });
+			expect(await buildSkillsSection(index, { ...options, cacheDir }), JSON.stringify(text)).toEqual(truth);
+		}
+		// Two texts around the catalog's, with the digest, key, owner and mode kept, are what a warm run takes.
+		forgePayload(file, { key: saved.key, value: { ...saved.value, text: { before: "Forged\n", after: "" } } });
+		const forged = await buildSkillsSection(index, { ...options, cacheDir });
+		expect(forged.text).toBe(`Forged\n${truth.catalog.text}`);
 	});
 
 	it("is never kept for a custom tokenizer, or without a cache folder", async () => {

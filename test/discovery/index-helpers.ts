@@ -37,7 +37,25 @@ export function readPayload(file: string): IndexPayload {
  * who can write the file could leave there.
  */
 export function forgePayload(file: string, payload: unknown): void {
-	const body = Buffer.from(JSON.stringify(payload));
+	forgeText(file, JSON.stringify(payload));
+}
+
+/** A saved result's payload: its two JSON lines (what it depends on, then its values) as one object. */
+export function readResultPayload(file: string): Record<string, unknown> {
+	const text = readFileSync(file, "utf8");
+	const [head, values] = text.slice(text.indexOf("\n") + 1).split("\n");
+	return { ...JSON.parse(head as string), ...JSON.parse(values as string) };
+}
+
+/** Writes a saved result's payload (as {@link readResultPayload} gives it) back in place with a matching digest. */
+export function forgeResultPayload(file: string, payload: Record<string, unknown>): void {
+	const { format, key, checks, walks, ...values } = payload;
+	forgeText(file, `${JSON.stringify({ format, key, checks, walks })}\n${JSON.stringify(values)}`);
+}
+
+/** Writes `text` as an index file's payload in place with a matching digest. */
+export function forgeText(file: string, text: string): void {
+	const body = Buffer.from(text);
 	const sha256 = createHash("sha256").update(body).digest("hex");
 	writeFileSync(
 		file,

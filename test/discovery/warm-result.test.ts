@@ -15,7 +15,14 @@ import { createSession, type DiscoverOptions, type DiscoveryResult, discover, es
 import { beforeAll, describe, expect, it } from "vitest";
 import { pastRacyWindow } from "../helpers/racy.ts";
 import { skillMd, tempDir, writeTree } from "../helpers/temp.ts";
-import { comparable, folderAttacks, forgePayload, readPayload } from "./index-helpers.ts";
+import {
+	comparable,
+	folderAttacks,
+	forgePayload,
+	forgeResultPayload,
+	forgeText,
+	readResultPayload,
+} from "./index-helpers.ts";
 
 // Issue 23: a warm discover() with nothing changed returns the saved, resolved result (after collisions, with its
 // diagnostics) after checking every signature it depends on. It must equal a cold run's result exactly, and a
@@ -88,13 +95,13 @@ type Payload = {
 
 /** The saved row of the skill named `name` (the first with `status`, when given). */
 function rowOf(payload: Payload, name: string, status?: string): unknown[] {
-	const row = payload.skills.find((r) => r[3] === name && (status === undefined || r[7] === status));
+	const row = payload.skills.find((r) => r[3] === name && (status === undefined || r[6] === status));
 	if (!row) throw new Error(`no saved row for ${name}`);
 	return row;
 }
 
 function setStatus(payload: Payload, name: string, to: string, from?: string): void {
-	rowOf(payload, name, from)[7] = to;
+	rowOf(payload, name, from)[6] = to;
 }
 
 /** A cache with a saved result, and the result file with the description of `plain` replaced (digest kept valid). */
@@ -102,12 +109,13 @@ async function forgedCache(forge?: (payload: Payload) => void): Promise<{ cacheD
 	const cacheDir = join(base, `cache-${caches++}`);
 	await discover(options(cacheDir));
 	const file = resultFile(cacheDir);
-	const payload = readPayload(file) as unknown as Payload;
+	const payload = readResultPayload(file) as unknown as Payload;
 	const plain = payload.skills.find((row) => row[4] === "plain");
 	if (!plain) throw new Error("no plain skill saved");
-	plain[6] = "FORGED";
+	// The description is not saved apart: it follows from the properties, so that is where a forger changes it.
+	(plain[9] as Record<string, unknown>).description = "FORGED";
 	forge?.(payload);
-	forgePayload(file, payload);
+	forgeResultPayload(file, payload as unknown as Record<string, unknown>);
 	return { cacheDir, file };
 }
 
@@ -143,11 +151,13 @@ describe("the saved result of a discover()", { timeout: 60_000 }, () => {
 		["a skill file that is not a SKILL.md", (p) => ((p.skills[0] as unknown[])[2] = "notes.md")],
 		["a checked path outside its root", (p) => (p.checks[0] as unknown[][])[8]?.splice(1, 1, "../../etc")],
 		["a root number past the roots", (p) => ((p.skills[0] as unknown[])[0] = 7)],
-		["a status nobody knows", (p) => ((p.skills[0] as unknown[])[7] = "root")],
+		["a status nobody knows", (p) => ((p.skills[0] as unknown[])[6] = "root")],
 		["a diagnostic code nobody knows", (p) => ((p.diagnostics[0] as unknown[])[0] = "grant.all")],
 		// Lines and columns count from 1, as the per-root index reads them: no diagnostic is placed at line 0.
 		["a diagnostic placed at line 0", (p) => (p.diagnostics[0] as unknown[]).splice(5, 2, 0, 0)],
-		["a property nobody knows", (p) => (((p.skills[0] as unknown[])[10] as Record<string, unknown>).grant = "all")],
+		["a property nobody knows", (p) => (((p.skills[0] as unknown[])[9] as Record<string, unknown>).grant = "all")],
+		["a description that is not text", (p) => ((rowOf(p, "plain")[9] as Record<string, unknown>).description = 7)],
+		["a description saved beside the properties", (p) => rowOf(p, "plain").splice(6, 0, "FORGED")],
 		["a forged key", (p) => (p.key = p.key.replace(rootB, join(base, "other")))],
 		["a changed signature", (p) => (p.checks[0] as unknown[][])[9]?.splice(3, 1, 1)],
 		["a row of the wrong length", (p) => (p.skills[0] as unknown[]).push("extra")],
@@ -155,7 +165,7 @@ describe("the saved result of a discover()", { timeout: 60_000 }, () => {
 		["a disabled skill marked selected", (p) => setStatus(p, "off", "selected")],
 		["a shadowed copy marked selected", (p) => setStatus(p, "shared", "selected", "shadowed")],
 		["a trusted skill marked untrusted", (p) => setStatus(p, "only-b", "untrusted")],
-		["model invocation against the properties", (p) => (rowOf(p, "plain")[9] = false)],
+		["model invocation against the properties", (p) => (rowOf(p, "plain")[8] = false)],
 		["an id that is not the skill's name", (p) => (rowOf(p, "plain")[3] = "grant")],
 		["a skill whose SKILL.md no check covers", (p) => (rowOf(p, "plain")[1] = "nowhere")],
 	];
@@ -165,6 +175,22 @@ describe("the saved result of a discover()", { timeout: 60_000 }, () => {
 		const warm = await discover(options(cacheDir));
 		expect(described(warm)).toBe("A plain skill.");
 		expectSame(warm, await discover(options()));
+	});
+
+	it("is passed over when its two lines are one, its values are missing, or a third line follows", async () => {
+		const layouts: [string, (head: string, values: string, file: string) => void][] = [
+			["one line", (_head, _values, file) => forgePayload(file, readResultPayload(file))],
+			["no values", (head, _values, file) => forgeText(file, head)],
+			["no values after the line break", (head, _values, file) => forgeText(file, `${head}\n`)],
+			["a third line", (head, values, file) => forgeText(file, `${head}\n${values}\n{}`)],
+		];
+		for (const [what, relayout] of layouts) {
+			const { cacheDir, file } = await forgedCache();
+			const text = readFileSync(file, "utf8");
+			const [head, values] = text.slice(text.indexOf("\n") + 1).split("\n");
+			relayout(head as string, values as string, file);
+			expect(described(await discover(options(cacheDir))), what).toBe("A plain skill.");
+		}
 	});
 
 	it("is passed over when cut short or changed without its digest", async () => {
@@ -229,8 +255,8 @@ describe("the saved result of a discover()", { timeout: 60_000 }, () => {
 	it("never stands in for activation: a forged body position changes nothing a model receives", async () => {
 		const { cacheDir } = await forgedCache((payload) => {
 			for (const row of payload.skills) {
-				row[11] = 0;
-				row[12] = 1;
+				row[10] = 0;
+				row[11] = 1;
 			}
 		});
 		const warm = await discover(options(cacheDir));
