@@ -19,6 +19,7 @@ import {
 import { type RootReport, rootReportOf } from "./report.ts";
 import type { IndexedSkill, RejectedSkill, SkillStatus } from "./resolve.ts";
 import type { DiscoveryRoot } from "./roots.ts";
+import type { ScanStats } from "./scan-stats.ts";
 import { changedSince, sameSignatureAt } from "./signature.ts";
 import { placed, RESULT_FORMAT, type ResultInputs } from "./warm-result.ts";
 
@@ -49,6 +50,7 @@ export function readResult(
 	fileKey: string,
 	inputs: Pick<ResultInputs, "roots" | "disabled">,
 	indexFiles: readonly string[],
+	stats?: ScanStats,
 ): ReadResult | undefined {
 	const { roots } = inputs;
 	const saved = parsedRecord(payload, "the result");
@@ -61,7 +63,7 @@ export function readResult(
 	// Every path a check covers: a saved skill must be one of them (its SKILL.md as it was when the result was saved).
 	const checked = new Set<string>();
 	for (const [i, root] of roots.entries()) {
-		const real = checkRoot(checks[i], root, indexFiles[i] as string, writtenAt, reused, checked);
+		const real = checkRoot(checks[i], root, indexFiles[i] as string, writtenAt, reused, checked, stats);
 		if (real === false) return undefined;
 		reals.push(real);
 	}
@@ -101,6 +103,7 @@ function checkRoot(
 	writtenAt: number,
 	reused: { dirs: number; files: number },
 	checked: Set<string>,
+	stats: ScanStats | undefined,
 ): string | undefined | false {
 	if (value === null) return statSync(root.path, { throwIfNoEntry: false }) === undefined ? undefined : false;
 	const cells = tuple(value, 10, "a root's checks");
@@ -125,6 +128,7 @@ function checkRoot(
 		const info = statSync(path, { throwIfNoEntry: false });
 		if (!info || !sameSignatureAt(info, signatures, at)) return false;
 		checked.add(path);
+		stats?.add(path, info);
 	}
 	try {
 		if (realpathSync.native(root.path) !== real) return false;

@@ -1,5 +1,6 @@
+import { constants, type Stats } from "node:fs";
 import { basename, dirname } from "node:path";
-import type { IndexedSkill, SkillIndex } from "../discovery/index.ts";
+import { type IndexedSkill, type ScanStats, type SkillIndex, takeScanStats } from "../discovery/index.ts";
 import { readContained, type SkillsLock, sha256 } from "../runtime/index.ts";
 import { codePointLength, type ParsedSkill, parseSkillFrontmatter, validateParsedSkill } from "../skill/index.ts";
 import type { McpCode } from "./codes.ts";
@@ -56,11 +57,15 @@ const MAX_NAME_LENGTH = 64;
 export function planServe(index: SkillIndex, rules: PlanRules): ServePlan {
 	const plan: ServePlan = { served: [], byPath: new Map(), leftOut: [] };
 	const reads = rules.lock ? undefined : rules.reads;
-	const now = Date.now();
+	// The SKILL.md stats the scan that made the index took (a fresh warm scan's, used once): where one matches
+	// what the read cache holds for the file and walk.ts proves the name still holds that file, it stands for the
+	// plan's own. Every time then counts from the scan's start.
+	const scanned = reads ? takeScanStats(index) : undefined;
+	const now = scanned ? Math.min(Date.now(), scanned.since) : Date.now();
 	// Every skill whose file was looked at: what a warm start-up may take from the cache instead.
 	const checked = new Set<string>();
 	for (const skill of index.selected) {
-		const result = checkSkill(skill, rules, reads, now);
+		const result = checkSkill(skill, rules, reads, now, scanned);
 		if (!skill.origin) checked.add(skill.realFile);
 		if ("code" in result) plan.leftOut.push(result);
 		else {
@@ -77,6 +82,7 @@ function checkSkill(
 	rules: PlanRules,
 	reads: FrontmatterCache | undefined,
 	now: number,
+	scanned: ScanStats | undefined,
 ): ServedSkill | LeftOutSkill {
 	const leave = (code: McpCode, message: string): LeftOutSkill => ({
 		name: skill.name,
@@ -90,13 +96,19 @@ function checkSkill(
 	if (basename(skill.realFile) !== "SKILL.md")
 		return leave("mcp.skill-file", `${basename(skill.realFile)} is not named SKILL.md`);
 	const dir = dirname(skill.realFile);
+	const known = scanned && reads ? knownFrontmatter(skill.realFile, scanned, reads, rules) : undefined;
 	// The folder is walked first (its problems still come last): its lstat of SKILL.md tells whether the file is
 	// the one an earlier run parsed.
-	const walked = walkSkill(dir, rules, rules.listings);
-	const stats = "files" in walked ? walked.files.find((file) => file.rel === "SKILL.md")?.stats : undefined;
-	let frontmatter = stats
-		? (reads?.get(skill.realFile, stats) as Frontmatter | FrontmatterProblem | undefined)
-		: undefined;
+	const walked = walkSkill(dir, rules, rules.listings, known && { size: known.size, since: known.since });
+	let frontmatter: Frontmatter | FrontmatterProblem | undefined;
+	let stats: Stats | undefined;
+	if ("files" in walked) {
+		if (walked.skillFileVouched) frontmatter = known?.frontmatter;
+		else {
+			stats = walked.files.find((file) => file.rel === "SKILL.md")?.stats;
+			frontmatter = stats && (reads?.get(skill.realFile, stats) as Frontmatter | FrontmatterProblem | undefined);
+		}
+	}
 	if (!frontmatter) {
 		const read = readFrontmatter(skill, dir, rules);
 		// What the bytes say is kept either way; a read that failed is not (it may work next time).
@@ -119,6 +131,24 @@ function checkSkill(
 }
 
 type Frontmatter = { [key: string]: JsonValue };
+
+/**
+ * What the read cache holds for `file` under the stat the scan took of it, when that stat is of a file the walk
+ * would take (regular, not hard-linked unless allowed, within the cap). A stat that followed a link or met another
+ * file has another signature than the one kept (taken by `lstat` of this path), so it finds nothing.
+ */
+function knownFrontmatter(
+	file: string,
+	scanned: ScanStats,
+	reads: FrontmatterCache,
+	rules: PlanRules,
+): { frontmatter: Frontmatter | FrontmatterProblem; size: number; since: number } | undefined {
+	const stat = scanned.get(file);
+	if (!stat || (stat.mode & constants.S_IFMT) !== constants.S_IFREG) return undefined;
+	if ((stat.nlink > 1 && !rules.allowHardLinks) || stat.size > rules.maxBytes) return undefined;
+	const frontmatter = reads.get(file, stat) as Frontmatter | FrontmatterProblem | undefined;
+	return frontmatter === undefined ? undefined : { frontmatter, size: stat.size, since: scanned.since };
+}
 
 const FRONTMATTER_PROBLEMS: Readonly<Record<FrontmatterProblem, string>> = {
 	unparsed: "the frontmatter does not parse",

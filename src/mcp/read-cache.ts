@@ -2,7 +2,7 @@ import type { Stats } from "node:fs";
 import { dirname, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { derivedKey, readDerived, writeDerived } from "../discovery/derived-cache.ts";
-import type { ListingCache } from "./walk.ts";
+import { type ListingCache, RACY_MARGIN_MS } from "./walk.ts";
 
 // What each checked SKILL.md's frontmatter parsed to (or that it does not parse as written), and the listings of
 // skill folders, kept between runs so a warm start-up checks each skill with `lstat`s instead of reading, parsing
@@ -12,8 +12,6 @@ import type { ListingCache } from "./walk.ts";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const KIND = "mcp-frontmatter";
-/** As discovery's index: a change within this long of a read may not show in the file's times yet. */
-const RACY_MARGIN_MS = 2000;
 
 /** Frontmatter as JSON carries it (plan.ts narrows it to its JSON type). */
 type Frontmatter = Record<string, unknown>;
@@ -23,6 +21,8 @@ type Frontmatter = Record<string, unknown>;
  */
 export type FrontmatterProblem = "unparsed" | "repaired";
 const PROBLEMS: ReadonlySet<unknown> = new Set<FrontmatterProblem>(["unparsed", "repaired"]);
+/** What a signature is made of: an `lstat`'s fields. */
+type Signed = Pick<Stats, "dev" | "ino" | "size" | "mtimeMs" | "ctimeMs" | "nlink">;
 /** [dev, ino, size, mtimeMs, ctimeMs, nlink] of an `lstat`. */
 type Signature = [number, number, number, number, number, number];
 
@@ -62,7 +62,7 @@ export class FrontmatterCache {
 	}
 
 	/** The frontmatter `file` parsed to (or why it did not) when its `lstat` was `stats`, if known. */
-	get(file: string, stats: Stats): Frontmatter | FrontmatterProblem | undefined {
+	get(file: string, stats: Signed): Frontmatter | FrontmatterProblem | undefined {
 		const entry = this.#entries.get(file);
 		return entry && same(entry.signature, signatureOf(stats)) ? entry.frontmatter : undefined;
 	}
@@ -136,7 +136,7 @@ function parentOf(path: string): string {
 	return cut === 0 ? "/" : path.slice(0, cut);
 }
 
-function signatureOf(stats: Stats): Signature {
+function signatureOf(stats: Signed): Signature {
 	return [stats.dev, stats.ino, stats.size, stats.mtimeMs, stats.ctimeMs, stats.nlink];
 }
 
