@@ -1,5 +1,5 @@
 import { constants, type Stats } from "node:fs";
-import { basename, dirname } from "node:path";
+import { basename, sep } from "node:path";
 import { type IndexedSkill, type ScanStats, type SkillIndex, takeScanStats } from "../discovery/index.ts";
 import { readContained, type SkillsLock, sha256 } from "../runtime/index.ts";
 import { codePointLength, type ParsedSkill, parseSkillFrontmatter, validateParsedSkill } from "../skill/index.ts";
@@ -48,6 +48,7 @@ export interface ServePlan {
 // SEP-2640 clients check names against the spec's ASCII form; a name outside it cannot be a URI's last segment.
 const NAME_PATTERN = /^[a-z0-9]+(-[a-z0-9]+)*$/;
 const MAX_NAME_LENGTH = 64;
+const SKILL_FILE_TAIL = `${sep}SKILL.md`;
 
 /**
  * Decides which of the index's selected skills (trusted, enabled, not shadowed: the ones a catalog and a session
@@ -93,9 +94,10 @@ function checkSkill(
 	// Another origin's skill is that origin's to publish: serving it again would strip its origin from clients.
 	if (skill.origin)
 		return leave("mcp.remote", `${skill.qualifiedName} comes from ${skill.origin}; it is not served again`);
-	if (basename(skill.realFile) !== "SKILL.md")
+	// Real paths are absolute: one that ends so is named SKILL.md (and no path is cut for the ten thousand that do).
+	if (!skill.realFile.endsWith(SKILL_FILE_TAIL))
 		return leave("mcp.skill-file", `${basename(skill.realFile)} is not named SKILL.md`);
-	const dir = dirname(skill.realFile);
+	const dir = skill.realFile.slice(0, -SKILL_FILE_TAIL.length) || sep;
 	const known = scanned && reads ? knownFrontmatter(skill.realFile, scanned, reads, rules) : undefined;
 	// The folder is walked first (its problems still come last): its lstat of SKILL.md tells whether the file is
 	// the one an earlier run parsed.
@@ -192,14 +194,19 @@ function sameProperties(skill: IndexedSkill, parsed: ParsedSkill): boolean {
 	return JSON.stringify(checked.properties) === JSON.stringify(skill.properties);
 }
 
+/** True when `text` has more than `max` code points; a text of no more UTF-16 units than that is never counted. */
+function longerThan(text: string, max: number): boolean {
+	return text.length > max && codePointLength(text) > max;
+}
+
 /** The first rule of SEP-2640's entry validation that the frontmatter breaks, if any. */
 function fieldProblem(frontmatter: { [key: string]: JsonValue }): string | undefined {
 	const { description, compatibility, metadata } = frontmatter;
-	if (typeof description !== "string" || description === "" || codePointLength(description) > 1024)
+	if (typeof description !== "string" || description === "" || longerThan(description, 1024))
 		return "description must be a string of 1-1,024 characters";
 	if (
 		compatibility !== undefined &&
-		(typeof compatibility !== "string" || compatibility === "" || codePointLength(compatibility) > 500)
+		(typeof compatibility !== "string" || compatibility === "" || longerThan(compatibility, 500))
 	)
 		return "compatibility must be a string of 1-500 characters";
 	if (

@@ -1,6 +1,7 @@
 import { lstatSync, readdirSync, type Stats } from "node:fs";
 import { sep } from "node:path";
 import type { McpCode } from "./codes.ts";
+import type { ListingCache } from "./listings.ts";
 
 /** What a served file may be: the read cap and whether hard-linked files are allowed. */
 export interface FileRules {
@@ -47,105 +48,10 @@ export const SKILL_BYTE_LIMIT: number = 16 * 1024 * 1024;
 /** Folders that are never part of a served skill (and are refused on read). */
 export const SKIPPED_DIRS: ReadonlySet<string> = new Set([".git", "node_modules"]);
 
-/**
- * A saved listing: the folder, its signature key, when it last changed (ms), its sorted entry names, and whether
- * its SKILL.md was a regular file (not a link) when it was listed.
- */
-export type ListingRow = [string, string, number, string[], boolean];
-
 /** As discovery's index: a change within this long of a stat may not show in the entry's times yet. */
 export const RACY_MARGIN_MS = 2000;
 
 const SKILL_FILE = "SKILL.md";
-
-/** A folder's listing as kept. */
-interface Listing {
-	key: string;
-	names: string[];
-	changedMs: number;
-	/** Whether the folder held a SKILL.md that was a regular file when it was listed. */
-	skillFile: boolean;
-}
-
-/**
- * Folder listings reused while the folder's (device, inode, mtime, ctime) stay the same: adding, removing or
- * renaming an entry changes the folder's mtime, so an unchanged folder costs one `lstat` instead of a `readdir`.
- * An entry cannot change its kind without that either, so whether SKILL.md was a regular file stands as well.
- */
-export class ListingCache {
-	readonly #entries = new Map<string, Listing>();
-	/** True when a listing was read or forgotten since the last {@link ListingCache.rows}. */
-	changed = false;
-
-	/** Forgets the folders for which `keep` says no. */
-	prune(keep: (path: string) => boolean): void {
-		for (const path of this.#entries.keys()) {
-			if (keep(path)) continue;
-			this.#entries.delete(path);
-			this.changed = true;
-		}
-	}
-
-	/**
-	 * The sorted entry names of `path`, read again only when the folder changed. `known` is the folder's `lstat`
-	 * when the caller just took it (a subfolder met in its parent's listing), so it is not taken twice.
-	 */
-	list(path: string, known?: Stats): string[] {
-		return this.listing(path, known).names;
-	}
-
-	/** {@link ListingCache.list}, with whether SKILL.md was a regular file. */
-	listing(path: string, known?: Stats): Listing {
-		const stats = known ?? lstatSync(path);
-		if (!stats.isDirectory()) throw Object.assign(new Error(`${path} is not a folder`), { code: "ENOTDIR" });
-		const key = `${stats.dev}:${stats.ino}:${stats.mtimeMs}:${stats.ctimeMs}`;
-		const cached = this.#entries.get(path);
-		if (cached?.key === key) return cached;
-		// Kinds come with the names (no stat per entry); they are only trusted while the key stays the same.
-		const dirents = readdirSync(path, { withFileTypes: true });
-		const names = dirents.map((entry) => entry.name).sort();
-		const skillFile = dirents.some((entry) => entry.name === SKILL_FILE && entry.isFile());
-		const listing = { key, names, changedMs: Math.max(stats.mtimeMs, stats.ctimeMs), skillFile };
-		this.#entries.set(path, listing);
-		this.changed = true;
-		return listing;
-	}
-
-	/** The listings of folders that last changed before `before` (ms): the ones a later run may trust. */
-	rows(before: number): ListingRow[] {
-		const rows: ListingRow[] = [];
-		for (const [path, entry] of this.#entries)
-			if (entry.changedMs < before) rows.push([path, entry.key, entry.changedMs, entry.names, entry.skillFile]);
-		this.changed = false;
-		return rows;
-	}
-
-	/**
-	 * Takes back a saved listing when it is well-formed and was saved (`savedAt`) after its folder last changed.
-	 * Names are single entries (no separator, `.` or `..`), so a listing can only name what is in its folder; a
-	 * regular SKILL.md must be one of them.
-	 */
-	restore(row: unknown, savedAt: number): void {
-		if (!Array.isArray(row) || row.length !== 5) return;
-		const [path, key, changedMs, names, skillFile] = row as unknown[];
-		if (typeof path !== "string" || !path.startsWith("/") || typeof key !== "string") return;
-		if (typeof changedMs !== "number" || !(changedMs < savedAt) || !Array.isArray(names)) return;
-		if (typeof skillFile !== "boolean" || !names.every(isEntryName)) return;
-		if (skillFile && !names.includes(SKILL_FILE)) return;
-		this.#entries.set(path, { key, names: names as string[], changedMs, skillFile });
-	}
-}
-
-function isEntryName(name: unknown): boolean {
-	return (
-		typeof name === "string" &&
-		name !== "" &&
-		name !== "." &&
-		name !== ".." &&
-		!name.includes("/") &&
-		!name.includes("\0")
-	);
-}
 
 /**
  * Lists every file of a skill folder breadth-first without following links. The folder is served whole or not at
