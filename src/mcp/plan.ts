@@ -101,7 +101,7 @@ function checkSkill(
 	const known = scanned && reads ? knownFrontmatter(skill.realFile, scanned, reads, rules) : undefined;
 	// The folder is walked first (its problems still come last): its lstat of SKILL.md tells whether the file is
 	// the one an earlier run parsed.
-	const walked = walkSkill(dir, rules, rules.listings, known && { size: known.size, since: known.since });
+	const walked = walkSkill(dir, rules, rules.listings, known);
 	let frontmatter: Frontmatter | FrontmatterProblem | undefined;
 	let stats: Stats | undefined;
 	if ("files" in walked) {
