@@ -85,10 +85,10 @@ export function walkSkill(
 		let entries: string[];
 		try {
 			if (i === 0 && vouched && listings) {
-				const own = lstatSync(dir);
-				const listing = listings.listing(dir, own);
+				const listing = listings.listing(dir, lstatSync(dir));
 				entries = listing.names;
-				skipSkillFile = listing.skillFile && Math.max(own.mtimeMs, own.ctimeMs) < vouched.since - RACY_MARGIN_MS;
+				skipSkillFile =
+					listing.skillFile && Math.max(listing.mtimeMs, listing.ctimeMs) < vouched.since - RACY_MARGIN_MS;
 			} else {
 				const path = rel ? base + rel : dir;
 				entries = listings ? listings.list(path, dirStats[i]) : readdirSync(path).sort();
