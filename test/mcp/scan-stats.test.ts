@@ -11,7 +11,7 @@ import { skillMd, tempDir, writeTree } from "../helpers/temp.ts";
 // before the plan must be planned exactly as a plan that takes every stat itself plans it.
 
 let base: string;
-const ATTACKS = ["file-link", "folder-link", "replaced", "renamed", "hard-link-swap", "added-link"] as const;
+const ATTACKS = ["file-link", "folder-link", "replaced", "renamed", "swapped", "hard-link-swap", "added-link"] as const;
 type Attack = (typeof ATTACKS)[number];
 
 beforeAll(async () => {
@@ -95,6 +95,18 @@ describe("a plan that reuses the scan's stats", () => {
 		const { reused, fresh } = await plans(result, cacheDir);
 		expect(served(reused)).toEqual(["bystander"]);
 		expect(reused.leftOut).toContainEqual(expect.objectContaining({ name: "victim" }));
+		expect(reused).toEqual(fresh);
+	});
+
+	it("reads the SKILL.md of two skill folders that swapped names after the scan", async () => {
+		const { result, cacheDir } = await warmScan("swapped");
+		const at = (name: string) => join(base, "swapped", name);
+		renameSync(at("victim"), at("swap"));
+		renameSync(at("bystander"), at("victim"));
+		renameSync(at("swap"), at("bystander"));
+		const { reused, fresh } = await plans(result, cacheDir);
+		expect(served(reused)).toEqual([]);
+		expect(reused.leftOut).toContainEqual(expect.objectContaining({ name: "victim", code: "mcp.name-mismatch" }));
 		expect(reused).toEqual(fresh);
 	});
 
