@@ -11,6 +11,7 @@ import { assembleReport, buildReport, type DiscoveryReport } from "./report.ts";
 import { resolveSkills } from "./resolve.ts";
 import { rememberResultDigest } from "./result-digest.ts";
 import { type DiscoveryRoot, resolveRoots } from "./roots.ts";
+import { keepScanStats, ScanStats } from "./scan-stats.ts";
 import { statState } from "./signature.ts";
 import { adoptIntoIndex, type SkillIndex } from "./skill-index.ts";
 import {
@@ -112,8 +113,10 @@ async function scanOnce(
 			: undefined;
 	// A one-off discover() with nothing changed since the last one: its saved result, checked and rebuilt.
 	const inputs = persistent && !given && !options.origins?.length ? resultInputs(cwd, roots, options) : undefined;
-	const saved = inputs && persistent?.readResult(inputs);
-	if (saved) return savedResult(saved, cwd, options, started);
+	// The stats its checks take are kept for the index it makes: the MCP plan reuses those of SKILL.md files.
+	const stats = new ScanStats(scanStart);
+	const saved = inputs && persistent?.readResult(inputs, stats);
+	if (saved) return savedResult(saved, cwd, options, started, stats);
 	const rootCaches = cache ? roots.map((root) => rootCacheFor(cache, root, options, persistent, diagnostics)) : [];
 	const walkOptions = {
 		followSymlinks: options.followSymlinks !== false,
@@ -222,9 +225,16 @@ function resultInputs(cwd: string, roots: DiscoveryRoot[], options: DiscoverOpti
 }
 
 /** The result a saved one stands for, with this run's timings. */
-function savedResult(saved: ReadResult, cwd: string, options: DiscoverOptions, started: number): DiscoveryResult {
+function savedResult(
+	saved: ReadResult,
+	cwd: string,
+	options: DiscoverOptions,
+	started: number,
+	stats: ScanStats,
+): DiscoveryResult {
 	const index = adoptIntoIndex(saved.skills);
 	if (saved.digest !== undefined) rememberResultDigest(index, saved.digest);
+	keepScanStats(index, stats);
 	const totalMs = round(performance.now() - started);
 	const report = assembleReport({
 		cwd,

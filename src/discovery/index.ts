@@ -16,6 +16,8 @@ export type { CollisionPolicy, IndexedSkill, RejectedSkill, SkillStatus } from "
 export { COLLISION_POLICIES } from "./resolve.ts";
 export type { DiscoveryRoot, Preset, PresetName, RootOptions, RootSource, Scope } from "./roots.ts";
 export { DEFAULT_CONVENTIONS, DEFAULT_SCOPE_ORDER, PRESET_NAMES, PRESETS, resolveRoots } from "./roots.ts";
+export type { ScannedFile, ScanStats } from "./scan-stats.ts";
+export { takeScanStats } from "./scan-stats.ts";
 export { editDistance, SkillIndex } from "./skill-index.ts";
 export type { RootWalk, WalkLimits, WalkOptions } from "./walk.ts";
 export { DEFAULT_EXPLICIT_WALK_LIMITS, DEFAULT_WALK_LIMITS, walkRoot } from "./walk.ts";

@@ -11,6 +11,7 @@ import {
 	usableFolder,
 	writeKept,
 } from "./index-file.ts";
+import type { ScanStats } from "./scan-stats.ts";
 import { type ReadResult, readResult } from "./warm-read.ts";
 import { encodeResult, type FinishedScan, type ResultInputs, resultKey, type SavedRoot } from "./warm-result.ts";
 
@@ -87,7 +88,7 @@ export class PersistentIndex {
 	 * cannot be used (missing, foreign, writable by others, corrupt, forged, stale) is passed over without a word:
 	 * the scan then runs on the per-root files, which say what is wrong with them, and saves a new result.
 	 */
-	readResult(inputs: ResultInputs): ReadResult | undefined {
+	readResult(inputs: ResultInputs, stats?: ScanStats): ReadResult | undefined {
 		const folder = usableFolder(this.#results);
 		if (!folder) return undefined;
 		const fileKey = resultKey(this.stamp, inputs);
@@ -95,7 +96,7 @@ export class PersistentIndex {
 		if (!read) return undefined;
 		try {
 			const indexFiles = inputs.rootKeys.map((key) => this.#indexFile(key));
-			const result = readResult(read.text, read.mtimeMs, fileKey, inputs, indexFiles);
+			const result = readResult(read.text, read.mtimeMs, fileKey, inputs, indexFiles, stats);
 			if (result) result.digest = read.sha256;
 			return result;
 		} catch {

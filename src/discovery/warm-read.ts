@@ -19,6 +19,7 @@ import {
 import { type RootReport, rootReportOf } from "./report.ts";
 import { type IndexedSkill, indexedDescription, type RejectedSkill, type SkillStatus } from "./resolve.ts";
 import type { DiscoveryRoot } from "./roots.ts";
+import type { ScanStats } from "./scan-stats.ts";
 import { changedSince, lstatOrUndefined, sameSignatureAt, statOrUndefined, statState } from "./signature.ts";
 import { placed, RESULT_FORMAT, type ResultInputs } from "./warm-result.ts";
 
@@ -51,6 +52,7 @@ export function readResult(
 	fileKey: string,
 	inputs: Pick<ResultInputs, "roots" | "disabled">,
 	indexFiles: readonly string[],
+	stats?: ScanStats,
 ): ReadResult | undefined {
 	const { roots } = inputs;
 	const split = payload.indexOf("\n");
@@ -65,7 +67,7 @@ export function readResult(
 	// Every SKILL.md a check covers: a saved skill must be one of them (as it was when the result was saved).
 	const checked = new Set<string>();
 	for (const [i, root] of roots.entries()) {
-		const real = checkRoot(checks[i], root, indexFiles[i] as string, writtenAt, reused, checked);
+		const real = checkRoot(checks[i], root, indexFiles[i] as string, writtenAt, reused, checked, stats);
 		if (real === false) return undefined;
 		reals.push(real);
 	}
@@ -107,6 +109,7 @@ function checkRoot(
 	writtenAt: number,
 	reused: { dirs: number; files: number },
 	checked: Set<string>,
+	stats: ScanStats | undefined,
 ): string | undefined | false {
 	// A root saved as absent stands while a walk would still count it absent (a link loop now is reported).
 	if (value === null) return statState(root.path) === "absent" ? undefined : false;
@@ -132,7 +135,10 @@ function checkRoot(
 		const info = statOrUndefined(path);
 		if (!info || !sameSignatureAt(info, signatures, at)) return false;
 		// Folders and probes come first; what follows them is a SKILL.md a saved skill may stand for.
-		if (i >= dirs + probes) checked.add(path);
+		if (i >= dirs + probes) {
+			checked.add(path);
+			stats?.add(path, info);
+		}
 	}
 	try {
 		if (realpathSync.native(root.path) !== real) return false;

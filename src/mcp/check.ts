@@ -8,10 +8,10 @@ import { BufferPool } from "./buffer-pool.ts";
 import type { ServeRules } from "./entries.ts";
 import { buildServeSection, type ServeSection } from "./instructions.ts";
 import { LARGE_READ_BYTES, LargeReads } from "./large-reads.ts";
+import { ListingCache } from "./listings.ts";
 import type { SkillServerOptions } from "./options.ts";
 import { type LeftOutSkill, type PlanRules, planServe, type ServePlan } from "./plan.ts";
 import { FrontmatterCache } from "./read-cache.ts";
-import { ListingCache } from "./walk.ts";
 
 // What a server would serve is decided here, for the server and for `--check` alike, so the two cannot drift.
 

@@ -1,5 +1,6 @@
-import { basename, dirname } from "node:path";
-import type { IndexedSkill, SkillIndex } from "../discovery/index.ts";
+import { constants, type Stats } from "node:fs";
+import { basename, sep } from "node:path";
+import { type IndexedSkill, type ScanStats, type SkillIndex, takeScanStats } from "../discovery/index.ts";
 import { readContained, type SkillsLock, sha256 } from "../runtime/index.ts";
 import { codePointLength, type ParsedSkill, parseSkillFrontmatter, validateParsedSkill } from "../skill/index.ts";
 import type { McpCode } from "./codes.ts";
@@ -47,6 +48,7 @@ export interface ServePlan {
 // SEP-2640 clients check names against the spec's ASCII form; a name outside it cannot be a URI's last segment.
 const NAME_PATTERN = /^[a-z0-9]+(-[a-z0-9]+)*$/;
 const MAX_NAME_LENGTH = 64;
+const SKILL_FILE_TAIL = `${sep}SKILL.md`;
 
 /**
  * Decides which of the index's selected skills (trusted, enabled, not shadowed: the ones a catalog and a session
@@ -56,11 +58,15 @@ const MAX_NAME_LENGTH = 64;
 export function planServe(index: SkillIndex, rules: PlanRules): ServePlan {
 	const plan: ServePlan = { served: [], byPath: new Map(), leftOut: [] };
 	const reads = rules.lock ? undefined : rules.reads;
-	const now = Date.now();
+	// The SKILL.md stats the scan that made the index took (a fresh warm scan's, used once): where one matches
+	// what the read cache holds for the file and walk.ts proves the name still holds that file, it stands for the
+	// plan's own. Every time then counts from the scan's start.
+	const scanned = reads ? takeScanStats(index) : undefined;
+	const now = scanned ? Math.min(Date.now(), scanned.since) : Date.now();
 	// Every skill whose file was looked at: what a warm start-up may take from the cache instead.
 	const checked = new Set<string>();
 	for (const skill of index.selected) {
-		const result = checkSkill(skill, rules, reads, now);
+		const result = checkSkill(skill, rules, reads, now, scanned);
 		if (!skill.origin) checked.add(skill.realFile);
 		if ("code" in result) plan.leftOut.push(result);
 		else {
@@ -77,6 +83,7 @@ function checkSkill(
 	rules: PlanRules,
 	reads: FrontmatterCache | undefined,
 	now: number,
+	scanned: ScanStats | undefined,
 ): ServedSkill | LeftOutSkill {
 	const leave = (code: McpCode, message: string): LeftOutSkill => ({
 		name: skill.name,
@@ -87,16 +94,23 @@ function checkSkill(
 	// Another origin's skill is that origin's to publish: serving it again would strip its origin from clients.
 	if (skill.origin)
 		return leave("mcp.remote", `${skill.qualifiedName} comes from ${skill.origin}; it is not served again`);
-	if (basename(skill.realFile) !== "SKILL.md")
+	// Real paths are absolute: one that ends so is named SKILL.md (and no path is cut for the ten thousand that do).
+	if (!skill.realFile.endsWith(SKILL_FILE_TAIL))
 		return leave("mcp.skill-file", `${basename(skill.realFile)} is not named SKILL.md`);
-	const dir = dirname(skill.realFile);
+	const dir = skill.realFile.slice(0, -SKILL_FILE_TAIL.length) || sep;
+	const known = scanned && reads ? knownFrontmatter(skill.realFile, scanned, reads, rules) : undefined;
 	// The folder is walked first (its problems still come last): its lstat of SKILL.md tells whether the file is
 	// the one an earlier run parsed.
-	const walked = walkSkill(dir, rules, rules.listings);
-	const stats = "files" in walked ? walked.files.find((file) => file.rel === "SKILL.md")?.stats : undefined;
-	let frontmatter = stats
-		? (reads?.get(skill.realFile, stats) as Frontmatter | FrontmatterProblem | undefined)
-		: undefined;
+	const walked = walkSkill(dir, rules, rules.listings, known);
+	let frontmatter: Frontmatter | FrontmatterProblem | undefined;
+	let stats: Stats | undefined;
+	if ("files" in walked) {
+		if (walked.skillFileVouched) frontmatter = known?.frontmatter;
+		else {
+			stats = walked.files.find((file) => file.rel === "SKILL.md")?.stats;
+			frontmatter = stats && (reads?.get(skill.realFile, stats) as Frontmatter | FrontmatterProblem | undefined);
+		}
+	}
 	if (!frontmatter) {
 		const read = readFrontmatter(skill, dir, rules);
 		// What the bytes say is kept either way; a read that failed is not (it may work next time).
@@ -119,6 +133,24 @@ function checkSkill(
 }
 
 type Frontmatter = { [key: string]: JsonValue };
+
+/**
+ * What the read cache holds for `file` under the stat the scan took of it, when that stat is of a file the walk
+ * would take (regular, not hard-linked unless allowed, within the cap). A stat that followed a link or met another
+ * file has another signature than the one kept (taken by `lstat` of this path), so it finds nothing.
+ */
+function knownFrontmatter(
+	file: string,
+	scanned: ScanStats,
+	reads: FrontmatterCache,
+	rules: PlanRules,
+): { frontmatter: Frontmatter | FrontmatterProblem; size: number; since: number } | undefined {
+	const stat = scanned.get(file);
+	if (!stat || (stat.mode & constants.S_IFMT) !== constants.S_IFREG) return undefined;
+	if ((stat.nlink > 1 && !rules.allowHardLinks) || stat.size > rules.maxBytes) return undefined;
+	const frontmatter = reads.get(file, stat) as Frontmatter | FrontmatterProblem | undefined;
+	return frontmatter === undefined ? undefined : { frontmatter, size: stat.size, since: scanned.since };
+}
 
 const FRONTMATTER_PROBLEMS: Readonly<Record<FrontmatterProblem, string>> = {
 	unparsed: "the frontmatter does not parse",
@@ -162,14 +194,19 @@ function sameProperties(skill: IndexedSkill, parsed: ParsedSkill): boolean {
 	return JSON.stringify(checked.properties) === JSON.stringify(skill.properties);
 }
 
+/** True when `text` has more than `max` code points; a text of no more UTF-16 units than that is never counted. */
+function longerThan(text: string, max: number): boolean {
+	return text.length > max && codePointLength(text) > max;
+}
+
 /** The first rule of SEP-2640's entry validation that the frontmatter breaks, if any. */
 function fieldProblem(frontmatter: { [key: string]: JsonValue }): string | undefined {
 	const { description, compatibility, metadata } = frontmatter;
-	if (typeof description !== "string" || description === "" || codePointLength(description) > 1024)
+	if (typeof description !== "string" || description === "" || longerThan(description, 1024))
 		return "description must be a string of 1-1,024 characters";
 	if (
 		compatibility !== undefined &&
-		(typeof compatibility !== "string" || compatibility === "" || codePointLength(compatibility) > 500)
+		(typeof compatibility !== "string" || compatibility === "" || longerThan(compatibility, 500))
 	)
 		return "compatibility must be a string of 1-500 characters";
 	if (

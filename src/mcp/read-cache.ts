@@ -1,8 +1,9 @@
 import type { Stats } from "node:fs";
-import { dirname, sep } from "node:path";
+import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { derivedKey, readDerived, writeDerived } from "../discovery/derived-cache.ts";
-import type { ListingCache } from "./walk.ts";
+import type { ListingCache } from "./listings.ts";
+import { RACY_MARGIN_MS } from "./walk.ts";
 
 // What each checked SKILL.md's frontmatter parsed to (or that it does not parse as written), and the listings of
 // skill folders, kept between runs so a warm start-up checks each skill with `lstat`s instead of reading, parsing
@@ -12,8 +13,6 @@ import type { ListingCache } from "./walk.ts";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const KIND = "mcp-frontmatter";
-/** As discovery's index: a change within this long of a read may not show in the file's times yet. */
-const RACY_MARGIN_MS = 2000;
 
 /** Frontmatter as JSON carries it (plan.ts narrows it to its JSON type). */
 type Frontmatter = Record<string, unknown>;
@@ -23,19 +22,16 @@ type Frontmatter = Record<string, unknown>;
  */
 export type FrontmatterProblem = "unparsed" | "repaired";
 const PROBLEMS: ReadonlySet<unknown> = new Set<FrontmatterProblem>(["unparsed", "repaired"]);
-/** [dev, ino, size, mtimeMs, ctimeMs, nlink] of an `lstat`. */
-type Signature = [number, number, number, number, number, number];
-
-interface Entry {
-	signature: Signature;
-	frontmatter: Frontmatter | FrontmatterProblem;
-}
+/** What a signature is made of: an `lstat`'s fields. */
+type Signed = Pick<Stats, "dev" | "ino" | "size" | "mtimeMs" | "ctimeMs" | "nlink">;
+/** A kept read: [file, dev, ino, size, mtimeMs, ctimeMs, nlink, frontmatter], as saved (no object per field). */
+type Row = [string, number, number, number, number, number, number, Frontmatter | FrontmatterProblem];
 
 /** The parsed frontmatter of checked SKILL.md files, by real path, for one read cap and hard-link rule. */
 export class FrontmatterCache {
 	readonly #cacheDir: string;
 	readonly #key: string;
-	readonly #entries = new Map<string, Entry>();
+	readonly #rows = new Map<string, Row>();
 	readonly #listings: ListingCache | undefined;
 	#changed = false;
 
@@ -62,84 +58,59 @@ export class FrontmatterCache {
 	}
 
 	/** The frontmatter `file` parsed to (or why it did not) when its `lstat` was `stats`, if known. */
-	get(file: string, stats: Stats): Frontmatter | FrontmatterProblem | undefined {
-		const entry = this.#entries.get(file);
-		return entry && same(entry.signature, signatureOf(stats)) ? entry.frontmatter : undefined;
+	get(file: string, stats: Signed): Frontmatter | FrontmatterProblem | undefined {
+		const row = this.#rows.get(file);
+		// The inode and the times differ first when anything changed.
+		return row !== undefined &&
+			row[2] === stats.ino &&
+			row[4] === stats.mtimeMs &&
+			row[5] === stats.ctimeMs &&
+			row[3] === stats.size &&
+			row[6] === stats.nlink &&
+			row[1] === stats.dev
+			? row[7]
+			: undefined;
 	}
 
 	/** Remembers what `file` parsed to; `stats` is its `lstat` taken before it was read, `now` when that was. */
-	set(file: string, stats: Stats, frontmatter: Frontmatter | FrontmatterProblem, now: number): void {
+	set(file: string, stats: Signed, frontmatter: Frontmatter | FrontmatterProblem, now: number): void {
 		if (Math.max(stats.mtimeMs, stats.ctimeMs) >= now - RACY_MARGIN_MS) {
-			if (this.#entries.delete(file)) this.#changed = true;
+			if (this.#rows.delete(file)) this.#changed = true;
 			return;
 		}
-		this.#entries.set(file, { signature: signatureOf(stats), frontmatter });
+		const { dev, ino, size, mtimeMs, ctimeMs, nlink } = stats;
+		this.#rows.set(file, [file, dev, ino, size, mtimeMs, ctimeMs, nlink, frontmatter]);
 		this.#changed = true;
 	}
 
 	/**
-	 * Keeps only the files in `checked` (served or left out for what they say) and the listings of their folders,
-	 * and saves the cache when it changed; `now` is when the plan began.
+	 * Keeps only the files in `checked` (served or left out for what they say) and the listings the plan's walks
+	 * asked for, and saves the cache when it changed; `now` is when the plan began.
 	 */
 	save(checked: ReadonlySet<string>, now: number): void {
-		for (const file of this.#entries.keys()) {
+		for (const file of this.#rows.keys()) {
 			if (checked.has(file)) continue;
-			this.#entries.delete(file);
+			this.#rows.delete(file);
 			this.#changed = true;
 		}
-		if (this.#listings) {
-			const folders = new Set<string>();
-			for (const file of checked) folders.add(parentOf(file));
-			this.#listings.prune((path) => insideAny(path, folders));
-		}
+		this.#listings?.pruneUnused();
 		if (!this.#changed && !this.#listings?.changed) return;
-		const files = [...this.#entries].map(([file, entry]) => [file, ...entry.signature, entry.frontmatter]);
 		const dirs = this.#listings?.rows(now - RACY_MARGIN_MS) ?? [];
-		writeDerived(this.#cacheDir, KIND, this.#key, { files, dirs });
+		writeDerived(this.#cacheDir, KIND, this.#key, { files: [...this.#rows.values()], dirs });
 		this.#changed = false;
 	}
 
-	/** Takes back one saved row when it has the right shape and was saved well after the file's last change. */
+	/**
+	 * Takes back one saved row when it has the right shape and was saved well after the file's last change. The
+	 * row itself is kept (it is only ever read), so a warm start-up makes nothing per row.
+	 */
 	#restore(row: unknown, savedAt: number): void {
 		if (!Array.isArray(row) || row.length !== 8 || typeof row[0] !== "string") return;
-		const signature = row.slice(1, 7);
+		for (let i = 1; i < 7; i++) if (typeof row[i] !== "number" || !Number.isFinite(row[i])) return;
 		const frontmatter: unknown = row[7];
-		if (!signature.every((n) => typeof n === "number" && Number.isFinite(n))) return;
 		const problem = PROBLEMS.has(frontmatter);
 		if (!problem && (typeof frontmatter !== "object" || frontmatter === null || Array.isArray(frontmatter))) return;
-		const [, , , mtimeMs, ctimeMs] = signature as Signature;
-		if (Math.max(mtimeMs, ctimeMs) >= savedAt) return;
-		this.#entries.set(row[0], {
-			signature: signature as Signature,
-			frontmatter: frontmatter as Frontmatter | FrontmatterProblem,
-		});
+		if (Math.max(row[4], row[5]) >= savedAt) return;
+		this.#rows.set(row[0], row as Row);
 	}
-}
-
-/**
- * True when `path` is one of `dirs` or below one. Paths here are absolute and normalized (real paths, and folders
- * met below them), so the parents are found by cutting at each `/` (a warm start-up asks this of every listing).
- */
-function insideAny(path: string, dirs: ReadonlySet<string>): boolean {
-	for (let at = path; ; ) {
-		if (dirs.has(at)) return true;
-		const parent = parentOf(at);
-		if (parent === at) return false;
-		at = parent;
-	}
-}
-
-/** The parent of an absolute POSIX path (`/` is its own), as `dirname` gives it for a normalized one. */
-function parentOf(path: string): string {
-	const cut = path.lastIndexOf("/");
-	if (sep !== "/" || !path.startsWith("/") || path.endsWith("/")) return dirname(path);
-	return cut === 0 ? "/" : path.slice(0, cut);
-}
-
-function signatureOf(stats: Stats): Signature {
-	return [stats.dev, stats.ino, stats.size, stats.mtimeMs, stats.ctimeMs, stats.nlink];
-}
-
-function same(a: Signature, b: Signature): boolean {
-	return a.every((value, i) => value === b[i]);
 }

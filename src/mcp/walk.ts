@@ -1,6 +1,7 @@
 import { lstatSync, readdirSync, type Stats } from "node:fs";
 import { sep } from "node:path";
 import type { McpCode } from "./codes.ts";
+import type { ListingCache } from "./listings.ts";
 
 /** What a served file may be: the read cap and whether hard-linked files are allowed. */
 export interface FileRules {
@@ -20,6 +21,18 @@ export interface SkillFile {
 export interface SkillTree {
 	files: SkillFile[];
 	dirs: string[];
+	/** True when SKILL.md was taken as vouched for (it is then not in `files`). */
+	skillFileVouched?: boolean;
+}
+
+/**
+ * SKILL.md as the caller already checked it from a stat taken no earlier than `since` (its kind, links and size
+ * passed the walk's rules): the walk takes that for the file instead of an `lstat` when the folder proves that its
+ * SKILL.md is still the file that stat was of (see {@link walkSkill}).
+ */
+export interface VouchedSkillFile {
+	size: number;
+	since: number;
 }
 
 /** Why a folder cannot be served whole. */
@@ -35,123 +48,85 @@ export const SKILL_BYTE_LIMIT: number = 16 * 1024 * 1024;
 /** Folders that are never part of a served skill (and are refused on read). */
 export const SKIPPED_DIRS: ReadonlySet<string> = new Set([".git", "node_modules"]);
 
-/** A saved listing: the folder, its signature key, when it last changed (ms), and its sorted entry names. */
-export type ListingRow = [string, string, number, string[]];
+/** As discovery's index: a change within this long of a stat may not show in the entry's times yet. */
+export const RACY_MARGIN_MS = 2000;
 
-/**
- * Folder listings reused while the folder's (device, inode, mtime, ctime) stay the same: adding, removing or
- * renaming an entry changes the folder's mtime, so an unchanged folder costs one `lstat` instead of a `readdir`.
- */
-export class ListingCache {
-	readonly #entries = new Map<string, { key: string; names: string[]; changedMs: number }>();
-	/** True when a listing was read or forgotten since the last {@link ListingCache.rows}. */
-	changed = false;
-
-	/** Forgets the folders for which `keep` says no. */
-	prune(keep: (path: string) => boolean): void {
-		for (const path of this.#entries.keys()) {
-			if (keep(path)) continue;
-			this.#entries.delete(path);
-			this.changed = true;
-		}
-	}
-
-	/**
-	 * The sorted entry names of `path`, read again only when the folder changed. `known` is the folder's `lstat`
-	 * when the caller just took it (a subfolder met in its parent's listing), so it is not taken twice.
-	 */
-	list(path: string, known?: Stats): string[] {
-		const stats = known ?? lstatSync(path);
-		if (!stats.isDirectory()) throw Object.assign(new Error(`${path} is not a folder`), { code: "ENOTDIR" });
-		const key = `${stats.dev}:${stats.ino}:${stats.mtimeMs}:${stats.ctimeMs}`;
-		const cached = this.#entries.get(path);
-		if (cached?.key === key) return cached.names;
-		const names = readdirSync(path).sort();
-		this.#entries.set(path, { key, names, changedMs: Math.max(stats.mtimeMs, stats.ctimeMs) });
-		this.changed = true;
-		return names;
-	}
-
-	/** The listings of folders that last changed before `before` (ms): the ones a later run may trust. */
-	rows(before: number): ListingRow[] {
-		const rows: ListingRow[] = [];
-		for (const [path, entry] of this.#entries)
-			if (entry.changedMs < before) rows.push([path, entry.key, entry.changedMs, entry.names]);
-		this.changed = false;
-		return rows;
-	}
-
-	/**
-	 * Takes back a saved listing when it is well-formed and was saved (`savedAt`) after its folder last changed.
-	 * Names are single entries (no separator, `.` or `..`), so a listing can only name what is in its folder.
-	 */
-	restore(row: unknown, savedAt: number): void {
-		if (!Array.isArray(row) || row.length !== 4) return;
-		const [path, key, changedMs, names] = row as unknown[];
-		if (typeof path !== "string" || !path.startsWith("/") || typeof key !== "string") return;
-		if (typeof changedMs !== "number" || !(changedMs < savedAt) || !Array.isArray(names)) return;
-		if (!names.every(isEntryName)) return;
-		this.#entries.set(path, { key, names: names as string[], changedMs });
-	}
-}
-
-function isEntryName(name: unknown): boolean {
-	return (
-		typeof name === "string" &&
-		name !== "" &&
-		name !== "." &&
-		name !== ".." &&
-		!name.includes("/") &&
-		!name.includes("\0")
-	);
-}
+const SKILL_FILE = "SKILL.md";
 
 /**
  * Lists every file of a skill folder breadth-first without following links. The folder is served whole or not at
  * all: a link, a special file, a hard-linked file (unless allowed), a file over the cap, more than 512 files or
  * 16 MiB in all make it a problem, so a listing is always complete.
+ *
+ * With `vouched`, SKILL.md costs no `lstat` when the folder's own `lstat` (taken now) shows it unchanged since well
+ * before `since` and its kept listing (whose key that `lstat` matched) saw SKILL.md as a regular file: no entry was
+ * added, removed, renamed or replaced since, so the name still holds the regular file it held then, which is the
+ * one the caller's stat was of. (A stat that followed a link or met another file says other than what the caller
+ * checked it against, so the caller never vouches for it.) What changes only the file itself afterwards, an edit in
+ * place or a hard link made elsewhere, shows at every read, which takes its own descriptor's stat.
  */
-export function walkSkill(dir: string, rules: FileRules, listings?: ListingCache): SkillTree | TreeProblem {
+export function walkSkill(
+	dir: string,
+	rules: FileRules,
+	listings?: ListingCache,
+	vouched?: VouchedSkillFile,
+): SkillTree | TreeProblem {
 	const tree: SkillTree = { files: [], dirs: [""] };
 	// Entry names come from readdir (or a kept listing checked the same way): no separator, never `.` or `..`, so
 	// joining them is concatenation (no path normalized again for every file of every skill).
 	const base = dir.endsWith(sep) ? dir : dir + sep;
 	let bytes = 0;
+	let count = 0;
 	// The `lstat` of each subfolder from its parent's listing: its own listing's signature.
 	const dirStats: (Stats | undefined)[] = [undefined];
+	let skipSkillFile = false;
 	for (let i = 0; i < tree.dirs.length; i++) {
 		const rel = tree.dirs[i] ?? "";
 		let entries: string[];
 		try {
-			const path = rel ? base + rel : dir;
-			entries = listings ? listings.list(path, dirStats[i]) : readdirSync(path).sort();
+			if (i === 0 && vouched && listings) {
+				const listing = listings.listing(dir, lstatSync(dir));
+				entries = listing.names;
+				skipSkillFile =
+					listing.skillFile && Math.max(listing.mtimeMs, listing.ctimeMs) < vouched.since - RACY_MARGIN_MS;
+			} else {
+				const path = rel ? base + rel : dir;
+				entries = listings ? listings.list(path, dirStats[i]) : readdirSync(path).sort();
+			}
 		} catch (error) {
 			return { code: "mcp.unreadable", message: `${rel || "."}: ${(error as NodeJS.ErrnoException).code}` };
 		}
 		for (const name of entries) {
 			const path = rel ? `${rel}/${name}` : name;
-			let stats: Stats;
-			try {
-				stats = lstatSync(base + path);
-			} catch (error) {
-				return { code: "mcp.unreadable", message: `${path}: ${(error as NodeJS.ErrnoException).code}` };
-			}
-			if (stats.isDirectory()) {
-				if (!SKIPPED_DIRS.has(name)) {
-					tree.dirs.push(path);
-					dirStats.push(stats);
+			let size: number;
+			if (skipSkillFile && path === SKILL_FILE) {
+				size = (vouched as VouchedSkillFile).size;
+				tree.skillFileVouched = true;
+			} else {
+				let stats: Stats;
+				try {
+					stats = lstatSync(base + path);
+				} catch (error) {
+					return { code: "mcp.unreadable", message: `${path}: ${(error as NodeJS.ErrnoException).code}` };
 				}
-				if (tree.dirs.length > SKILL_FILE_LIMIT)
-					return { code: "mcp.too-many-files", message: `more than ${SKILL_FILE_LIMIT} folders` };
-				continue;
+				if (stats.isDirectory()) {
+					if (!SKIPPED_DIRS.has(name)) {
+						tree.dirs.push(path);
+						dirStats.push(stats);
+					}
+					if (tree.dirs.length > SKILL_FILE_LIMIT)
+						return { code: "mcp.too-many-files", message: `more than ${SKILL_FILE_LIMIT} folders` };
+					continue;
+				}
+				// A `.git` file (a submodule's gitfile) is refused on read like the folder, so it is never listed.
+				if (SKIPPED_DIRS.has(name) && stats.isFile()) continue;
+				const problem = fileProblem(path, stats, rules);
+				if (problem) return problem;
+				size = stats.size;
+				tree.files.push({ rel: path, stats });
 			}
-			// A `.git` file (a submodule's gitfile) is refused on read like the folder, so it is never listed either.
-			if (SKIPPED_DIRS.has(name) && stats.isFile()) continue;
-			const problem = fileProblem(path, stats, rules);
-			if (problem) return problem;
-			bytes += stats.size;
-			tree.files.push({ rel: path, stats });
-			if (tree.files.length > SKILL_FILE_LIMIT)
+			bytes += size;
+			if (++count > SKILL_FILE_LIMIT)
 				return { code: "mcp.too-many-files", message: `more than ${SKILL_FILE_LIMIT} files` };
 			if (bytes > SKILL_BYTE_LIMIT) return { code: "mcp.too-large", message: "more than 16 MiB of files" };
 		}

@@ -140,7 +140,7 @@ describe("a warm MCP start-up", () => {
 		writeFileSync(file, readFileSync(file, "utf8").replace("Handles", "Hijacks"));
 		expect(await plan(cacheDir)).toEqual(truth);
 		const forged = payload.value.dirs.map((row) =>
-			row[0] === join(root, "s5") ? [row[0], row[1], row[2], ["../../s6", "SKILL.md"]] : row,
+			row[0] === join(root, "s5") ? [...row.slice(0, 5), ["../../s6", "SKILL.md"], row[6]] : row,
 		);
 		expect(forged).not.toEqual(payload.value.dirs);
 		forgePayload(file, { key: payload.key, value: { ...payload.value, dirs: forged } });
