@@ -114,7 +114,7 @@ async function scanOnce(
 	// A one-off discover() with nothing changed since the last one: its saved result, checked and rebuilt.
 	const inputs = persistent && !given && !options.origins?.length ? resultInputs(cwd, roots, options) : undefined;
 	// The stats its checks take are kept for the index it makes: the MCP plan reuses those of SKILL.md files.
-	const stats = new ScanStats(scanStart);
+	const stats = inputs && new ScanStats(scanStart);
 	const saved = inputs && persistent?.readResult(inputs, stats);
 	if (saved) return savedResult(saved, cwd, options, started, stats);
 	const rootCaches = cache ? roots.map((root) => rootCacheFor(cache, root, options, persistent, diagnostics)) : [];
@@ -193,7 +193,10 @@ async function scanOnce(
 		if (inputs && persistent) {
 			const saving = roots.map((root, i) => ({ root, walk: localWalks[i] as RootWalk, cache: rootCaches[i] }));
 			const rejected = resolution.rejected;
-			persistent.saveResult(inputs, { roots: saving, skills: index.skills, rejected, diagnostics, scanStart });
+			const saved = { roots: saving, skills: index.skills, rejected, diagnostics, scanStart };
+			// The index this scan made is the saved result's, read back or not: a warm run's catalog is this one's.
+			const digest = persistent.saveResult(inputs, saved);
+			if (digest !== undefined) rememberResultDigest(index, digest);
 		}
 	}
 	const done = performance.now();
@@ -230,11 +233,11 @@ function savedResult(
 	cwd: string,
 	options: DiscoverOptions,
 	started: number,
-	stats: ScanStats,
+	stats: ScanStats | undefined,
 ): DiscoveryResult {
 	const index = adoptIntoIndex(saved.skills);
 	if (saved.digest !== undefined) rememberResultDigest(index, saved.digest);
-	keepScanStats(index, stats);
+	if (stats) keepScanStats(index, stats);
 	const totalMs = round(performance.now() - started);
 	const report = assembleReport({
 		cwd,

@@ -144,15 +144,17 @@ function checkedPayload(bytes: Buffer): { text: string; sha256: string } | undef
 
 /**
  * Writes `text` as the index file `name` in `folder` (already checked): into a new file (O_EXCL, O_NOFOLLOW,
- * mode 0600) renamed over the old one. Throws what the file system threw; the new file is removed then.
+ * mode 0600) renamed over the old one; returns the SHA-256 of `text` as saved (what a read gives back as `sha256`).
+ * Throws what the file system threw; the new file is removed then.
  */
-function writeIndexFile(folder: string, name: string, text: string): void {
+function writeIndexFile(folder: string, name: string, text: string): string {
 	const temporary = join(folder, `.${name}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
 	const fd = openSync(temporary, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NOFOLLOW, 0o600);
 	try {
+		let sha256: string;
 		try {
 			const payload = Buffer.from(text, "utf8");
-			const sha256 = createHash("sha256").update(payload).digest("hex");
+			sha256 = createHash("sha256").update(payload).digest("hex");
 			const header: Header = { skillset: HEADER_NAME, sha256 };
 			const bytes = Buffer.concat([Buffer.from(`${JSON.stringify(header)}\n`), payload]);
 			let written = 0;
@@ -161,6 +163,7 @@ function writeIndexFile(folder: string, name: string, text: string): void {
 			closeSync(fd);
 		}
 		renameSync(temporary, join(folder, name));
+		return sha256;
 	} catch (error) {
 		unlinkQuietly(temporary);
 		throw error;
@@ -202,23 +205,30 @@ export function readKept(folder: string, key: string): IndexText | undefined {
 
 /**
  * Keeps what `encode` gives (nothing when it gives undefined) under `key` in a checked `folder`, then prunes the
- * folder as of `now`. False when nothing was written: a failed write only costs a later run its speed.
+ * folder as of `now`. Returns the saved text's SHA-256, or undefined when nothing was written: a failed write only
+ * costs a later run its speed.
  */
-export function writeKept(folder: string, key: string, encode: () => string | undefined, now: number): boolean {
+export function writeKept(
+	folder: string,
+	key: string,
+	encode: () => string | undefined,
+	now: number,
+): string | undefined {
+	let sha256: string;
 	try {
 		const text = encode();
-		if (text === undefined) return false;
-		writeIndexFile(folder, indexFileName(key), text);
+		if (text === undefined) return undefined;
+		sha256 = writeIndexFile(folder, indexFileName(key), text);
 	} catch {
 		// A full disk, a folder made read-only since the check, a value that cannot be written: nothing is kept.
-		return false;
+		return undefined;
 	}
 	try {
 		pruneIndexFolder(folder, now);
 	} catch {
 		// A folder that cannot be listed now: it is pruned by a later write.
 	}
-	return true;
+	return sha256;
 }
 
 /** The index file name for a root key: a hash, so no part of a path becomes a file name. */

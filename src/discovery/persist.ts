@@ -105,20 +105,23 @@ export class PersistentIndex {
 		}
 	}
 
-	/** Saves a finished scan's result, when it can vouch for itself; a failed write only costs the next run. */
+	/**
+	 * Saves a finished scan's result, when it can vouch for itself, and returns its digest (what a later read of it
+	 * gives as `digest`); a failed write only costs the next run.
+	 */
 	saveResult(
 		inputs: ResultInputs,
 		scan: Omit<FinishedScan, "roots"> & { roots: Omit<SavedRoot, "indexFile">[] },
-	): void {
+	): string | undefined {
 		const folder = usableFolder(this.#results);
-		if (!folder) return;
+		if (!folder) return undefined;
 		const fileKey = resultKey(this.stamp, inputs);
 		const encode = () => {
 			const roots = scan.roots.map((root, i) => ({ ...root, indexFile: this.#indexFile(inputs.rootKeys[i] ?? "") }));
 			return encodeResult(fileKey, { ...scan, roots });
 		};
 		// As for a root's file: not written, and the scan's results stand; the next run scans and tries again.
-		writeKept(folder, fileKey, encode, scan.scanStart);
+		return writeKept(folder, fileKey, encode, scan.scanStart);
 	}
 
 	#indexFile(key: string): string {

@@ -37,13 +37,16 @@ export function resultNameOf(index: SkillIndex): ResultName | undefined {
 		const origin = ref.deref();
 		const digest = origin && digests.get(origin);
 		if (!origin || digest === undefined) continue;
+		const all = origin.catalogSkills;
+		// More left out than the two counts differ by: not a part of this origin (stop before walking it all).
+		const most = all.length - skills.length;
 		const omitted: number[] = [];
 		let next = 0;
-		for (const [i, skill] of origin.catalogSkills.entries()) {
-			if (skill === skills[next]) next++;
+		for (let i = 0; i < all.length && omitted.length <= most; i++) {
+			if (all[i] === skills[next]) next++;
 			else omitted.push(i);
 		}
-		if (next === skills.length) return { digest, omitted };
+		if (next === skills.length && omitted.length <= most) return { digest, omitted };
 	}
 	return undefined;
 }

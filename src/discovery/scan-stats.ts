@@ -34,7 +34,8 @@ export class ScanStats {
 	/** Keeps the stat of `path` when it is a SKILL.md (the only files a later stage asks about). */
 	add(path: string, info: Stats): void {
 		if (!path.endsWith(SKILL_FILE_SUFFIX)) return;
-		const slot = this.#slots.size;
+		// A path met twice (nested roots) keeps its slot: a new one would be the next path's too.
+		const slot = this.#slots.get(path) ?? this.#slots.size;
 		let values = this.#values;
 		if ((slot + 1) * FIELDS > values.length) {
 			values = new Float64Array(values.length * 2);

@@ -4,7 +4,7 @@ import { isRacy } from "./cache.ts";
 import type { DiscoveryDiagnostic } from "./codes.ts";
 import { below } from "./folder.ts";
 import { canonicalDiagnostic, relativeTo, savable, signatureRow } from "./index-values.ts";
-import type { IndexedSkill, RejectedSkill } from "./resolve.ts";
+import { type IndexedSkill, indexedDescription, type RejectedSkill } from "./resolve.ts";
 import type { DiscoveryRoot } from "./roots.ts";
 import { lstatOrUndefined, statState } from "./signature.ts";
 import type { RootWalk } from "./walk.ts";
@@ -95,6 +95,8 @@ export function encodeResult(fileKey: string, scan: FinishedScan): string | unde
 		};
 		const diagnostic = (d: DiscoveryDiagnostic) => diagnosticRow(d, locate);
 		const skills = scan.skills.map((skill) => {
+			// The description is not saved: a read rebuilds it from the properties, so it must be what they give.
+			if (skill.description !== indexedDescription(skill.properties)) throw new NotKept();
 			const [i, rel, fileName] = skillPlace(skill, scan.roots, reals);
 			return [
 				i,

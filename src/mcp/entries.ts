@@ -8,7 +8,7 @@ import type { FileBytes } from "./deferred.ts";
 import { LARGE_READ_BYTES, type LargeReads, type LargeReadTurn, MAX_WAITING_LARGE_READS } from "./large-reads.ts";
 import type { JsonValue, ServedSkill, ServePlan } from "./plan.ts";
 import { directoryUri, fileUri, uriSegments } from "./uri.ts";
-import { type FileRules, SKIPPED_DIRS, type SkillTree, type TreeProblem, walkSkill } from "./walk.ts";
+import { type FileRules, SKIPPED_DIRS, type SkillTree, settled, type TreeProblem, walkSkill } from "./walk.ts";
 
 /** How files are served: the read rules, the large-answer queue and, in verify mode, the lock every file must match. */
 export interface ServeRules extends FileRules {
@@ -50,18 +50,6 @@ interface Digest {
 /** The identity of a file's content as far as `stat` can tell (mtime can be set back; ctime cannot). */
 function statKey(stats: Stats): string {
 	return `${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeMs}:${stats.ctimeMs}`;
-}
-
-/**
- * How long after its last change a file's `lstat` stands for its bytes. Two writes within one tick of the kernel's
- * clock can leave size, mtime and ctime alike (the racy-git rule), so what was read of a file changed more recently
- * than this is not remembered: it is read again next time.
- */
-export const RACY_MARGIN_MS = 2000;
-
-/** Whether `stats` shows no change in the {@link RACY_MARGIN_MS} before `now`, so it may key what was read. */
-export function settled(stats: Stats, now: number): boolean {
-	return Math.max(stats.mtimeMs, stats.ctimeMs) < now - RACY_MARGIN_MS;
 }
 
 /**

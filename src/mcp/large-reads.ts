@@ -36,11 +36,6 @@ export class LargeReads {
 		this.#max = max;
 	}
 
-	/** Large reads taken and not yet done. */
-	get waiting(): number {
-		return this.#waiting;
-	}
-
 	/** A place in the queue, or undefined when `max` reads already wait (the read is then refused, not queued). */
 	take(): LargeReadTurn | undefined {
 		if (this.#waiting >= this.#max) return undefined;

@@ -49,6 +49,8 @@ export interface ServePlan {
 const NAME_PATTERN = /^[a-z0-9]+(-[a-z0-9]+)*$/;
 const MAX_NAME_LENGTH = 64;
 const SKILL_FILE_TAIL = `${sep}SKILL.md`;
+/** How old a scan's stats may be for the plan to take them instead of its own (a CLI plans within a second). */
+const SCAN_STATS_FRESH_MS = 10_000;
 
 /**
  * Decides which of the index's selected skills (trusted, enabled, not shadowed: the ones a catalog and a session
@@ -61,7 +63,9 @@ export function planServe(index: SkillIndex, rules: PlanRules): ServePlan {
 	// The SKILL.md stats the scan that made the index took (a fresh warm scan's, used once): where one matches
 	// what the read cache holds for the file and walk.ts proves the name still holds that file, it stands for the
 	// plan's own. Every time then counts from the scan's start.
-	const scanned = reads ? takeScanStats(index) : undefined;
+	const taken = reads ? takeScanStats(index) : undefined;
+	// Only a scan just made stands in: an index kept for a while may have had its files edited in place since.
+	const scanned = taken && Date.now() - taken.since <= SCAN_STATS_FRESH_MS ? taken : undefined;
 	const now = scanned ? Math.min(Date.now(), scanned.since) : Date.now();
 	// Every skill whose file was looked at: what a warm start-up may take from the cache instead.
 	const checked = new Set<string>();

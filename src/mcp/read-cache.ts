@@ -3,7 +3,7 @@ import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { derivedKey, readDerived, writeDerived } from "../discovery/derived-cache.ts";
 import type { ListingCache } from "./listings.ts";
-import { RACY_MARGIN_MS } from "./walk.ts";
+import { RACY_MARGIN_MS, settled } from "./walk.ts";
 
 // What each checked SKILL.md's frontmatter parsed to (or that it does not parse as written), and the listings of
 // skill folders, kept between runs so a warm start-up checks each skill with `lstat`s instead of reading, parsing
@@ -74,7 +74,7 @@ export class FrontmatterCache {
 
 	/** Remembers what `file` parsed to; `stats` is its `lstat` taken before it was read, `now` when that was. */
 	set(file: string, stats: Signed, frontmatter: Frontmatter | FrontmatterProblem, now: number): void {
-		if (Math.max(stats.mtimeMs, stats.ctimeMs) >= now - RACY_MARGIN_MS) {
+		if (!settled(stats, now)) {
 			if (this.#rows.delete(file)) this.#changed = true;
 			return;
 		}

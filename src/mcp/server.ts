@@ -70,7 +70,7 @@ export async function createSkillServer(given: SkillServerOptions = {}): Promise
 	const options = serveOptions(given);
 	const rules = serveRules(options);
 	// Skill folders kept open between reads: a read then skips opening and resolving its folder (still proven per read).
-	const roots = new HeldRoots(HELD_ROOTS);
+	const roots = new HeldRoots();
 	rules.roots = roots;
 	const cache = new DigestCache();
 	const entries = new SkillEntries(rules, cache);
@@ -191,9 +191,6 @@ export async function createSkillServer(given: SkillServerOptions = {}): Promise
 
 /** The name and version a server gives when the host names none. */
 const DEFAULT_INFO = { name: "skillset", version: "0" };
-
-/** Skill folders a server holds open between reads (descriptors; the least recently read is closed first). */
-const HELD_ROOTS = 64;
 
 /** Skills a default `skills/list` page holds when their entries are held unchanged (bounded by files as well). */
 const HELD_PAGE_SKILLS = 1000;

@@ -48,8 +48,17 @@ export const SKILL_BYTE_LIMIT: number = 16 * 1024 * 1024;
 /** Folders that are never part of a served skill (and are refused on read). */
 export const SKIPPED_DIRS: ReadonlySet<string> = new Set([".git", "node_modules"]);
 
-/** As discovery's index: a change within this long of a stat may not show in the entry's times yet. */
+/**
+ * How long after its last change an entry's `lstat` stands for what was read of it. Two writes within one tick of
+ * the kernel's clock can leave size, mtime and ctime alike (the racy-git rule, as discovery's index has it), so what
+ * was read of an entry changed more recently than this is not kept: it is read again next time.
+ */
 export const RACY_MARGIN_MS = 2000;
+
+/** Whether an entry with these times shows no change in the {@link RACY_MARGIN_MS} before `now`. */
+export function settled(times: { mtimeMs: number; ctimeMs: number }, now: number): boolean {
+	return Math.max(times.mtimeMs, times.ctimeMs) < now - RACY_MARGIN_MS;
+}
 
 const SKILL_FILE = "SKILL.md";
 
@@ -87,8 +96,7 @@ export function walkSkill(
 			if (i === 0 && vouched && listings) {
 				const listing = listings.listing(dir, lstatSync(dir));
 				entries = listing.names;
-				skipSkillFile =
-					listing.skillFile && Math.max(listing.mtimeMs, listing.ctimeMs) < vouched.since - RACY_MARGIN_MS;
+				skipSkillFile = listing.skillFile && settled(listing, vouched.since);
 			} else {
 				const path = rel ? base + rel : dir;
 				entries = listings ? listings.list(path, dirStats[i]) : readdirSync(path).sort();

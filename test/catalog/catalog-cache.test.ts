@@ -195,6 +195,23 @@ describe("the cached catalog", () => {
 		expect(forged).not.toContain("Handles case 3 of");
 	});
 
+	it("is kept by the cold run that saved the discovery result, and taken as it is by the next, warm run", async () => {
+		await pastRacyWindow();
+		const cacheDir = freshCache();
+		// Cold: discovery saves its result; the catalog is fitted and kept under that result's name.
+		const cold = await discover(optionsFor(cacheDir));
+		await buildCatalog(cold.index, { budget: { tokens: 5000 }, cacheDir });
+		const [file] = cached(cacheDir, "catalog");
+		if (!file) throw new Error("no cached catalog");
+		const saved = readPayload(file) as unknown as { key: string; value: { text: string } };
+		forgePayload(file, { key: saved.key, value: { ...saved.value, text: "Kept by the cold run" } });
+		// Warm: the saved result read back finds the cold run's catalog, and fits and keeps no second one.
+		const warm = await discover(optionsFor(cacheDir));
+		expect(warm.report.reused.files).toBeGreaterThan(0);
+		expect((await buildCatalog(warm.index, { budget: { tokens: 5000 }, cacheDir })).text).toBe("Kept by the cold run");
+		expect(cached(cacheDir, "catalog")).toHaveLength(1);
+	});
+
 	it("is shared by a new index of the very same skills; one of fewer skills gets a catalog of its own", async () => {
 		await pastRacyWindow();
 		const cacheDir = freshCache();

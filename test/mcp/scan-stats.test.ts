@@ -1,6 +1,16 @@
-import { linkSync, mkdirSync, readFileSync, realpathSync, renameSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+	linkSync,
+	mkdirSync,
+	readFileSync,
+	realpathSync,
+	renameSync,
+	statSync,
+	symlinkSync,
+	writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
+import { ScanStats } from "../../src/discovery/scan-stats.ts";
 import { type DiscoveryResult, discover, SkillIndex } from "../../src/index.ts";
 import { checkServe } from "../../src/mcp/index.ts";
 import { pastRacyWindow } from "../helpers/racy.ts";
@@ -129,5 +139,22 @@ describe("a plan that reuses the scan's stats", () => {
 		const { reused, fresh } = await plans(result, cacheDir);
 		expect(reused.leftOut).toContainEqual(expect.objectContaining({ name: "victim", code: "mcp.link" }));
 		expect(reused).toEqual(fresh);
+	});
+});
+
+describe("the scan's stats kept for the plan", () => {
+	it("keep each path's own stat when a path is met twice (nested roots), not the next path's", async () => {
+		const dir = await tempDir();
+		await writeTree(dir, { "a/SKILL.md": "a\n", "b/SKILL.md": "bb\n" });
+		const a = join(dir, "a", "SKILL.md");
+		const b = join(dir, "b", "SKILL.md");
+		const stats = new ScanStats(Date.now());
+		stats.add(a, statSync(a));
+		stats.add(a, statSync(a));
+		stats.add(b, statSync(b));
+		expect(stats.get(a)?.ino).toBe(statSync(a).ino);
+		expect(stats.get(b)?.ino).toBe(statSync(b).ino);
+		expect(stats.get(a)?.size).toBe(2);
+		expect(stats.get(b)?.size).toBe(3);
 	});
 });
