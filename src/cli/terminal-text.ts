@@ -53,7 +53,12 @@ export function terminalJson(value: unknown, indent?: number): string {
 	return escapeJsonText(JSON.stringify(value, null, indent));
 }
 
+/** A UTF-16 unit from DEL up: only text holding one can need an escape that JSON.stringify does not make. */
+const BEYOND_ASCII = /[\u007f-\uffff]/;
+
 function escapeJsonText(json: string): string {
+	// Nearly every report is plain ASCII: one quick scan for a unit from DEL up spares the Unicode-aware replace.
+	if (!BEYOND_ASCII.test(json)) return json;
 	return json.replace(/[\u007f-\u009f\p{Cf}\p{Zl}\p{Zp}]/gu, (char) =>
 		Array.from({ length: char.length }, (_, i) => `\\u${char.charCodeAt(i).toString(16).padStart(4, "0")}`).join(""),
 	);
@@ -70,18 +75,16 @@ const SPLIT_DEPTH = 2;
  * exactly `terminalJson(value, indent)`; they split only between JSON values, never inside a string.
  */
 export function* terminalJsonChunks(value: unknown, indent: number): Generator<string> {
-	let pending: string[] = [];
-	let size = 0;
+	// Appended, not collected and joined: the pieces are few and large, and a string made of them is flat only once.
+	let pending = "";
 	for (const piece of jsonPieces(value, " ".repeat(indent), "", 0)) {
-		pending.push(piece);
-		size += piece.length;
-		if (size >= JSON_CHUNK_CHARS) {
-			yield escapeJsonText(pending.join(""));
-			pending = [];
-			size = 0;
+		pending += piece;
+		if (pending.length >= JSON_CHUNK_CHARS) {
+			yield escapeJsonText(pending);
+			pending = "";
 		}
 	}
-	if (pending.length > 0) yield escapeJsonText(pending.join(""));
+	if (pending.length > 0) yield escapeJsonText(pending);
 }
 
 /** Members of an array whose members are written whole go to `JSON.stringify` this many at a time. */

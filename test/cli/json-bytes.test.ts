@@ -84,6 +84,11 @@ describe("--json output bytes (issue 23)", () => {
 	it("is plain ASCII text written as it is (the common case) and other text kept as it is", () => {
 		const plain = { selected: [{ name: "a", description: "b ~ } { ] [" }], list: ["x"] };
 		expect([...terminalJsonChunks(plain, 2)].join("")).toBe(JSON.stringify(plain, null, 2));
+		// One such character alone in otherwise plain text is still escaped.
+		for (const char of ["\u007f", "\u0085", "\u009b", "\u00ad", "\u202e", "\u2028", "\ufeff", "\u{e0041}", "\ud800"]) {
+			const alone = { selected: [{ name: "plain", description: `before ${char} after` }] };
+			expect([...terminalJsonChunks(alone, 2)].join("")).toBe(reference(alone));
+		}
 		const words = { text: "émoji 👩‍💻 中文 ünïcödé" };
 		expect([...terminalJsonChunks(words, 2)].join("")).toBe(reference(words));
 		expect([...terminalJsonChunks(words, 2)].join("")).toContain("💻 中文 ünïcödé");
