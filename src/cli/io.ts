@@ -81,12 +81,17 @@ function fileWriter(fd: number): { write: (text: string) => void } {
 	return {
 		write: (text) => {
 			if (failed) return;
-			const bytes = Buffer.from(text, "utf8");
 			try {
-				for (let done = 0; done < bytes.length; ) {
-					const wrote = writeSync(fd, bytes, done);
-					if (wrote === 0) throw Object.assign(new Error("no byte written"), { code: "EIO" });
-					done += wrote;
+				// A string is encoded by the write itself, with no buffer made for it here; only a short write (a size
+				// limit reached) makes one, for the rest.
+				const wrote = writeSync(fd, text);
+				const size = Buffer.byteLength(text, "utf8");
+				if (wrote === size) return;
+				const bytes = Buffer.from(text, "utf8");
+				for (let done = wrote; done < size; ) {
+					const more = writeSync(fd, bytes, done);
+					if (more === 0) throw Object.assign(new Error("no byte written"), { code: "EIO" });
+					done += more;
 				}
 			} catch (error) {
 				failed = error as NodeJS.ErrnoException;

@@ -1,4 +1,5 @@
 import { spawnSync } from "node:child_process";
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { skillMd, tempDir, writeTree } from "../helpers/temp.ts";
@@ -23,4 +24,23 @@ describe("output to a file that refuses the write", () => {
 		expect(run.stderr).not.toMatch(/internal error/);
 		expect(run.status).toBe(1);
 	});
+
+	it("keeps every byte up to the limit when a write is cut short, then names the error", async () => {
+		const root = await tempDir();
+		const skills: Record<string, string> = {};
+		for (let i = 0; i < 40; i++) skills[`skill-${i}/SKILL.md`] = skillMd(`skill-${i}`, "é ünïcödé ✓ ".repeat(40));
+		await writeTree(join(root, "tree"), skills);
+		const env = { ...process.env, HOME: join(root, "home"), SKILLSET_NO_CACHE: "1", NO_COLOR: "1" };
+		const args = `scan tree --no-default-roots --root tree --json --exit-zero`;
+		// A limit of 4 KiB (bash counts in 1024-byte blocks): the one write of the larger text is cut short there.
+		const script = `"${process.execPath}" "${BIN}" ${args} > full.json; ulimit -f 4; exec "${process.execPath}" "${BIN}" ${args} > cut.json`;
+		const run = spawnSync("bash", ["-c", script], { cwd: root, encoding: "utf8", env, timeout: 60_000 });
+		expect(run.stderr).toMatch(/^skillset: cannot write output: EFBIG/m);
+		expect(run.status).toBe(1);
+		const full = await readFile(join(root, "full.json"));
+		const cut = await readFile(join(root, "cut.json"));
+		expect(full.length).toBeGreaterThan(4096);
+		expect(cut.length).toBe(4096);
+		expect(cut.equals(full.subarray(0, 4096))).toBe(true);
+	}, 90_000);
 });
