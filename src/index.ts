@@ -189,6 +189,7 @@ export {
 	createJsonlSink,
 	createLock,
 	createSession,
+	HeldRoots,
 	hashPackage,
 	isInside,
 	isSkillContent,
