@@ -163,6 +163,7 @@ export type {
 	LockedFile,
 	LockedSkill,
 	LockedSource,
+	OpenedRoot,
 	PackageDifference,
 	PackageHash,
 	ReadResourceOptions,

@@ -2,7 +2,7 @@
 // graph and events. Later stages import only from this file.
 
 export { writeFileAtomic } from "./atomic-write.ts";
-export type { ContainedFile, ContainOperations, ContainOptions } from "./contain.ts";
+export type { ContainedFile, ContainOperations, ContainOptions, OpenedRoot } from "./contain.ts";
 export {
 	checkRelativePath,
 	DEFAULT_MAX_RESOURCE_BYTES,
