@@ -53,14 +53,10 @@ export class ListingCache {
 	}
 
 	/**
-	 * The sorted entry names of `path`, read again only when the folder changed. `known` is the folder's `lstat`
-	 * when the caller just took it (a subfolder met in its parent's listing), so it is not taken twice.
+	 * The listing of `path` (sorted entry names, and whether SKILL.md was a regular file), read again only when the
+	 * folder changed. `known` is the folder's `lstat` when the caller just took it (a subfolder met in its parent's
+	 * listing), so it is not taken twice.
 	 */
-	list(path: string, known?: Stats): string[] {
-		return this.listing(path, known).names;
-	}
-
-	/** {@link ListingCache.list}, with whether SKILL.md was a regular file. */
 	listing(path: string, known?: Stats): Listing {
 		const stats = known ?? lstatSync(path);
 		if (!stats.isDirectory()) throw Object.assign(new Error(`${path} is not a folder`), { code: "ENOTDIR" });

@@ -93,14 +93,12 @@ export function walkSkill(
 		const rel = tree.dirs[i] ?? "";
 		let entries: string[];
 		try {
-			if (i === 0 && vouched && listings) {
-				const listing = listings.listing(dir, lstatSync(dir));
+			const path = rel ? base + rel : dir;
+			if (listings) {
+				const listing = listings.listing(path, dirStats[i]);
 				entries = listing.names;
-				skipSkillFile = listing.skillFile && settled(listing, vouched.since);
-			} else {
-				const path = rel ? base + rel : dir;
-				entries = listings ? listings.list(path, dirStats[i]) : readdirSync(path).sort();
-			}
+				if (i === 0 && vouched) skipSkillFile = listing.skillFile && settled(listing, vouched.since);
+			} else entries = readdirSync(path).sort();
 		} catch (error) {
 			return { code: "mcp.unreadable", message: `${rel || "."}: ${(error as NodeJS.ErrnoException).code}` };
 		}
