@@ -240,8 +240,18 @@ function slowPost(base: string, session: string) {
 		res.on("error", () => answer({ status: -1, text }));
 	});
 	req.on("error", () => answer({ status: -1, text: "" }));
-	req.write(body.slice(0, 20));
-	return { answered, finish: () => req.end(body.slice(20)) };
+	// Resolves once the head and the first bytes are in the kernel's hands (not yet that the server has read them).
+	const sent = new Promise<void>((resolve) => req.write(body.slice(0, 20), () => resolve()));
+	return { answered, sent, finish: () => req.end(body.slice(20)) };
+}
+
+/**
+ * Resolves once the server has surely read the slow request's head, however loaded the machine: a request sent after
+ * those bytes reached the server's socket is answered only after them (one event loop, sockets polled together).
+ */
+async function accepted(base: string, slow: { sent: Promise<void> }): Promise<void> {
+	await slow.sent;
+	expect((await fetchText(`${base}/readyz`)).status).toBe(200);
 }
 
 /** Polls `/readyz` until it answers `status`. */
@@ -270,7 +280,7 @@ describe("SIGTERM", () => {
 		expect(stream.status).toBe(200);
 		const streamed = stream.text();
 		const slow = slowPost(served.base, session);
-		await new Promise((resolve) => setTimeout(resolve, 100));
+		await accepted(served.base, slow);
 		served.child.kill("SIGTERM");
 		expect(await readyzBecomes(served.base, 503)).toBe(true);
 		expect((await fetchText(`${served.base}/healthz`)).status).toBe(200);
@@ -294,7 +304,7 @@ describe("SIGTERM", () => {
 		const served = await startInstance(cwd, [...ARGS, "--drain-timeout", "300"]);
 		const session = await openSession(served.base);
 		const slow = slowPost(served.base, session);
-		await new Promise((resolve) => setTimeout(resolve, 100));
+		await accepted(served.base, slow);
 		served.child.kill("SIGTERM");
 		expect(await served.exited).toBe(0);
 		expect((await slow.answered).status).toBe(-1);
