@@ -81,15 +81,21 @@ export function adoptIntoIndex(skills: IndexedSkill[]): SkillIndex {
 	}
 }
 
+// Properties are frozen too: a catalog kept for an index (see result-digest.ts) stands for them unread.
 function freezeInPlace(skill: IndexedSkill): IndexedSkill {
 	Object.freeze(skill.diagnostics);
+	Object.freeze(skill.properties);
 	return Object.freeze(skill);
 }
 
 function freezeSkill(skill: IndexedSkill): IndexedSkill {
 	// Already immutable (a skill from another index): nothing a copy would protect.
-	if (Object.isFrozen(skill) && Object.isFrozen(skill.diagnostics)) return skill;
-	return Object.freeze({ ...skill, diagnostics: Object.freeze([...skill.diagnostics]) }) as IndexedSkill;
+	if (Object.isFrozen(skill) && Object.isFrozen(skill.diagnostics) && Object.isFrozen(skill.properties)) return skill;
+	return Object.freeze({
+		...skill,
+		properties: Object.freeze({ ...skill.properties }),
+		diagnostics: Object.freeze([...skill.diagnostics]),
+	}) as IndexedSkill;
 }
 
 /** Levenshtein distance (insertions, deletions, substitutions), in two rows: for "did you mean" suggestions. */

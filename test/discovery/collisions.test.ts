@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { type CollisionPolicy, type DiscoverOptions, discover } from "skillset";
+import { type CollisionPolicy, type DiscoverOptions, discover, type IndexedSkill, SkillIndex } from "skillset";
 import { beforeAll, describe, expect, it } from "vitest";
 import { skillMd, tempDir, writeTree } from "../helpers/temp.ts";
 
@@ -141,5 +141,23 @@ describe("SkillIndex", () => {
 		expect(index.skills.map((s) => s.rank)).toEqual([0, 0, 1, 1]);
 		expect(index.closest("deploi")).toEqual(["deploy"]);
 		expect(index.get("  deploy ")?.name).toBe("deploy");
+	});
+
+	it("keeps each skill's properties as discovered: what a cached catalog of the index says cannot go stale", async () => {
+		const { index } = await run([high, low]);
+		const properties = index.skills[0]?.properties as { description: string };
+		const before = properties.description;
+		expect(() => {
+			properties.description = "changed after discovery";
+		}).toThrow(TypeError);
+		expect(index.skills[0]?.properties.description).toBe(before);
+		// An index made from a caller's skills freezes its own copy, never the caller's objects.
+		const theirs = { ...(index.skills[0] as IndexedSkill), properties: { ...index.skills[0]?.properties } };
+		const copied = new SkillIndex([theirs as IndexedSkill]);
+		expect(() => {
+			(copied.skills[0]?.properties as { description: string }).description = "x";
+		}).toThrow(TypeError);
+		theirs.properties.description = "still theirs to change";
+		expect(copied.skills[0]?.properties.description).toBe(before);
 	});
 });
