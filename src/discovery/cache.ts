@@ -1,7 +1,7 @@
 import { statSync } from "node:fs";
 import type { FileSignature } from "../skill/index.ts";
 import type { DiscoveryDiagnostic } from "./codes.ts";
-import { type Candidate, type DirEntry, listDir } from "./folder.ts";
+import { below, type Candidate, type DirEntry, listDir } from "./folder.ts";
 import type { LoadedSkill, LoadOptions } from "./load.ts";
 import type { DiscoveryRoot } from "./roots.ts";
 import type { SavedDirs } from "./saved-dirs.ts";
@@ -144,8 +144,10 @@ export class RootCache {
 
 	/** Keeps what a fresh walk found for reuse, when it can vouch for itself. Call after {@link RootCache.end}. */
 	remember(walk: RootWalk, record: WalkRecord): void {
-		// One stat per probe, shared by the snapshot and by a rescan's check when there is no snapshot.
-		const probes = pinProbes(record.probes, (signature) => isRacy(signature, this.#scanStart));
+		// One stat per probe, shared by the snapshot and by a rescan's check when there is no snapshot. What the walk met
+		// but did not list is pinned the same way: no listing would show that it changed.
+		const paths = [...record.probes, ...unlistedPaths(walk, this.dirs)];
+		const probes = pinProbes(paths, (signature) => isRacy(signature, this.#scanStart));
 		const snapshot = snapshotOf(walk, record, this.dirs, probes);
 		if (snapshot || this.walk) this.changed = true;
 		this.walk = snapshot;
@@ -208,6 +210,38 @@ export class RootCache {
 		if (was !== now && !(was && now && sameSignature(was, now))) this.changed = true;
 		map.set(path, entry);
 	}
+}
+
+/** Diagnostics of paths a walk met but could not list: a rescan must look at each again. */
+const UNLISTED_CODES: ReadonlySet<string> = new Set([
+	"root.not-directory",
+	"walk.unreadable",
+	"walk.vanished",
+	"entry.dangling-link",
+	"walk.symlink-loop",
+]);
+
+/**
+ * Paths a walk's result depends on that no listing of it covers: links in the folders it walked that it did not list
+ * (dangling, looping, leading to a file or to a folder already scanned), folders it could not list, and a root that
+ * is no folder. Their stat (following links) shows when any of them starts to lead somewhere else.
+ */
+function unlistedPaths(walk: RootWalk, dirs: ReadonlyMap<string, CachedDir>): string[] {
+	const paths: string[] = [];
+	for (const diagnostic of walk.diagnostics) if (UNLISTED_CODES.has(diagnostic.code)) paths.push(diagnostic.file);
+	// A skill's folder is not walked into: the links there are not followed by a fresh walk either.
+	const skills = new Set<string>();
+	for (const candidate of walk.candidates) skills.add(candidate.dir);
+	for (const candidate of walk.rejected) skills.add(candidate.dir);
+	for (const [dir, cached] of dirs) {
+		if (skills.has(dir)) continue;
+		for (const entry of cached.entries) {
+			if (entry.kind !== "link") continue;
+			const path = below(dir, entry.name);
+			if (!dirs.has(path)) paths.push(path);
+		}
+	}
+	return paths;
 }
 
 function prune<T extends { racy: boolean }>(map: Map<string, T>, seen: Set<string>, cache: RootCache): void {
@@ -318,9 +352,9 @@ export class ScanCache {
 	/**
 	 * What changed since the last scan of the same roots, by one stat per folder and SKILL.md (no listing):
 	 * `structure` when a folder listing changed or an absent root appeared (a full rescan is needed), else the
-	 * SKILL.md files whose signature changed. Undefined when the last scan cannot be trusted for this. Signatures
-	 * alone decide here, racy or not: a rescan for nothing but racy entries would walk every remote origin again
-	 * each time; whenever a rescan runs, racy entries are read again, and they are never saved to disk.
+	 * SKILL.md files whose signature changed or that were read too close to a change (racy: the racy-git rule holds
+	 * here too, so a rescan within {@link RACY_MARGIN_MS} of an edit reads the edited file again; once read past that
+	 * window an entry stops being racy). Undefined when the last scan cannot be trusted for this.
 	 */
 	changes(keys: readonly string[]): { structure: boolean; files: Set<string> } | undefined {
 		if (!this.#complete || !this.walks || keys.length !== this.#keys.length) return undefined;
@@ -331,12 +365,15 @@ export class ScanCache {
 		// that now exists, or became a link loop or unreadable (a walk reports that), did.
 		if (this.#absentRoots.some((root) => statState(root) !== "absent")) return structure;
 		for (const root of this.#roots.values()) {
-			for (const [dir, cached] of root.dirs) if (!unchangedNow(dir, cached.signature)) return structure;
+			// A racy listing cannot vouch for itself: the walk lists it again.
+			for (const [dir, cached] of root.dirs) if (cached.racy || !unchangedNow(dir, cached.signature)) return structure;
 			if (!root.probes) return structure;
 			for (const [path, signature] of root.probes) if (!unchangedNow(path, signature)) return structure;
 		}
 		for (const root of this.#roots.values()) {
-			for (const [file, cached] of root.files) if (!unchangedNow(file, cached.signature)) files.add(file);
+			// A racy read is read again whatever its signature says: it may have changed in the tick it was read.
+			for (const [file, cached] of root.files)
+				if (cached.racy || !unchangedNow(file, cached.signature)) files.add(file);
 		}
 		return { structure: false, files };
 	}
