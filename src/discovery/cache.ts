@@ -1,17 +1,19 @@
 import { statSync } from "node:fs";
 import type { FileSignature } from "../skill/index.ts";
 import type { DiscoveryDiagnostic } from "./codes.ts";
-import { below, type Candidate, type DirEntry, listDir } from "./folder.ts";
+import { type Candidate, type DirEntry, listDir } from "./folder.ts";
 import type { LoadedSkill, LoadOptions } from "./load.ts";
 import type { DiscoveryRoot } from "./roots.ts";
 import type { SavedDirs } from "./saved-dirs.ts";
-import { changedSince, sameSignature, signatureOf, statOrUndefined, statState, unchangedNow } from "./signature.ts";
+import { changedSince, sameSignature, signatureOf, statOrUndefined, statState } from "./signature.ts";
+import { CheckList, checkList } from "./stat-check.ts";
 import type { RootWalk, WalkRecord } from "./walk.ts";
 import {
 	type ListedDir,
 	pinProbes,
 	reuseSnapshot,
 	snapshotOf,
+	unlistedPaths,
 	type WalkSnapshot,
 	walkFromSnapshot,
 } from "./walk-snapshot.ts";
@@ -212,38 +214,6 @@ export class RootCache {
 	}
 }
 
-/** Diagnostics of paths a walk met but could not list: a rescan must look at each again. */
-const UNLISTED_CODES: ReadonlySet<string> = new Set([
-	"root.not-directory",
-	"walk.unreadable",
-	"walk.vanished",
-	"entry.dangling-link",
-	"walk.symlink-loop",
-]);
-
-/**
- * Paths a walk's result depends on that no listing of it covers: links in the folders it walked that it did not list
- * (dangling, looping, leading to a file or to a folder already scanned), folders it could not list, and a root that
- * is no folder. Their stat (following links) shows when any of them starts to lead somewhere else.
- */
-function unlistedPaths(walk: RootWalk, dirs: ReadonlyMap<string, CachedDir>): string[] {
-	const paths: string[] = [];
-	for (const diagnostic of walk.diagnostics) if (UNLISTED_CODES.has(diagnostic.code)) paths.push(diagnostic.file);
-	// A skill's folder is not walked into: the links there are not followed by a fresh walk either.
-	const skills = new Set<string>();
-	for (const candidate of walk.candidates) skills.add(candidate.dir);
-	for (const candidate of walk.rejected) skills.add(candidate.dir);
-	for (const [dir, cached] of dirs) {
-		if (skills.has(dir)) continue;
-		for (const entry of cached.entries) {
-			if (entry.kind !== "link") continue;
-			const path = below(dir, entry.name);
-			if (!dirs.has(path)) paths.push(path);
-		}
-	}
-	return paths;
-}
-
 function prune<T extends { racy: boolean }>(map: Map<string, T>, seen: Set<string>, cache: RootCache): void {
 	for (const [key, entry] of map) {
 		if (seen.has(key)) continue;
@@ -289,6 +259,8 @@ export class ScanCache {
 	#absentRoots: string[] = [];
 	#complete = false;
 	#scanStart = 0;
+	/** What a no-change check stats, made at the first check after a scan. */
+	#checks: CheckList | undefined;
 	/** The walks of the last full scan, reused when only SKILL.md contents changed since. */
 	walks: RootWalk[] | undefined;
 
@@ -315,6 +287,7 @@ export class ScanCache {
 	/** Starts a scan at `scanStart` (wall-clock ms, before any stat). */
 	begin(scanStart: number): void {
 		this.#scanStart = scanStart;
+		this.#checks = undefined;
 		for (const root of this.#roots.values()) root.begin(scanStart);
 	}
 
@@ -364,18 +337,38 @@ export class ScanCache {
 		// A root that is still absent (or whose parent is now a file: a walk counts it absent too) changed nothing; one
 		// that now exists, or became a link loop or unreadable (a walk reports that), did.
 		if (this.#absentRoots.some((root) => statState(root) !== "absent")) return structure;
-		for (const root of this.#roots.values()) {
-			// A racy listing cannot vouch for itself: the walk lists it again.
-			for (const [dir, cached] of root.dirs) if (cached.racy || !unchangedNow(dir, cached.signature)) return structure;
-			if (!root.probes) return structure;
-			for (const [path, signature] of root.probes) if (!unchangedNow(path, signature)) return structure;
-		}
-		for (const root of this.#roots.values()) {
-			// A racy read is read again whatever its signature says: it may have changed in the tick it was read.
-			for (const [file, cached] of root.files)
-				if (cached.racy || !unchangedNow(file, cached.signature)) files.add(file);
-		}
+		this.#checks ??= this.#checkList();
+		if (!this.#checks) return structure;
+		const found = checkList(this.#checks);
+		if (found.structure) return structure;
+		const paths = this.#checks.paths;
+		for (let i = this.#checks.structure; i < paths.length; i++)
+			if (found.changed[i] === 1) files.add(paths[i] as string);
 		return { structure: false, files };
+	}
+
+	/**
+	 * What {@link ScanCache.changes} stats, kept until the next scan: every folder listing and probe first, then every
+	 * SKILL.md read. A racy listing or read cannot vouch for itself, so it counts as changed: a racy folder is listed
+	 * again, a racy SKILL.md read again (it may have changed in the clock tick it was read). Undefined when a root has
+	 * a probe that could not be pinned.
+	 */
+	#checkList(): CheckList | undefined {
+		let capacity = 0;
+		for (const root of this.#roots.values()) {
+			if (!root.probes) return undefined;
+			capacity += root.dirs.size + root.probes.size + root.files.size;
+		}
+		const list = new CheckList(capacity);
+		for (const root of this.#roots.values()) {
+			for (const [dir, cached] of root.dirs) list.add(dir, cached.signature, !cached.racy);
+			for (const [path, signature] of root.probes ?? []) list.add(path, signature, true);
+		}
+		list.structure = list.paths.length;
+		for (const root of this.#roots.values()) {
+			for (const [file, cached] of root.files) list.add(file, cached.signature, !cached.racy);
+		}
+		return list;
 	}
 
 	/** The root caches of the last scan. */

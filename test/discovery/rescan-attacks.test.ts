@@ -180,3 +180,33 @@ describe("a rescan after the tree was changed to fool it", { timeout: 60_000 }, 
 		expect((await rescanIsFresh(discovery)).index.get("gamma")).toBeDefined();
 	});
 });
+
+describe("a rescan of a tree big enough to share its stats with a helper thread", { timeout: 120_000 }, () => {
+	it("sees an edit, a new file in a skill folder and a new skill anywhere in the list, as a fresh scan does", async () => {
+		const big = join(base, "big");
+		const files: Record<string, string> = {};
+		// 2,100 skills in 30 groups: over 4,096 folders and SKILL.md files to check.
+		for (let i = 0; i < 2100; i++) files[`g${i % 30}/s${i}/SKILL.md`] = skillMd(`s${i}`);
+		await writeTree(big, files);
+		await pastRacyWindow();
+		const discovery = createDiscovery(options([big]));
+		const first = await discovery.scan();
+		// Unchanged, several times over (the helper starts during the first of these): the same index each time.
+		for (let i = 0; i < 4; i++) expect((await discovery.scan()).index).toBe(first.index);
+		for (const i of [3, 1050, 2097]) {
+			writeFileSync(join(big, `g${i % 30}`, `s${i}`, "SKILL.md"), skillMd(`s${i}`, `Edited ${i}.`));
+		}
+		const edited = await rescanIsFresh(discovery);
+		expect([3, 1050, 2097].map((i) => description(edited, `s${i}`))).toEqual([
+			"Edited 3.",
+			"Edited 1050.",
+			"Edited 2097.",
+		]);
+		await pastRacyWindow();
+		await discovery.scan();
+		writeFileSync(join(big, "g29", "s2099", "extra.txt"), "one more entry\n");
+		await rescanIsFresh(discovery);
+		await writeTree(big, { "g28/new/SKILL.md": skillMd("new") });
+		expect((await rescanIsFresh(discovery)).index.get("new")).toBeDefined();
+	});
+});
