@@ -152,7 +152,8 @@ function startHelper(): Helper | undefined {
 		return undefined;
 	}
 	worker.unref();
-	let sent: CheckList | undefined;
+	// The paths the helper holds: a list made again after a scan that changed no path is not sent again.
+	let sent: readonly string[] | undefined;
 	let timer: NodeJS.Timeout | undefined;
 	const stop = () => {
 		if (current === self) current = undefined;
@@ -168,8 +169,8 @@ function startHelper(): Helper | undefined {
 	});
 	const self: Helper = {
 		post(list, job) {
-			const paths = sent === list ? undefined : list.paths;
-			sent = list;
+			const paths = sent && samePaths(sent, list.paths) ? undefined : list.paths;
+			sent = list.paths;
 			const { paths: _paths, sweep: _sweep, ...shared } = job;
 			worker.postMessage({ ...shared, paths });
 			clearTimeout(timer);
@@ -178,6 +179,13 @@ function startHelper(): Helper | undefined {
 		},
 	};
 	return self;
+}
+
+function samePaths(a: readonly string[], b: readonly string[]): boolean {
+	if (a === b) return true;
+	if (a.length !== b.length) return false;
+	for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+	return true;
 }
 
 const HELPER_SOURCE = `"use strict";
