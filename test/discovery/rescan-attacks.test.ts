@@ -1,6 +1,7 @@
 import { spawnSync } from "node:child_process";
-import { mkdirSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { createDiscovery, type DiscoverOptions, type DiscoveryResult, discover } from "skillset";
 import { beforeEach, describe, expect, it } from "vitest";
 import { pastRacyWindow } from "../helpers/racy.ts";
@@ -209,4 +210,51 @@ describe("a rescan of a tree big enough to share its stats with a helper thread"
 		await writeTree(big, { "g28/new/SKILL.md": skillMd("new") });
 		expect((await rescanIsFresh(discovery)).index.get("new")).toBeDefined();
 	});
+});
+
+// Run by a child process (as root, and as `nobody`, for whom a folder of mode 000 cannot be listed): scans a tree
+// whose `locked` folder cannot be listed, opens it up, rescans, and says whether the rescan is what a fresh scan gives.
+const UNLISTABLE = `
+import { chmodSync } from "node:fs";
+import { isDeepStrictEqual } from "node:util";
+const { createDiscovery, discover } = await import(process.env.DIST);
+const root = process.env.ROOT;
+const options = { cwd: root, home: root, defaultRoots: false, roots: [root] };
+const plain = ({ report: { timings, reused, ...report }, index }) => ({ report, skills: index.skills });
+const discovery = createDiscovery(options);
+const before = await discovery.scan();
+chmodSync(root + "/locked", 0o755);
+const after = await discovery.scan();
+const fresh = await discover(options);
+const names = (result) => result.index.skills.map((skill) => skill.name).sort();
+console.log(JSON.stringify({ before: names(before), after: names(after), same: isDeepStrictEqual(plain(after), plain(fresh)) }));
+`;
+
+describe("a rescan after a folder that could not be listed became listable", { timeout: 60_000 }, () => {
+	const asRoot = process.getuid?.() === 0;
+	for (const user of asRoot ? ["root", "nobody"] : ["this user"]) {
+		it(`lists it again, as a fresh scan does (as ${user})`, async () => {
+			const tree = await writeTree(join(base, "unlistable"), {
+				"open/SKILL.md": skillMd("open"),
+				"locked/hidden-one/SKILL.md": skillMd("hidden-one"),
+			});
+			chmodSync(base, 0o755);
+			if (asRoot) spawnSync("chown", ["-R", "65534:65534", tree]);
+			chmodSync(join(tree, "locked"), 0o000);
+			await pastRacyWindow();
+			const dist = pathToFileURL(join(import.meta.dirname, "..", "..", "dist", "index.js")).href;
+			const prefix = user === "nobody" ? ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] : [];
+			const [command, ...args] = [...prefix, process.execPath, "--input-type=module", "-e", UNLISTABLE];
+			const child = spawnSync(command as string, args, {
+				encoding: "utf8",
+				timeout: 30_000,
+				env: { PATH: process.env.PATH ?? "", DIST: dist, ROOT: tree },
+			});
+			expect(child.stderr).toBe("");
+			const result = JSON.parse(child.stdout) as { before: string[]; after: string[]; same: boolean };
+			expect(result.before).toEqual(user === "nobody" ? ["open"] : ["hidden-one", "open"]);
+			expect(result.after).toEqual(["hidden-one", "open"]);
+			expect(result.same).toBe(true);
+		});
+	}
 });
