@@ -188,13 +188,14 @@ function samePaths(a: readonly string[], b: readonly string[]): boolean {
 	return true;
 }
 
+// Runs as a script or as a module (a worker's eval follows the process's --input-type): so `import()`, not `require`.
 const HELPER_SOURCE = `"use strict";
-const { parentPort } = require("node:worker_threads");
-const { statSync } = require("node:fs");
 const checkChunks = ${checkChunks.toString()};
-let paths = [];
-parentPort.on("message", (job) => {
-	if (job.paths) paths = job.paths;
-	checkChunks({ ...job, paths }, statSync);
+Promise.all([import("node:worker_threads"), import("node:fs")]).then(([{ parentPort }, { statSync }]) => {
+	let paths = [];
+	parentPort.on("message", (job) => {
+		if (job.paths) paths = job.paths;
+		checkChunks({ ...job, paths }, statSync);
+	});
 });
 `;
