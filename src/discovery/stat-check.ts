@@ -12,8 +12,12 @@ import type { FileSignature } from "../skill/index.ts";
 const CHUNK = 256;
 /** Lists shorter than this are checked on this thread alone: a helper costs more than it saves on them. */
 export const PARALLEL_MIN_ENTRIES = 4096;
-/** An idle helper is ended after this long (its thread is never what keeps the process alive). */
-const HELPER_IDLE_MS = 60_000;
+/**
+ * A helper starts at the second long check within this time of the one before (a single rescan never pays for
+ * starting a thread, about as much CPU as the check itself), and ends after this long idle. Its thread never keeps
+ * the process alive.
+ */
+const HELPER_IDLE_MS = 300_000;
 
 /**
  * Paths and the signatures they had, in shared memory: the first `structure` entries are folders (any change there
@@ -71,7 +75,11 @@ export function checkList(list: CheckList): CheckResult {
 		next,
 		structure: list.structure,
 	};
-	if (shared) helper()?.post(list, job);
+	if (shared) {
+		const now = performance.now();
+		if (current || now - lastLongCheck < HELPER_IDLE_MS) helper()?.post(list, job);
+		lastLongCheck = now;
+	}
 	checkChunks(job, statSync);
 	// Entries the helper claimed and has not decided yet: decided here too (the first answer stands).
 	if (Atomics.load(next, 1) === 0) checkChunks({ ...job, sweep: true }, statSync);
@@ -134,6 +142,8 @@ interface Helper {
 }
 
 let current: Helper | undefined;
+/** When the last check of a long list ran (`performance.now()`). */
+let lastLongCheck = Number.NEGATIVE_INFINITY;
 /** Set once a helper failed: from then on every check runs on this thread alone. */
 let broken = false;
 

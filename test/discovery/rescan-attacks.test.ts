@@ -192,7 +192,7 @@ describe("a rescan of a tree big enough to share its stats with a helper thread"
 		await pastRacyWindow();
 		const discovery = createDiscovery(options([big]));
 		const first = await discovery.scan();
-		// Unchanged, several times over (the helper starts during the first of these): the same index each time.
+		// Unchanged, several times over (the helper starts at the second of these): the same index each time.
 		for (let i = 0; i < 4; i++) expect((await discovery.scan()).index).toBe(first.index);
 		for (const i of [3, 1050, 2097]) {
 			writeFileSync(join(big, `g${i % 30}`, `s${i}`, "SKILL.md"), skillMd(`s${i}`, `Edited ${i}.`));
