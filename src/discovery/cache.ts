@@ -5,13 +5,15 @@ import { type Candidate, type DirEntry, listDir } from "./folder.ts";
 import type { LoadedSkill, LoadOptions } from "./load.ts";
 import type { DiscoveryRoot } from "./roots.ts";
 import type { SavedDirs } from "./saved-dirs.ts";
-import { changedSince, sameSignature, signatureOf, statOrUndefined, statState, unchangedNow } from "./signature.ts";
+import { changedSince, sameSignature, signatureOf, statOrUndefined, statState } from "./signature.ts";
+import { CheckList, checkList } from "./stat-check.ts";
 import type { RootWalk, WalkRecord } from "./walk.ts";
 import {
 	type ListedDir,
 	pinProbes,
 	reuseSnapshot,
 	snapshotOf,
+	unlistedPaths,
 	type WalkSnapshot,
 	walkFromSnapshot,
 } from "./walk-snapshot.ts";
@@ -144,8 +146,10 @@ export class RootCache {
 
 	/** Keeps what a fresh walk found for reuse, when it can vouch for itself. Call after {@link RootCache.end}. */
 	remember(walk: RootWalk, record: WalkRecord): void {
-		// One stat per probe, shared by the snapshot and by a rescan's check when there is no snapshot.
-		const probes = pinProbes(record.probes, (signature) => isRacy(signature, this.#scanStart));
+		// One stat per probe, shared by the snapshot and by a rescan's check when there is no snapshot. What the walk met
+		// but did not list is pinned the same way: no listing would show that it changed.
+		const paths = [...record.probes, ...unlistedPaths(walk, this.dirs)];
+		const probes = pinProbes(paths, (signature) => isRacy(signature, this.#scanStart));
 		const snapshot = snapshotOf(walk, record, this.dirs, probes);
 		if (snapshot || this.walk) this.changed = true;
 		this.walk = snapshot;
@@ -255,6 +259,8 @@ export class ScanCache {
 	#absentRoots: string[] = [];
 	#complete = false;
 	#scanStart = 0;
+	/** What a no-change check stats, made at the first check after a scan. */
+	#checks: CheckList | undefined;
 	/** The walks of the last full scan, reused when only SKILL.md contents changed since. */
 	walks: RootWalk[] | undefined;
 
@@ -281,6 +287,7 @@ export class ScanCache {
 	/** Starts a scan at `scanStart` (wall-clock ms, before any stat). */
 	begin(scanStart: number): void {
 		this.#scanStart = scanStart;
+		this.#checks = undefined;
 		for (const root of this.#roots.values()) root.begin(scanStart);
 	}
 
@@ -318,9 +325,9 @@ export class ScanCache {
 	/**
 	 * What changed since the last scan of the same roots, by one stat per folder and SKILL.md (no listing):
 	 * `structure` when a folder listing changed or an absent root appeared (a full rescan is needed), else the
-	 * SKILL.md files whose signature changed. Undefined when the last scan cannot be trusted for this. Signatures
-	 * alone decide here, racy or not: a rescan for nothing but racy entries would walk every remote origin again
-	 * each time; whenever a rescan runs, racy entries are read again, and they are never saved to disk.
+	 * SKILL.md files whose signature changed or that were read too close to a change (racy: the racy-git rule holds
+	 * here too, so a rescan within {@link RACY_MARGIN_MS} of an edit reads the edited file again; once read past that
+	 * window an entry stops being racy). Undefined when the last scan cannot be trusted for this.
 	 */
 	changes(keys: readonly string[]): { structure: boolean; files: Set<string> } | undefined {
 		if (!this.#complete || !this.walks || keys.length !== this.#keys.length) return undefined;
@@ -330,15 +337,38 @@ export class ScanCache {
 		// A root that is still absent (or whose parent is now a file: a walk counts it absent too) changed nothing; one
 		// that now exists, or became a link loop or unreadable (a walk reports that), did.
 		if (this.#absentRoots.some((root) => statState(root) !== "absent")) return structure;
-		for (const root of this.#roots.values()) {
-			for (const [dir, cached] of root.dirs) if (!unchangedNow(dir, cached.signature)) return structure;
-			if (!root.probes) return structure;
-			for (const [path, signature] of root.probes) if (!unchangedNow(path, signature)) return structure;
-		}
-		for (const root of this.#roots.values()) {
-			for (const [file, cached] of root.files) if (!unchangedNow(file, cached.signature)) files.add(file);
-		}
+		this.#checks ??= this.#checkList();
+		if (!this.#checks) return structure;
+		const found = checkList(this.#checks);
+		if (found.structure) return structure;
+		const paths = this.#checks.paths;
+		for (let i = this.#checks.structure; i < paths.length; i++)
+			if (found.changed[i] === 1) files.add(paths[i] as string);
 		return { structure: false, files };
+	}
+
+	/**
+	 * What {@link ScanCache.changes} stats, kept until the next scan: every folder listing and probe first, then every
+	 * SKILL.md read. A racy listing or read cannot vouch for itself, so it counts as changed: a racy folder is listed
+	 * again, a racy SKILL.md read again (it may have changed in the clock tick it was read). Undefined when a root has
+	 * a probe that could not be pinned.
+	 */
+	#checkList(): CheckList | undefined {
+		let capacity = 0;
+		for (const root of this.#roots.values()) {
+			if (!root.probes) return undefined;
+			capacity += root.dirs.size + root.probes.size + root.files.size;
+		}
+		const list = new CheckList(capacity);
+		for (const root of this.#roots.values()) {
+			for (const [dir, cached] of root.dirs) list.add(dir, cached.signature, !cached.racy);
+			for (const [path, signature] of root.probes ?? []) list.add(path, signature, true);
+		}
+		list.structure = list.paths.length;
+		for (const root of this.#roots.values()) {
+			for (const [file, cached] of root.files) list.add(file, cached.signature, !cached.racy);
+		}
+		return list;
 	}
 
 	/** The root caches of the last scan. */

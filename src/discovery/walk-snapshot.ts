@@ -2,7 +2,7 @@ import { realpathSync } from "node:fs";
 import { basename, sep } from "node:path";
 import type { FileSignature } from "../skill/index.ts";
 import type { DiscoveryDiagnostic } from "./codes.ts";
-import { below, skillCandidate } from "./folder.ts";
+import { below, type DirEntry, skillCandidate } from "./folder.ts";
 import type { DiscoveryRoot } from "./roots.ts";
 import { signatureOf, statOrUndefined, unchangedNow } from "./signature.ts";
 import type { RootWalk, WalkRecord } from "./walk.ts";
@@ -57,6 +57,38 @@ export function pinProbes(
 		probes.set(path, signature);
 	}
 	return probes;
+}
+
+/** Diagnostics of paths a walk met but could not list: a rescan must look at each again. */
+const UNLISTED_CODES: ReadonlySet<string> = new Set([
+	"root.not-directory",
+	"walk.unreadable",
+	"walk.vanished",
+	"entry.dangling-link",
+	"walk.symlink-loop",
+]);
+
+/**
+ * Paths a walk's result depends on that no listing of it covers: links in the folders it walked that it did not list
+ * (dangling, looping, leading to a file or to a folder already scanned), folders it could not list, and a root that
+ * is no folder. Their stat (following links) shows when any of them starts to lead somewhere else.
+ */
+export function unlistedPaths(walk: RootWalk, dirs: ReadonlyMap<string, { entries: readonly DirEntry[] }>): string[] {
+	const paths: string[] = [];
+	for (const diagnostic of walk.diagnostics) if (UNLISTED_CODES.has(diagnostic.code)) paths.push(diagnostic.file);
+	// A skill's folder is not walked into: the links there are not followed by a fresh walk either.
+	const skills = new Set<string>();
+	for (const candidate of walk.candidates) skills.add(candidate.dir);
+	for (const candidate of walk.rejected) skills.add(candidate.dir);
+	for (const [dir, cached] of dirs) {
+		if (skills.has(dir)) continue;
+		for (const entry of cached.entries) {
+			if (entry.kind !== "link") continue;
+			const path = below(dir, entry.name);
+			if (!dirs.has(path)) paths.push(path);
+		}
+	}
+	return paths;
 }
 
 /**

@@ -1,0 +1,211 @@
+import { statSync } from "node:fs";
+import { Worker } from "node:worker_threads";
+import type { FileSignature } from "../skill/index.ts";
+
+// A rescan with nothing changed costs one stat per folder and SKILL.md, and on a big tree those stats are nearly all
+// of its time (in the kernel, not in JS). A stat blocks the thread that takes it, so a long list is shared with one
+// helper thread: both take chunks from one shared counter, and the thread that runs out of chunks first takes back
+// whatever is still undecided. This thread never waits for the helper, so a helper that is slow to start, starved
+// of CPU or gone costs nothing but its own CPU; the answer is the same either way.
+
+/** Entries per chunk taken from the shared counter: small enough to balance, big enough to keep the counter cold. */
+const CHUNK = 256;
+/** Lists shorter than this are checked on this thread alone: a helper costs more than it saves on them. */
+export const PARALLEL_MIN_ENTRIES = 4096;
+/**
+ * A helper starts at the second long check within this time of the one before (a single rescan never pays for
+ * starting a thread, about as much CPU as the check itself), and ends after this long idle. Its thread never keeps
+ * the process alive.
+ */
+const HELPER_IDLE_MS = 300_000;
+
+/**
+ * Paths and the signatures they had, in shared memory: the first `structure` entries are folders (any change there
+ * means the walk must run again), the rest SKILL.md files. A signature of NaN never matches: an entry that cannot
+ * vouch for itself (racy) counts as changed.
+ */
+export class CheckList {
+	readonly paths: string[] = [];
+	#signatures: Float64Array;
+	structure = 0;
+
+	constructor(capacity: number) {
+		const bytes = capacity * 5 * Float64Array.BYTES_PER_ELEMENT;
+		const length = capacity * 5;
+		this.#signatures =
+			capacity >= PARALLEL_MIN_ENTRIES ? new Float64Array(new SharedArrayBuffer(bytes)) : new Float64Array(length);
+	}
+
+	get signatures(): Float64Array {
+		return this.#signatures;
+	}
+
+	/** Adds `path` with `signature`, or with none that can match when `vouches` is false. */
+	add(path: string, signature: FileSignature, vouches: boolean): void {
+		const at = this.paths.length * 5;
+		const row = this.#signatures;
+		row[at] = vouches ? signature.dev : Number.NaN;
+		row[at + 1] = signature.ino;
+		row[at + 2] = signature.size;
+		row[at + 3] = signature.mtimeMs;
+		row[at + 4] = signature.ctimeMs;
+		this.paths.push(path);
+	}
+}
+
+/** What a check found: whether a folder changed, and which entries did (1) or kept their signature (2). */
+export interface CheckResult {
+	structure: boolean;
+	changed: Uint8Array;
+}
+
+/** Stats every entry of `list` (sharing the work with a helper thread for long lists); stops at a changed folder. */
+export function checkList(list: CheckList): CheckResult {
+	const count = list.paths.length;
+	const shared = count >= PARALLEL_MIN_ENTRIES && list.signatures.buffer instanceof SharedArrayBuffer;
+	// next[0]: the next unclaimed entry; next[1]: 1 once a folder was seen changed.
+	const next = new Int32Array(shared ? new SharedArrayBuffer(8) : new ArrayBuffer(8));
+	const changed = new Uint8Array(shared ? new SharedArrayBuffer(count) : new ArrayBuffer(count));
+	const job: Job = {
+		paths: list.paths,
+		count,
+		chunk: CHUNK,
+		signatures: list.signatures,
+		results: changed,
+		next,
+		structure: list.structure,
+	};
+	if (shared) {
+		const now = performance.now();
+		if (current || now - lastLongCheck < HELPER_IDLE_MS) helper()?.post(list, job);
+		lastLongCheck = now;
+	}
+	checkChunks(job, statSync);
+	// Entries the helper claimed and has not decided yet: decided here too (the first answer stands).
+	if (Atomics.load(next, 1) === 0) checkChunks({ ...job, sweep: true }, statSync);
+	return { structure: Atomics.load(next, 1) === 1, changed };
+}
+
+/** One check's shared state, as both threads see it. */
+interface Job {
+	paths: readonly string[];
+	count: number;
+	chunk: number;
+	signatures: Float64Array;
+	results: Uint8Array;
+	next: Int32Array;
+	structure: number;
+	sweep?: boolean;
+}
+
+/**
+ * Claims chunks of `job` until none is left (or, with `sweep`, decides every entry still undecided), writing 1 for an
+ * entry whose signature changed (or that cannot be looked at) and 2 for one that kept it. Runs on both threads: it
+ * uses nothing from outside but `stat`, so its source is the helper's code too.
+ */
+function checkChunks(job: Job, stat: typeof statSync): void {
+	const { paths, count, chunk, signatures: row, results, next } = job;
+	const options = { bigint: false, throwIfNoEntry: false } as const;
+	let from = job.sweep ? 0 : Atomics.add(next, 0, chunk);
+	while (from < count && Atomics.load(next, 1) === 0) {
+		const to = job.sweep ? count : Math.min(from + chunk, count);
+		for (let i = from; i < to; i++) {
+			if (Atomics.load(results, i) !== 0) continue;
+			let info: ReturnType<typeof stat> | undefined;
+			try {
+				info = stat(paths[i] as string, options);
+			} catch {
+				info = undefined;
+			}
+			const at = i * 5;
+			const same =
+				info !== undefined &&
+				info.ino === row[at + 1] &&
+				info.mtimeMs === row[at + 3] &&
+				info.ctimeMs === row[at + 4] &&
+				info.size === row[at + 2] &&
+				info.dev === row[at];
+			Atomics.compareExchange(results, i, 0, same ? 2 : 1);
+			if (!same && i < job.structure) {
+				Atomics.store(next, 1, 1);
+				Atomics.store(next, 0, count);
+				return;
+			}
+		}
+		from = job.sweep ? count : Atomics.add(next, 0, chunk);
+	}
+}
+
+/** The helper thread, its current list, and the timer that ends it when idle. */
+interface Helper {
+	post(list: CheckList, job: Job): void;
+}
+
+let current: Helper | undefined;
+/** When the last check of a long list ran (`performance.now()`). */
+let lastLongCheck = Number.NEGATIVE_INFINITY;
+/** Set once a helper failed: from then on every check runs on this thread alone. */
+let broken = false;
+
+function helper(): Helper | undefined {
+	if (broken) return undefined;
+	current ??= startHelper();
+	return current;
+}
+
+function startHelper(): Helper | undefined {
+	let worker: Worker;
+	try {
+		worker = new Worker(HELPER_SOURCE, { eval: true });
+	} catch {
+		broken = true;
+		return undefined;
+	}
+	worker.unref();
+	// The paths the helper holds: a list made again after a scan that changed no path is not sent again.
+	let sent: readonly string[] | undefined;
+	let timer: NodeJS.Timeout | undefined;
+	const stop = () => {
+		if (current === self) current = undefined;
+		clearTimeout(timer);
+		void worker.terminate();
+	};
+	worker.on("error", () => {
+		broken = true;
+		stop();
+	});
+	worker.on("exit", () => {
+		if (current === self) current = undefined;
+	});
+	const self: Helper = {
+		post(list, job) {
+			const paths = sent && samePaths(sent, list.paths) ? undefined : list.paths;
+			sent = list.paths;
+			const { paths: _paths, sweep: _sweep, ...shared } = job;
+			worker.postMessage({ ...shared, paths });
+			clearTimeout(timer);
+			timer = setTimeout(stop, HELPER_IDLE_MS);
+			timer.unref();
+		},
+	};
+	return self;
+}
+
+function samePaths(a: readonly string[], b: readonly string[]): boolean {
+	if (a === b) return true;
+	if (a.length !== b.length) return false;
+	for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+	return true;
+}
+
+// Runs as a script or as a module (a worker's eval follows the process's --input-type): so `import()`, not `require`.
+const HELPER_SOURCE = `"use strict";
+const checkChunks = ${checkChunks.toString()};
+Promise.all([import("node:worker_threads"), import("node:fs")]).then(([{ parentPort }, { statSync }]) => {
+	let paths = [];
+	parentPort.on("message", (job) => {
+		if (job.paths) paths = job.paths;
+		checkChunks({ ...job, paths }, statSync);
+	});
+});
+`;
