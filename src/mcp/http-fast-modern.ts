@@ -65,7 +65,7 @@ export async function answerModernRead(
 ): Promise<boolean> {
 	const after = tailOf(direct);
 	if (after === undefined) return false;
-	return answerRead(res, read.uri, read.id, after, { "content-type": "application/json" }, direct, stallMs);
+	return answerRead(res, read.uri, read.id, after, undefined, direct, stallMs);
 }
 
 // The members after `contents` depend only on the server's name and version: made once per server.

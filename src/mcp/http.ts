@@ -129,6 +129,7 @@ export async function serveHttp(server: SkillServer, options: HttpServeOptions):
 		hosts: (options.allowedHosts ?? []).map(hostnameOf),
 		origins: new Set(configuredOrigins),
 		token: options.token === undefined ? undefined : digestOf(options.token),
+		acceptedHosts: new Set(),
 	};
 	const sessions = new Map<string, WebStandardStreamableHTTPServerTransport>();
 	// Each session's server, for the version it negotiated (the fast path answers in that version only).
