@@ -37,6 +37,7 @@ export async function answerFast(
 	session: FastSession,
 	direct: DirectAnswers,
 	stallMs?: number,
+	owner?: object,
 ): Promise<boolean> {
 	if (call.method === "skills/list") {
 		const page = await direct.listJson(call.cursor, session.protocol);
@@ -52,13 +53,13 @@ export async function answerFast(
 		res.uncork();
 		return true;
 	}
-	return answerRead(res, call.uri, call.id, "", session.id, direct, stallMs);
+	return answerRead(res, call.uri, call.id, "", session.id, direct, stallMs, owner);
 }
 
 /**
  * Writes the answer of a `resources/read` of `uri` with `id`, `after` (JSON members) following `contents` in the
  * result, with the `session` header when there is one; a read that fails is answered with its error as the SDK writes
- * one. Always true.
+ * one. Always true. `owner` (the asking connection) waits for a large read within its share of the queue.
  */
 export async function answerRead(
 	res: ServerResponse,
@@ -68,8 +69,9 @@ export async function answerRead(
 	session: string | undefined,
 	direct: DirectAnswers,
 	stallMs?: number,
+	owner?: object,
 ): Promise<boolean> {
-	const file = await direct.read(uri);
+	const file = await direct.read(uri, owner);
 	if (file instanceof Error) {
 		writeJson(res, session, errorText(id, file));
 		return true;
