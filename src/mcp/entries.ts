@@ -147,12 +147,12 @@ function matchesLock(served: ServedSkill, rel: string, hex: string, lock: Skills
 export function locate(plan: ServePlan, uri: string): { served: ServedSkill; rel: string } | undefined {
 	const segments = uriSegments(uri);
 	if (!segments) return undefined;
-	for (const length of [2, 1]) {
-		if (segments.length < length) continue;
-		const served = plan.byPath.get(segments.slice(0, length).join("/"));
-		if (served) return { served, rel: segments.slice(length).join("/") };
-	}
-	return undefined;
+	// A scoped skill's path is two segments (`user/pdf`), a plain one's one: the longer is tried first.
+	const [first = "", second] = segments;
+	const scoped = second === undefined ? undefined : plan.byPath.get(`${first}/${second}`);
+	if (scoped) return { served: scoped, rel: segments.slice(2).join("/") };
+	const served = plan.byPath.get(first);
+	return served ? { served, rel: segments.slice(1).join("/") } : undefined;
 }
 
 /** The rejection that ends a large read refused by a full queue (nothing was read or is held). */

@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { createSkillServer, type HttpServing, type SkillServer, serveHttp } from "skillset/mcp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isCanonicalSkillUri } from "../../src/mcp/http-fast.ts";
+import { uriSegments } from "../../src/mcp/uri.ts";
 import { skillMd, tempDir, writeTree } from "../helpers/temp.ts";
 import { initializeBody } from "./fast-path-helpers.ts";
 
@@ -118,5 +119,51 @@ describe("the canonical skill URI test", () => {
 			expect(isCanonicalSkillUri(uri), JSON.stringify(uri)).toBe(expected);
 		}
 		expect(canonical).toBeGreaterThan(50);
+	});
+});
+
+describe("skill URI segments", () => {
+	it("decodes and refuses exactly as segment-by-segment decoding does, with or without escapes", () => {
+		/** Every segment decoded, refused when one is empty, a dot name, a separator or NUL, or badly escaped. */
+		const reference = (uri: string): string[] | undefined => {
+			if (!uri.startsWith("skill://") || /[?#\\]/.test(uri)) return undefined;
+			const out: string[] = [];
+			for (const part of uri.slice(8).split("/")) {
+				let decoded: string;
+				try {
+					decoded = decodeURIComponent(part);
+				} catch {
+					return undefined;
+				}
+				if (["", ".", ".."].includes(decoded) || /[/\\\u0000]/.test(decoded)) return undefined;
+				out.push(decoded);
+			}
+			return out;
+		};
+		const parts = [
+			"a",
+			".",
+			"..",
+			"",
+			"%2e",
+			"%2E%2e",
+			"%2F",
+			"%5C",
+			"%00",
+			"\u0000",
+			"%",
+			"%zz",
+			"é",
+			"%C3%A9",
+			"b.md",
+		];
+		let plain = 0;
+		for (const first of parts)
+			for (const second of parts)
+				for (const uri of [`skill://${first}/${second}`, `skill://alpha/${first}/${second}`, `skill://${first}`]) {
+					if (!uri.includes("%")) plain++;
+					expect(uriSegments(uri), JSON.stringify(uri)).toEqual(reference(uri));
+				}
+		expect(plain).toBeGreaterThan(50);
 	});
 });
