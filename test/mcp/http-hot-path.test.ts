@@ -135,7 +135,7 @@ describe("skill URI segments", () => {
 				} catch {
 					return undefined;
 				}
-				if (["", ".", ".."].includes(decoded) || /[/\\\u0000]/.test(decoded)) return undefined;
+				if (["", ".", ".."].includes(decoded) || /[/\\]/.test(decoded) || decoded.includes("\u0000")) return undefined;
 				out.push(decoded);
 			}
 			return out;
