@@ -81,8 +81,8 @@ export const MCP_CODES: Readonly<Record<McpCode, McpCodeInfo>> = {
 	"mcp.busy": {
 		severity: "warning",
 		description:
-			"A `resources/read` of a large file (over 1 MiB) is refused because 64 large reads are waiting for their turn already.",
-		hint: "Retry once the large reads in flight are answered; read fewer large files at once.",
+			"A `resources/read` of a large file (over 1 MiB) is refused because 64 large reads are waiting for their turn already, or 16 of its own connection.",
+		hint: "Retry once the large reads in flight are answered; read fewer large files at once on one connection.",
 	},
 	"mcp.lock-mismatch": {
 		severity: "warning",

@@ -11,8 +11,11 @@ import { readError, type SourceState } from "./source.ts";
  * it (made by the same function), so the file is read once however the request ends.
  */
 export interface DirectAnswers {
-	/** The file a `resources/read` of `uri` answers with, or the error the SDK's handler throws for that read. */
-	read(uri: string): Promise<FileBytes | ProtocolError>;
+	/**
+	 * The file a `resources/read` of `uri` answers with, or the error the SDK's handler throws for that read. `owner`
+	 * (the asking connection) has its own share of the large-read queue; without one, only the whole bound applies.
+	 */
+	read(uri: string, owner?: object): Promise<FileBytes | ProtocolError>;
 	/** The server's name and version as 2026-07-28 results carry them, or undefined when it has more to say. */
 	readonly serverInfo: { name: string; version: string } | undefined;
 	/**
@@ -50,9 +53,9 @@ export function directAnswers(state: () => SourceState, info: { name: string; ve
 	const plain = Object.keys(info).every((key) => key === "name" || key === "version");
 	return {
 		serverInfo: plain ? { name: info.name, version: info.version } : undefined,
-		async read(uri) {
+		async read(uri, owner) {
 			const { plan, rules } = state();
-			const file = await readFile(plan, uri, rules);
+			const file = await readFile(plan, uri, rules, owner);
 			return file === undefined || "code" in file ? readError(uri, file) : file;
 		},
 		async listJson(cursor, protocol) {

@@ -5,7 +5,14 @@ import { type HeldRoots, mediaTypeOf, readContainedAsync, type SkillsLock } from
 import type { BufferPool, Lease } from "./buffer-pool.ts";
 import type { McpCode } from "./codes.ts";
 import type { FileBytes } from "./deferred.ts";
-import { LARGE_READ_BYTES, type LargeReads, type LargeReadTurn, MAX_WAITING_LARGE_READS } from "./large-reads.ts";
+import {
+	LARGE_READ_BYTES,
+	type LargeReadRefusal,
+	type LargeReads,
+	type LargeReadTurn,
+	MAX_WAITING_LARGE_READS,
+	MAX_WAITING_PER_CONNECTION,
+} from "./large-reads.ts";
 import type { JsonValue, ServedSkill, ServePlan } from "./plan.ts";
 import { directoryUri, fileUri, uriSegments } from "./uri.ts";
 import { type FileRules, SKIPPED_DIRS, type SkillTree, settled, type TreeProblem, walkSkill } from "./walk.ts";
@@ -140,12 +147,12 @@ function matchesLock(served: ServedSkill, rel: string, hex: string, lock: Skills
 export function locate(plan: ServePlan, uri: string): { served: ServedSkill; rel: string } | undefined {
 	const segments = uriSegments(uri);
 	if (!segments) return undefined;
-	for (const length of [2, 1]) {
-		if (segments.length < length) continue;
-		const served = plan.byPath.get(segments.slice(0, length).join("/"));
-		if (served) return { served, rel: segments.slice(length).join("/") };
-	}
-	return undefined;
+	// A scoped skill's path is two segments (`user/pdf`), a plain one's one: the longer is tried first.
+	const [first = "", second] = segments;
+	const scoped = second === undefined ? undefined : plan.byPath.get(`${first}/${second}`);
+	if (scoped) return { served: scoped, rel: segments.slice(2).join("/") };
+	const served = plan.byPath.get(first);
+	return served ? { served, rel: segments.slice(1).join("/") } : undefined;
 }
 
 /** The rejection that ends a large read refused by a full queue (nothing was read or is held). */
@@ -161,21 +168,24 @@ export interface ReadRefusal {
  * Reads a served file by URI through the runtime's contained read (no links, no `..`, size cap, hard-link rule),
  * small ones at once and larger ones in chunks off the event loop, refusing skipped folders and, in verify mode, files that do not match the lock.
  * Undefined for anything else. The bytes are not decoded here: a large text may be written in slices instead.
+ * `owner` (the asking connection) waits for a large read within its own share of the queue.
  */
 export async function readFile(
 	plan: ServePlan,
 	uri: string,
 	rules: ServeRules,
+	owner?: object,
 ): Promise<FileBytes | ReadRefusal | undefined> {
 	const found = locate(plan, uri);
 	if (!found || found.rel === "" || found.rel.split("/").some((segment) => SKIPPED_DIRS.has(segment))) return undefined;
-	return readServed(found.served, found.rel, rules);
+	return readServed(found.served, found.rel, rules, owner);
 }
 
 async function readServed(
 	served: ServedSkill,
 	rel: string,
 	rules: ServeRules,
+	owner: object | undefined,
 ): Promise<FileBytes | ReadRefusal | undefined> {
 	let lease: Lease | undefined;
 	const { buffers } = rules;
@@ -186,11 +196,17 @@ async function readServed(
 	// A large file waits for its turn (decided by the opened file's size, no `lstat` of its path first); when too many
 	// already wait, it is refused.
 	let turn: LargeReadTurn | undefined;
+	let refused: LargeReadRefusal | undefined;
 	const { largeReads } = rules;
 	const beforeRead = (size: number): Promise<void> | undefined => {
 		if (!largeReads || size <= LARGE_READ_BYTES) return undefined;
-		turn = largeReads.take();
-		return turn ? turn.ready : Promise.reject(QUEUE_FULL);
+		const taken = largeReads.take(owner);
+		if (typeof taken === "string") {
+			refused = taken;
+			return Promise.reject(QUEUE_FULL);
+		}
+		turn = taken;
+		return turn.ready;
 	};
 	let read: Awaited<ReturnType<typeof readContainedAsync>>;
 	try {
@@ -205,7 +221,11 @@ async function readServed(
 		});
 	} catch (error) {
 		if (error !== QUEUE_FULL) throw error;
-		const message = `${fileUri(served.path, rel)} is refused: ${MAX_WAITING_LARGE_READS} large reads are waiting already; try again once they are answered`;
+		const waiting =
+			refused === "share"
+				? `this connection has ${MAX_WAITING_PER_CONNECTION} large reads waiting already`
+				: `${MAX_WAITING_LARGE_READS} large reads are waiting already`;
+		const message = `${fileUri(served.path, rel)} is refused: ${waiting}; try again once they are answered`;
 		return { code: "mcp.busy", message };
 	} finally {
 		// What follows (and the answer made of it) runs in this turn: the next large read starts a turn later.

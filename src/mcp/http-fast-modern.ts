@@ -62,10 +62,11 @@ export async function answerModernRead(
 	read: ModernRead,
 	direct: DirectAnswers,
 	stallMs?: number,
+	owner?: object,
 ): Promise<boolean> {
 	const after = tailOf(direct);
 	if (after === undefined) return false;
-	return answerRead(res, read.uri, read.id, after, { "content-type": "application/json" }, direct, stallMs);
+	return answerRead(res, read.uri, read.id, after, undefined, direct, stallMs, owner);
 }
 
 // The members after `contents` depend only on the server's name and version: made once per server.

@@ -5,6 +5,11 @@ import type { DirectAnswers } from "./direct.ts";
 import { writeSpliced } from "./http-stream.ts";
 
 const RESULT_HEAD = Buffer.from('{"result":');
+/**
+ * A skill URI the URL parser gives back unchanged: a lowercase name, then segments of letters, digits, `.`, `_`,
+ * `~` and `-` (nothing it escapes), none of them `.` or `..` (which it resolves away), no empty one.
+ */
+const PLAIN_SKILL_URI = /^skill:\/\/[a-z0-9-]+(?:\/(?!\.{1,2}(?:\/|$))[A-Za-z0-9._~-]+)*$/;
 
 /** What the fast path needs of one established 2025 session. */
 export interface FastSession {
@@ -32,6 +37,7 @@ export async function answerFast(
 	session: FastSession,
 	direct: DirectAnswers,
 	stallMs?: number,
+	owner?: object,
 ): Promise<boolean> {
 	if (call.method === "skills/list") {
 		const page = await direct.listJson(call.cursor, session.protocol);
@@ -39,7 +45,7 @@ export async function answerFast(
 		const tail = `,"jsonrpc":"2.0","id":${JSON.stringify(call.id)}}`;
 		// The page's bytes as they are, between the answer's head and tail: one length, no copy of the page.
 		const length = RESULT_HEAD.length + page.length + Buffer.byteLength(tail);
-		res.writeHead(200, { ...jsonHeaders(session.id), "content-length": String(length) });
+		res.writeHead(200, jsonHeaders(session.id, length));
 		res.cork();
 		res.write(RESULT_HEAD);
 		res.write(page);
@@ -47,29 +53,31 @@ export async function answerFast(
 		res.uncork();
 		return true;
 	}
-	return answerRead(res, call.uri, call.id, "", jsonHeaders(session.id), direct, stallMs);
+	return answerRead(res, call.uri, call.id, "", session.id, direct, stallMs, owner);
 }
 
 /**
  * Writes the answer of a `resources/read` of `uri` with `id`, `after` (JSON members) following `contents` in the
- * result, with `headers`; a read that fails is answered with its error as the SDK writes one. Always true.
+ * result, with the `session` header when there is one; a read that fails is answered with its error as the SDK writes
+ * one. Always true. `owner` (the asking connection) waits for a large read within its share of the queue.
  */
 export async function answerRead(
 	res: ServerResponse,
 	uri: string,
 	id: string | number,
 	after: string,
-	headers: Record<string, string>,
+	session: string | undefined,
 	direct: DirectAnswers,
 	stallMs?: number,
+	owner?: object,
 ): Promise<boolean> {
-	const file = await direct.read(uri);
+	const file = await direct.read(uri, owner);
 	if (file instanceof Error) {
-		writeJson(res, headers, errorText(id, file));
+		writeJson(res, session, errorText(id, file));
 		return true;
 	}
 	if (file.bytes.length <= DEFERRED_BYTES) {
-		writeJson(res, headers, answerText(uri, id, contentOf(file), after));
+		writeJson(res, session, answerText(id, contentText(uri, file), after));
 		return true;
 	}
 	// A large content is written in slices in place of a placeholder, as the SDK path's large answers are.
@@ -79,7 +87,9 @@ export async function answerRead(
 		"text" in placeholder
 			? { mimeType: file.mimeType, text: placeholder.text }
 			: contentOf({ ...file, bytes: placeholder.bytes });
-	await writeSpliced(res, 200, headers, answerText(uri, id, content, after), deferrals, stallMs);
+	const headers: Record<string, string> = { "content-type": "application/json" };
+	if (session !== undefined) headers["mcp-session-id"] = session;
+	await writeSpliced(res, 200, headers, answerText(id, JSON.stringify({ uri, ...content }), after), deferrals, stallMs);
 	return true;
 }
 
@@ -114,6 +124,9 @@ export function fastCall(req: IncomingMessage, parsed: unknown, protocol: string
 
 /** A `skill://` URI the SDK's resource handler would read as it is (it reads `new URL(uri).href`). */
 export function isCanonicalSkillUri(uri: string): boolean {
+	// What clients send every time (a lowercase name, plain segments, none of them dots only) is its own href: parsing
+	// it (a URL per request) is left to the others.
+	if (PLAIN_SKILL_URI.test(uri)) return true;
 	if (!uri.startsWith("skill://")) return false;
 	try {
 		return new URL(uri).href === uri;
@@ -141,9 +154,21 @@ function contentOf(file: FileBytes): { mimeType: string; text: string } | { mime
 		: { mimeType: file.mimeType, text: bytes.toString(file.encoding) };
 }
 
-/** The JSON-RPC answer of a read, members in the SDK's order, `after` (members) following the contents. */
-function answerText(uri: string, id: string | number, content: object, after: string): string {
-	const contents = `"contents":[${JSON.stringify({ uri, ...content })}]`;
+/**
+ * The content object of a small read as `JSON.stringify` writes `{ uri, ...contentOf(file) }`, member by member
+ * (no object made and spread per read).
+ */
+function contentText(uri: string, file: FileBytes): string {
+	const bytes = Buffer.from(file.bytes.buffer, file.bytes.byteOffset, file.bytes.byteLength);
+	const head = `{"uri":${JSON.stringify(uri)},"mimeType":${JSON.stringify(file.mimeType)},`;
+	return file.encoding === "base64"
+		? `${head}"blob":"${bytes.toString("base64")}"}`
+		: `${head}"text":${JSON.stringify(bytes.toString(file.encoding))}}`;
+}
+
+/** The JSON-RPC answer of a read (`content` its JSON), members in the SDK's order, `after` following the contents. */
+function answerText(id: string | number, content: string, after: string): string {
+	const contents = `"contents":[${content}]`;
 	return `{"result":{${after === "" ? contents : `${contents},${after}`}},"jsonrpc":"2.0","id":${JSON.stringify(id)}}`;
 }
 
@@ -153,12 +178,19 @@ function errorText(id: string | number, error: ProtocolError): string {
 	return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"error":{"code":${error.code},"message":${JSON.stringify(error.message)}${data}}}`;
 }
 
-function jsonHeaders(session: string): Record<string, string> {
-	return { "content-type": "application/json", "mcp-session-id": session };
+/**
+ * The headers of a whole JSON answer of `length` bytes, as a flat list of names and values: Node writes them as they
+ * are (no object made, spread and walked per answer).
+ */
+function jsonHeaders(session: string | undefined, length: number): string[] {
+	const size = String(length);
+	return session === undefined
+		? ["content-type", "application/json", "content-length", size]
+		: ["content-type", "application/json", "mcp-session-id", session, "content-length", size];
 }
 
 /** A whole JSON answer in one write, its length said (no chunked framing to parse). */
-function writeJson(res: ServerResponse, headers: Record<string, string>, body: string): void {
-	res.writeHead(200, { ...headers, "content-length": String(Buffer.byteLength(body)) });
+function writeJson(res: ServerResponse, session: string | undefined, body: string): void {
+	res.writeHead(200, jsonHeaders(session, Buffer.byteLength(body)));
 	res.end(body);
 }

@@ -26,7 +26,15 @@ export interface RequestRules {
 	origins: ReadonlySet<string>;
 	/** SHA-256 of the bearer token, when one is required. */
 	token: Buffer | undefined;
+	/**
+	 * `Host` values the full check accepted (a client sends the same one on every request): at most
+	 * {@link MAX_ACCEPTED_HOSTS}, so endless spellings (every port) cannot grow it. Refusals are never kept.
+	 */
+	acceptedHosts?: Set<string>;
 }
+
+/** The most accepted `Host` values a server remembers; past that the full check runs for the others. */
+export const MAX_ACCEPTED_HOSTS = 16;
 
 /**
  * The origins a browser page may call the endpoint from: the server's own (on loopback, under each localhost
@@ -65,9 +73,13 @@ export function hostnameOf(value: string): string {
 
 /** The first rule `req` breaks, or undefined. The token is compared in constant time, by digest. */
 export function checkRequest(req: IncomingMessage, rules: RequestRules): Refusal | undefined {
-	if (rules.loopback) {
-		const hostCheck = validateHostHeader(req.headers.host, [...localhostAllowedHostnames(), ...rules.hosts]);
+	const host = req.headers.host;
+	// Parsing the header (a URL per request) is the check's cost: a value it accepted once is accepted as it is.
+	if (rules.loopback && (host === undefined || !rules.acceptedHosts?.has(host))) {
+		const hostCheck = validateHostHeader(host, [...localhostAllowedHostnames(), ...rules.hosts]);
 		if (!hostCheck.ok) return { status: 403, message: hostCheck.message };
+		if (host !== undefined && rules.acceptedHosts && rules.acceptedHosts.size < MAX_ACCEPTED_HOSTS)
+			rules.acceptedHosts.add(host);
 	}
 	const origin = req.headers.origin;
 	if (origin !== undefined && origin !== "" && !rules.origins.has(serializedOrigin(origin)))

@@ -62,6 +62,14 @@ export function parseJson(text: string): unknown {
 	}
 }
 
+// Each Fetch request's connection (its socket), for a read's share of the large-read queue; gone with the request.
+const connections = new WeakMap<Request, object>();
+
+/** The connection a Fetch request made by {@link toRequest} came on, or undefined for any other request. */
+export function connectionOf(request: Request | undefined): object | undefined {
+	return request === undefined ? undefined : connections.get(request);
+}
+
 /** A Fetch `Request` for `req`, aborted when the client goes away before its answer. */
 export function toRequest(req: IncomingMessage, res: ServerResponse, host: string, body: string | undefined): Request {
 	const headers = new Headers();
@@ -75,12 +83,14 @@ export function toRequest(req: IncomingMessage, res: ServerResponse, host: strin
 	res.once("close", () => {
 		if (!res.writableFinished) controller.abort();
 	});
-	return new Request(url, {
+	const request = new Request(url, {
 		method: req.method ?? "GET",
 		headers,
 		signal: controller.signal,
 		...(body === undefined ? {} : { body }),
 	});
+	connections.set(request, req.socket);
+	return request;
 }
 
 /**

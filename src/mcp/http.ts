@@ -129,6 +129,7 @@ export async function serveHttp(server: SkillServer, options: HttpServeOptions):
 		hosts: (options.allowedHosts ?? []).map(hostnameOf),
 		origins: new Set(configuredOrigins),
 		token: options.token === undefined ? undefined : digestOf(options.token),
+		acceptedHosts: new Set(),
 	};
 	const sessions = new Map<string, WebStandardStreamableHTTPServerTransport>();
 	// Each session's server, for the version it negotiated (the fast path answers in that version only).
@@ -220,7 +221,7 @@ export async function serveHttp(server: SkillServer, options: HttpServeOptions):
 			return;
 		if (!transport && req.method === "POST") {
 			const read = fastPath && sessionId === undefined ? modernRead(req, parsed) : undefined;
-			if (read && (await answerModernRead(res, read, server.direct, options.stallTimeoutMs))) return;
+			if (read && (await answerModernRead(res, read, server.direct, options.stallTimeoutMs, req.socket))) return;
 			const request = toRequest(req, res, host, unparsed);
 			const deferrals = deferralsFor(request);
 			if (!(await isLegacyRequest(request, parsed)))
@@ -266,7 +267,8 @@ export async function serveHttp(server: SkillServer, options: HttpServeOptions):
 		if (call === undefined) return false;
 		const done = table.begin(id);
 		try {
-			return await answerFast(res, call, { id, protocol }, server.direct, options.stallTimeoutMs);
+			// The connection's own share of the large-read queue: one socket pipelining large reads cannot fill it all.
+			return await answerFast(res, call, { id, protocol }, server.direct, options.stallTimeoutMs, req.socket);
 		} finally {
 			done();
 		}

@@ -8,6 +8,15 @@ export const LARGE_READ_BYTES: number = 1024 * 1024;
  */
 export const MAX_WAITING_LARGE_READS = 64;
 
+/**
+ * Large reads one connection (an HTTP socket, or any owner a caller names) may have waiting at once: a quarter of
+ * the whole bound, so one client flooding the queue leaves room for at least three others.
+ */
+export const MAX_WAITING_PER_CONNECTION: number = MAX_WAITING_LARGE_READS / 4;
+
+/** Why {@link LargeReads.take} gave no place: the whole queue is full, or the asking connection's share is. */
+export type LargeReadRefusal = "full" | "share";
+
 /** Waits for one turn of the event loop, so requests that arrived meanwhile are taken in. */
 function nextTurn(): Promise<void> {
 	return new Promise((resolve) => setImmediate(resolve));
@@ -25,21 +34,31 @@ export interface LargeReadTurn {
  * Makes large answers one at a time, with a turn of the event loop before each. A large answer costs tens of
  * milliseconds of work that cannot be split (decoding the text, then the SDK serializing an 8 MiB result in one
  * `JSON.stringify`): five of them back to back would make every small request wait for all five; in turn, a
- * small request waits for one at most. Per server; at most `max` wait at once.
+ * small request waits for one at most. Per server; at most `max` wait at once, and at most `perOwner` of one owner.
  */
 export class LargeReads {
 	#tail: Promise<void> = Promise.resolve();
 	#waiting = 0;
 	readonly #max: number;
+	readonly #perOwner: number;
+	/** Each owner's waiting reads (an owner with none is not kept). */
+	readonly #owners = new Map<object, number>();
 
-	constructor(max: number = MAX_WAITING_LARGE_READS) {
+	constructor(max: number = MAX_WAITING_LARGE_READS, perOwner: number = MAX_WAITING_PER_CONNECTION) {
 		this.#max = max;
+		this.#perOwner = perOwner;
 	}
 
-	/** A place in the queue, or undefined when `max` reads already wait (the read is then refused, not queued). */
-	take(): LargeReadTurn | undefined {
-		if (this.#waiting >= this.#max) return undefined;
+	/**
+	 * A place in the queue for a read of `owner` (its connection; none for a library caller, bound by the whole queue
+	 * only), or why there is none (the read is then refused, not queued).
+	 */
+	take(owner?: object): LargeReadTurn | LargeReadRefusal {
+		if (this.#waiting >= this.#max) return "full";
+		const owned = owner === undefined ? 0 : (this.#owners.get(owner) ?? 0);
+		if (owner !== undefined && owned >= this.#perOwner) return "share";
 		this.#waiting++;
+		if (owner !== undefined) this.#owners.set(owner, owned + 1);
 		let finish: () => void = () => undefined;
 		const finished = new Promise<void>((resolve) => {
 			finish = resolve;
@@ -49,11 +68,18 @@ export class LargeReads {
 			if (!open) return;
 			open = false;
 			this.#waiting--;
+			if (owner !== undefined) this.#release(owner);
 			finish();
 		};
 		const ready = this.#tail.then(nextTurn);
 		// The answer is serialized in the microtasks that follow its return: the next one starts a turn later.
 		this.#tail = Promise.all([ready, finished]).then(nextTurn);
 		return { ready, done };
+	}
+
+	#release(owner: object): void {
+		const owned = (this.#owners.get(owner) ?? 1) - 1;
+		if (owned > 0) this.#owners.set(owner, owned);
+		else this.#owners.delete(owner);
 	}
 }

@@ -2,6 +2,7 @@ import { ProtocolError, ProtocolErrorCode, type Resource, ResourceNotFoundError 
 import type { SkillReadResult, SkillSource } from "@modelcontextprotocol/server/ext/skills";
 import { answerFor } from "./deferred.ts";
 import { type DigestCache, type ReadRefusal, readDirectory, readFile, type ServeRules } from "./entries.ts";
+import { connectionOf } from "./http-io.ts";
 import type { ServePlan } from "./plan.ts";
 import type { PageSize, SkillEntries } from "./skills-list.ts";
 
@@ -40,7 +41,8 @@ export function createSkillSource(state: () => SourceState): SkillSource {
 		},
 		async read(uri, ctx): Promise<SkillReadResult | undefined> {
 			const { plan, rules } = state();
-			const file = await readFile(plan, uri, rules);
+			// Over HTTP, the request's connection has its own share of the large-read queue.
+			const file = await readFile(plan, uri, rules, connectionOf(ctx?.http?.req));
 			if (file === undefined) return undefined;
 			if ("code" in file) throw readError(uri, file);
 			return answerFor(file, ctx);

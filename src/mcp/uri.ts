@@ -30,6 +30,8 @@ export function directoryUri(skillPath: string, relDir: string): string {
 export function uriSegments(uri: string): string[] | undefined {
 	if (!uri.startsWith(SKILL_SCHEME) || /[?#\\]/.test(uri)) return undefined;
 	const raw = uri.slice(SKILL_SCHEME.length).split("/");
+	// Without a `%` every segment decodes to itself (most URIs a client sends): only the segment checks remain.
+	if (!uri.includes("%")) return raw.every(plainSegment) ? raw : undefined;
 	const segments: string[] = [];
 	for (const part of raw) {
 		let decoded: string;
@@ -43,4 +45,9 @@ export function uriSegments(uri: string): string[] | undefined {
 		segments.push(decoded);
 	}
 	return segments.length > 0 ? segments : undefined;
+}
+
+/** A segment that names a file or folder below the skill: not empty, `.`, `..` or holding a NUL. */
+function plainSegment(segment: string): boolean {
+	return segment !== "" && segment !== "." && segment !== ".." && !segment.includes("\u0000");
 }
