@@ -208,14 +208,24 @@ class WalkState {
 			return [];
 		}
 		// Any non-folder counts, so a FIFO or device named SKILL.md is reported as unreadable rather than ignored.
-		const skillFile = entries.some(isSkillFileEntry)
-			? this.#skill.pickSkillFileName(entries.filter((e) => e.kind !== "dir").map((e) => e.name))
-			: undefined;
-		if (skillFile) {
-			this.#addSkill(item, entries, skillFile.name);
+		const skillFile = this.#skillFileName(entries);
+		if (skillFile !== undefined) {
+			this.#addSkill(item, entries, skillFile);
 			return [];
 		}
 		return this.#subfolders(item, entries, links);
+	}
+
+	/** The folder's skill file, as the skill stage picks it; `SKILL.md` itself is found without building lists. */
+	#skillFileName(entries: DirEntry[]): string | undefined {
+		let other = false;
+		for (const entry of entries) {
+			if (!isSkillFileEntry(entry)) continue;
+			if (entry.name === this.#skill.SKILL_FILE_NAME) return entry.name;
+			other = true;
+		}
+		if (!other) return undefined;
+		return this.#skill.pickSkillFileName(entries.filter((e) => e.kind !== "dir").map((e) => e.name))?.name;
 	}
 
 	#addSkill(item: Pending, entries: DirEntry[], fileName: string): void {
@@ -279,7 +289,8 @@ class WalkState {
 				if (this.#options.record) this.#options.record.links = true;
 				continue;
 			}
-			const real = below(item.real, entry.name);
+			// Without links on the way the real path is the path: one string, not two equal ones.
+			const real = item.real === item.dir ? path : below(item.real, entry.name);
 			if (this.#visited.has(real)) continue;
 			this.#visited.add(real);
 			next.push({ dir: path, real, rel: childRel(item.rel, entry.name), depth: item.depth + 1 });

@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { checkSkillName, isValidSkillName, normalizeSkillName, splitToolList, validateSkillMd } from "skillset";
 import { describe, expect, it } from "vitest";
 
@@ -252,7 +253,36 @@ describe("splitToolList", () => {
 		["Read, Write,Edit", ["Read", "Write", "Edit"]],
 		["  Bash(jq:*)\n  Bash(git:*) ", ["Bash(jq:*)", "Bash(git:*)"]],
 		["", []],
+		["Bash(a, b) ) Read(", ["Bash(a, b)", ")", "Read("]],
+		["A\u00a0B\u2003C\u3000D\ufeffE\u200bF", ["A", "B", "C", "D", "E\u200bF"]],
+		["😀,Read ((x y) z)w", ["😀", "Read", "((x y) z)w"]],
 	])("splits %j", (text, tools) => {
 		expect(splitToolList(text)).toEqual(tools);
+	});
+
+	it("splits like the rule says: at commas and whitespace outside parentheses, empty entries dropped", () => {
+		// The rule written the plainest way, one code point at a time, as the model to agree with.
+		const model = (text: string): string[] => {
+			const tools: string[] = [];
+			let depth = 0;
+			let current = "";
+			for (const char of text) {
+				if (char === "(") depth++;
+				else if (char === ")") depth = Math.max(0, depth - 1);
+				if (depth === 0 && (char === "," || /\s/.test(char))) {
+					if (current) tools.push(current);
+					current = "";
+				} else current += char;
+			}
+			if (current) tools.push(current);
+			return tools;
+		};
+		const chars = [..."ab(),: \t\n\r\v\f\u00a0\u1680\u2000\u200a\u2028\u202f\u205f\u3000\ufeff\u200b*😀"];
+		const text = fc.array(fc.constantFrom(...chars), { maxLength: 30 }).map((c) => c.join(""));
+		fc.assert(
+			fc.property(fc.oneof(text, fc.string({ unit: "binary" })), (t) => {
+				expect(splitToolList(t)).toEqual(model(t));
+			}),
+		);
 	});
 });
