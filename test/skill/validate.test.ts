@@ -244,6 +244,29 @@ describe("name helpers", () => {
 			{ code: "name.dir-mismatch", message: "Directory name 'B' must match skill name 'a'" },
 		]);
 	});
+
+	it("normalises as trim + NFKC and matches the folder by its NFKC form, ASCII or not", () => {
+		const chars = [..."ab-Z09 \t_/\\\u0000\u007f\u00a0ﬁＡé\u0301Ⅸ①😀"];
+		const text = fc.array(fc.constantFrom(...chars), { maxLength: 70 }).map((c) => c.join(""));
+		fc.assert(
+			fc.property(fc.oneof(text, fc.string({ unit: "binary", maxLength: 70 })), text, (raw, dir) => {
+				const name = normalizeSkillName(raw);
+				expect(name).toBe(raw.trim().normalize("NFKC"));
+				const mismatch = checkSkillName(name, dir).some((p) => p.code === "name.dir-mismatch");
+				expect(mismatch).toBe(dir.normalize("NFKC") !== name);
+			}),
+		);
+	});
+
+	it.each([
+		["64 ASCII letters", "a".repeat(64), []],
+		["65 ASCII letters", "a".repeat(65), ["name.too-long"]],
+		["a letter outside ASCII", "café", []],
+		["a symbol", "a_b", ["name.invalid-chars"]],
+		["a slash", "a/b", ["name.unsafe-chars"]],
+	])("checks %s", (_, name, codes) => {
+		expect(checkSkillName(name).map((p) => p.code)).toEqual(codes);
+	});
 });
 
 describe("splitToolList", () => {
