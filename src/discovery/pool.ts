@@ -14,9 +14,19 @@ export async function mapInBatches<T, R>(
 	size: number = BATCH_SIZE,
 ): Promise<R[]> {
 	const results: R[] = [];
+	await forEachInBatches(items, (item) => results.push(task(item)), size);
+	return results;
+}
+
+/** {@link mapInBatches} for a task run for its effect: no array of results. */
+export async function forEachInBatches<T>(
+	items: readonly T[],
+	task: (item: T) => void,
+	size: number = BATCH_SIZE,
+): Promise<void> {
 	for (let start = 0; start < items.length; start += size) {
 		if (start > 0) await nextTurn();
-		for (const item of items.slice(start, start + size)) results.push(task(item));
+		const end = Math.min(items.length, start + size);
+		for (let i = start; i < end; i++) task(items[i] as T);
 	}
-	return results;
 }

@@ -97,15 +97,17 @@ export function resolveSkills(loaded: readonly LoadedSkill[], options: ResolveOp
 	assignQualifiedNames(unique);
 	const competing = unique.filter((skill) => skill.status === "selected");
 	applyDisabled(competing, options.disabled);
-	const byId = groupBy(
-		competing.filter((s) => s.status === "selected"),
-		(s) => s.id,
-	);
-	for (const group of byId.values()) {
-		if (group.length > 1) resolveAcrossRoots(group, options, rejected);
+	// Ids are unique within a root by now: copies of one id can only be in different roots.
+	if (spansRanks(competing)) {
+		for (const group of sharedIds(
+			competing.filter((s) => s.status === "selected"),
+			false,
+		)) {
+			resolveAcrossRoots(group, options, rejected);
+		}
 	}
 	const rejectedFiles = new Set(rejected.map((r) => r.file));
-	const kept = unique.filter((skill) => !rejectedFiles.has(skill.file));
+	const kept = rejectedFiles.size === 0 ? unique : unique.filter((skill) => !rejectedFiles.has(skill.file));
 	kept.sort((a, b) => a.rank - b.rank || compareNames(a.id, b.id) || compareNames(a.file, b.file));
 	rejected.sort((a, b) => a.rank - b.rank || compareNames(a.file, b.file));
 	return { skills: kept, rejected };
@@ -119,7 +121,7 @@ export function indexedDescription(properties: SkillProperties): string {
 function toIndexed(item: LoadedSkill): IndexedSkill | undefined {
 	const { candidate, properties } = item;
 	if (!properties || item.bodyOffset === undefined || item.bodyLine === undefined) return undefined;
-	return {
+	const skill: IndexedSkill = {
 		id: properties.name,
 		name: properties.name,
 		qualifiedName: "",
@@ -139,9 +141,11 @@ function toIndexed(item: LoadedSkill): IndexedSkill | undefined {
 		size: item.size,
 		mtimeMs: item.signature?.mtimeMs ?? 0,
 		diagnostics: [...item.diagnostics],
-		...(candidate.root.origin ? { origin: candidate.root.origin } : {}),
-		...(candidate.pins ? { pins: candidate.pins } : {}),
 	};
+	// Set after the literal, not spread into it: the same keys in the same order, without an object per skill.
+	if (candidate.root.origin) skill.origin = candidate.root.origin;
+	if (candidate.pins) skill.pins = candidate.pins;
+	return skill;
 }
 
 function toRejected(item: LoadedSkill): RejectedSkill {
@@ -269,29 +273,39 @@ function rejectedFields(skill: IndexedSkill): Omit<RejectedSkill, "diagnostics">
 	return { file: skill.file, dir: skill.dir, scope: skill.scope, rank: skill.rank };
 }
 
-/** Groups of two or more skills with one id in one root (rank), keyed without building a string per skill. */
+/** Groups of two or more skills with one id in one root (rank). */
 function sharedIdsByRoot(skills: readonly IndexedSkill[]): IndexedSkill[][] {
-	const byRank = new Map<number, Map<string, IndexedSkill[]>>();
-	for (const skill of skills) {
-		let ids = byRank.get(skill.rank);
-		if (!ids) {
-			ids = new Map();
-			byRank.set(skill.rank, ids);
-		}
-		const group = ids.get(skill.id);
-		if (group) group.push(skill);
-		else ids.set(skill.id, [skill]);
-	}
-	return [...byRank.values()].flatMap((ids) => [...ids.values()].filter((group) => group.length > 1));
+	return sharedIds(skills, true);
 }
 
-function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, T[]> {
-	const groups = new Map<string, T[]>();
-	for (const item of items) {
-		const k = key(item);
-		const group = groups.get(k);
-		if (group) group.push(item);
-		else groups.set(k, [item]);
+/**
+ * Groups of two or more skills with one id (in one root when `byRank`), keyed without building a string per skill.
+ * A lone skill is kept as itself: nearly every id has one, and a list for each would be garbage.
+ */
+function sharedIds(skills: readonly IndexedSkill[], byRank: boolean): IndexedSkill[][] {
+	const maps = new Map<number, Map<string, IndexedSkill | IndexedSkill[]>>();
+	const groups: IndexedSkill[][] = [];
+	for (const skill of skills) {
+		const rank = byRank ? skill.rank : 0;
+		let ids = maps.get(rank);
+		if (!ids) {
+			ids = new Map();
+			maps.set(rank, ids);
+		}
+		const seen = ids.get(skill.id);
+		if (seen === undefined) ids.set(skill.id, skill);
+		else if (Array.isArray(seen)) seen.push(skill);
+		else {
+			const group = [seen, skill];
+			ids.set(skill.id, group);
+			groups.push(group);
+		}
 	}
 	return groups;
+}
+
+/** Whether the skills come from more than one root. */
+function spansRanks(skills: readonly IndexedSkill[]): boolean {
+	const first = skills[0];
+	return first !== undefined && skills.some((skill) => skill.rank !== first.rank);
 }

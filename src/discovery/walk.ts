@@ -13,7 +13,7 @@ import {
 	listDir,
 	skillCandidate,
 } from "./folder.ts";
-import { mapInBatches } from "./pool.ts";
+import { forEachInBatches } from "./pool.ts";
 import type { DiscoveryRoot } from "./roots.ts";
 import { statOrUndefined } from "./signature.ts";
 
@@ -114,11 +114,12 @@ export async function walkRoot(root: DiscoveryRoot, options: WalkOptions): Promi
 	while (level.length > 0) {
 		const admitted = state.admit(level);
 		const links: Link[] = [];
-		const visited = await mapInBatches(admitted, (item) => {
+		// Subfolders to walk next are pushed here: a skill folder (nearly every folder) adds none and makes no list.
+		const next: Pending[] = [];
+		await forEachInBatches(admitted, (item) => {
 			const entries = state.list(item);
-			return entries ? state.visit(item, entries, links) : [];
+			if (entries) state.visit(item, entries, next, links);
 		});
-		const next = visited.flat();
 		// Links are followed after every real folder of the level, so a real folder is never reached by its alias.
 		for (const link of links) {
 			const followed = state.follow(link);
@@ -197,25 +198,32 @@ class WalkState {
 		}
 	}
 
-	/** Records the skill in `item`, or returns its real subfolders to walk next and collects its folder links. */
-	visit(item: Pending, entries: DirEntry[], links: Link[]): Pending[] {
-		if (this.#walk.bounds.entries) return [];
+	/** Records the skill in `item`, or adds its real subfolders to `next` and collects its folder links. */
+	visit(item: Pending, entries: DirEntry[], next: Pending[], links: Link[]): void {
+		if (this.#walk.bounds.entries) return;
 		this.#walk.counts.entries += entries.length;
 		if (this.#walk.counts.entries > this.#options.limits.maxEntries) {
 			this.#walk.bounds.entries = true;
 			const message = `Stopped after ${this.#options.limits.maxEntries} entries`;
 			this.#walk.diagnostics.push(discoveryDiagnostic("walk.entry-limit", message, this.#root.path));
-			return [];
+			return;
 		}
 		// Any non-folder counts, so a FIFO or device named SKILL.md is reported as unreadable rather than ignored.
-		const skillFile = entries.some(isSkillFileEntry)
-			? this.#skill.pickSkillFileName(entries.filter((e) => e.kind !== "dir").map((e) => e.name))
-			: undefined;
-		if (skillFile) {
-			this.#addSkill(item, entries, skillFile.name);
-			return [];
+		const skillFile = this.#skillFileName(entries);
+		if (skillFile !== undefined) this.#addSkill(item, entries, skillFile);
+		else this.#subfolders(item, entries, next, links);
+	}
+
+	/** The folder's skill file, as the skill stage picks it; `SKILL.md` itself is found without building lists. */
+	#skillFileName(entries: DirEntry[]): string | undefined {
+		let other = false;
+		for (const entry of entries) {
+			if (!isSkillFileEntry(entry)) continue;
+			if (entry.name === this.#skill.SKILL_FILE_NAME) return entry.name;
+			other = true;
 		}
-		return this.#subfolders(item, entries, links);
+		if (!other) return undefined;
+		return this.#skill.pickSkillFileName(entries.filter((e) => e.kind !== "dir").map((e) => e.name))?.name;
 	}
 
 	#addSkill(item: Pending, entries: DirEntry[], fileName: string): void {
@@ -261,8 +269,7 @@ class WalkState {
 		}
 	}
 
-	#subfolders(item: Pending, entries: DirEntry[], links: Link[]): Pending[] {
-		const next: Pending[] = [];
+	#subfolders(item: Pending, entries: DirEntry[], next: Pending[], links: Link[]): void {
 		for (const entry of entries) {
 			if (entry.kind !== "dir" && entry.kind !== "link") continue;
 			if (isSkipped(entry.name) && !(this.#options.includeHidden && !SKIPPED_DIRS.has(entry.name))) {
@@ -279,12 +286,12 @@ class WalkState {
 				if (this.#options.record) this.#options.record.links = true;
 				continue;
 			}
-			const real = below(item.real, entry.name);
+			// Without links on the way the real path is the path: one string, not two equal ones.
+			const real = item.real === item.dir ? path : below(item.real, entry.name);
 			if (this.#visited.has(real)) continue;
 			this.#visited.add(real);
 			next.push({ dir: path, real, rel: childRel(item.rel, entry.name), depth: item.depth + 1 });
 		}
-		return next;
 	}
 
 	/** Follows a link to a folder once per real path; loops, dangling links and duplicates are reported. */

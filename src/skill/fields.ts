@@ -105,17 +105,31 @@ function isMapping(value: FrontmatterValue): value is { [key: string]: Frontmatt
  * `Bash(git commit:*) Read` is two entries.
  */
 export function splitToolList(text: string): string[] {
+	// Index by index with slices: a string built one character at a time costs an object per character.
 	const tools: string[] = [];
 	let depth = 0;
-	let current = "";
-	for (const char of text) {
-		if (char === "(") depth++;
-		else if (char === ")") depth = Math.max(0, depth - 1);
-		if (depth === 0 && (char === "," || /\s/.test(char))) {
-			if (current) tools.push(current);
-			current = "";
-		} else current += char;
+	let start = 0;
+	for (let i = 0; i < text.length; i++) {
+		const code = text.charCodeAt(i);
+		if (code === OPEN) depth++;
+		else if (code === CLOSE) depth = Math.max(0, depth - 1);
+		if (depth === 0 && (code === COMMA || isSpace(code))) {
+			if (i > start) tools.push(text.slice(start, i));
+			start = i + 1;
+		}
 	}
-	if (current) tools.push(current);
+	if (text.length > start) tools.push(text.slice(start));
 	return tools;
+}
+
+const OPEN = 0x28;
+const CLOSE = 0x29;
+const COMMA = 0x2c;
+// JavaScript's `\s` outside ASCII (no surrogate is one, so a pair is never split).
+const WIDE_SPACE = /[\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]/;
+
+/** `/\s/` for one UTF-16 unit. */
+function isSpace(code: number): boolean {
+	if (code < 0x80) return code === 0x20 || (code >= 0x09 && code <= 0x0d);
+	return code >= 0xa0 && WIDE_SPACE.test(String.fromCharCode(code));
 }

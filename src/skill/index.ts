@@ -19,7 +19,7 @@ export type { FrontmatterField, FrontmatterMap, FrontmatterValue, ParsedYaml } f
 export type { PermissionManifest } from "./permissions.ts";
 export { emptyManifest, parsePermissions } from "./permissions.ts";
 export type { SkillProperties } from "./properties.ts";
-export type { FileSignature, ReadBody, ReadSkill, SkillPathValidation } from "./read.ts";
+export type { SkillPathValidation } from "./read.ts";
 export {
 	pickSkillFileName,
 	readSkillBody,
@@ -31,6 +31,7 @@ export {
 	SKILL_FILE_NAME,
 	validateSkillPath,
 } from "./read.ts";
+export type { FileSignature, ReadBody, ReadSkill } from "./read-tasks.ts";
 export type { FrontmatterValidation, ValidateOptions } from "./validate.ts";
 export { MAX_DESCRIPTION_CODE_POINTS, validateFrontmatter } from "./validate.ts";
 export { MAX_COMPATIBILITY_CODE_POINTS } from "./validate-fields.ts";

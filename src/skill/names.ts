@@ -15,10 +15,17 @@ const ALNUM = /^[\p{L}\p{N}]$/u;
 // Characters that would turn a name into a path or hide part of it.
 const UNSAFE = /[/\\\p{Cc}]/u;
 const ASCII_NAME = /^[a-z0-9-]+$/;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: every ASCII character is the point.
+const ASCII = /^[\u0000-\u007f]*$/;
 
 /** The name as the spec compares it: trimmed, then NFKC-normalised (what the reference validator does). */
 export function normalizeSkillName(raw: string): string {
-	return raw.trim().normalize("NFKC");
+	return nfkc(raw.trim());
+}
+
+/** NFKC of `text`: ASCII text is its own NFKC form, and most names are ASCII (ICU is not called for them). */
+function nfkc(text: string): string {
+	return ASCII.test(text) ? text : text.normalize("NFKC");
 }
 
 /**
@@ -27,7 +34,8 @@ export function normalizeSkillName(raw: string): string {
  */
 export function checkSkillName(name: string, dirName?: string): NameProblem[] {
 	const problems: NameProblem[] = [];
-	const length = codePointLength(name);
+	// A string has no more code points than UTF-16 units: a short one need not be counted.
+	const length = name.length > MAX_NAME_CODE_POINTS ? codePointLength(name) : name.length;
 	if (length > MAX_NAME_CODE_POINTS) {
 		problems.push({
 			code: "name.too-long",
@@ -45,7 +53,7 @@ export function checkSkillName(name: string, dirName?: string): NameProblem[] {
 	}
 	const characterProblem = checkCharacters(name);
 	if (characterProblem) problems.push(characterProblem);
-	if (dirName !== undefined && dirName.normalize("NFKC") !== name) {
+	if (dirName !== undefined && nfkc(dirName) !== name) {
 		problems.push({
 			code: "name.dir-mismatch",
 			message: `Directory name '${dirName}' must match skill name '${name}'`,
@@ -65,6 +73,8 @@ export function isNonAsciiName(name: string): boolean {
 }
 
 function checkCharacters(name: string): NameProblem | undefined {
+	// Only a-z, 0-9 and hyphens: every one a letter, a digit or a hyphen, none unsafe.
+	if (ASCII_NAME.test(name)) return undefined;
 	if (UNSAFE.test(name)) {
 		const shown = JSON.stringify(name);
 		return { code: "name.unsafe-chars", message: `Skill name ${shown} contains a path separator or control character` };

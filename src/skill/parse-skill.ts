@@ -69,45 +69,48 @@ export function parseSkillFrontmatter(
 }
 
 function parseBytes(bytes: Uint8Array, options: ParseSkillOptions, complete: boolean, withBody = true) {
+	// Called once per SKILL.md a scan reads: no closures or option objects built per call unless something failed.
 	const file = options.file ?? "SKILL.md";
 	const profile = options.profile ?? "strict";
-	const place = (findings: Finding[], index?: LineIndex) => placeFindings(findings, { file, profile, index });
-	const failed = (findings: Finding[]): ParsedSkill => ({
-		frontmatter: null,
-		body: undefined,
-		bodyOffset: undefined,
-		bodyLine: undefined,
-		diagnostics: place(findings),
-	});
 	const maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
 	if (complete && withBody && bytes.length > maxFileBytes) {
-		return failed([
-			{ code: "file.too-large", message: `SKILL.md is ${bytes.length} bytes; the cap is ${maxFileBytes}` },
-		]);
+		const message = `SKILL.md is ${bytes.length} bytes; the cap is ${maxFileBytes}`;
+		return failedParse([{ code: "file.too-large", message }], file, profile);
 	}
 	const nul = findNul(bytes, 0, bytes.length);
-	if (nul !== -1) return failed([{ code: "file.binary", message: `SKILL.md has a NUL byte at offset ${nul}` }]);
+	if (nul !== -1) {
+		return failedParse([{ code: "file.binary", message: `SKILL.md has a NUL byte at offset ${nul}` }], file, profile);
+	}
 	const fences = locateFrontmatter(bytes, { complete, maxFrontmatterBytes: options.maxFrontmatterBytes });
 	if (fences.kind === "need-more") return { needMore: true as const };
-	if (fences.kind === "failed") return failed(fences.findings);
-	return parseFenced(bytes, fences, { profile, withBody, place });
+	if (fences.kind === "failed") return failedParse(fences.findings, file, profile);
+	return parseFenced(bytes, fences, file, profile, withBody);
 }
 
-interface FencedOptions {
-	profile: Profile;
-	withBody: boolean;
-	place: (findings: Finding[], index?: LineIndex) => Diagnostic[];
+function failedParse(findings: Finding[], file: string, profile: Profile): ParsedSkill {
+	const diagnostics = placeFindings(findings, { file, profile });
+	return { frontmatter: null, body: undefined, bodyOffset: undefined, bodyLine: undefined, diagnostics };
 }
 
-function parseFenced(bytes: Uint8Array, fences: FenceLocation, options: FencedOptions): ParsedSkill {
+function parseFenced(
+	bytes: Uint8Array,
+	fences: FenceLocation,
+	file: string,
+	profile: Profile,
+	withBody: boolean,
+): ParsedSkill {
 	const yamlLine = fences.openLine + 1;
 	const decoded = decodeRange(bytes, fences.yamlStart, fences.yamlEnd, yamlLine);
-	const yaml = parseFrontmatterYaml(decoded.text, { profile: options.profile });
+	const yaml = parseFrontmatterYaml(decoded.text, { profile });
 	const index = new LineIndex(yaml.text, yamlLine);
-	const findings = [...fences.findings, ...decoded.findings, ...yaml.findings];
+	// The YAML reader's findings are its own fresh array: taken as they are when nothing comes before them.
+	const findings =
+		fences.findings.length === 0 && decoded.findings.length === 0
+			? yaml.findings
+			: [...fences.findings, ...decoded.findings, ...yaml.findings];
 	const bodyLine = yamlLine + countNewlines(bytes, fences.yamlStart, fences.bodyStart);
 	let body: string | undefined;
-	if (options.withBody) {
+	if (withBody) {
 		const decodedBody = decodeRange(bytes, fences.bodyStart, bytes.length, bodyLine);
 		findings.push(...decodedBody.findings.filter((f) => !findings.some((seen) => seen.code === f.code)));
 		body = decodedBody.text.trim();
@@ -117,7 +120,7 @@ function parseFenced(bytes: Uint8Array, fences: FenceLocation, options: FencedOp
 		body,
 		bodyOffset: fences.bodyStart,
 		bodyLine,
-		diagnostics: options.place(findings, index),
+		diagnostics: findings.length === 0 ? [] : placeFindings(findings, { file, profile, index }),
 	};
 }
 

@@ -37,7 +37,8 @@ function readCompatibility(field: FrontmatterField | undefined, out: Finding[]):
 		out.push({ code: "compatibility.not-string", message: "Field 'compatibility' must be a string", ...base });
 		return undefined;
 	}
-	const length = codePointLength(field.text);
+	// A string has no more code points than UTF-16 units: a short one need not be counted.
+	const length = field.text.length > MAX_COMPATIBILITY_CODE_POINTS ? codePointLength(field.text) : 0;
 	if (field.text.trim() === "") {
 		out.push({ code: "compatibility.empty", message: "Field 'compatibility' is empty", ...base });
 	} else if (length > MAX_COMPATIBILITY_CODE_POINTS) {

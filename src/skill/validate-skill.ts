@@ -33,7 +33,9 @@ export function validateParsedSkill(parsed: ParsedSkill, options: ValidateSkillO
 	if (parsed.frontmatter) {
 		// The options as they are (both default the profile to strict): a spread would cost microseconds per skill.
 		const checked = validateFrontmatter(parsed.frontmatter.fields, options);
-		diagnostics.push(...placeFindings(checked.findings, { file, profile, index: parsed.frontmatter.index }));
+		if (checked.findings.length > 0) {
+			diagnostics.push(...placeFindings(checked.findings, { file, profile, index: parsed.frontmatter.index }));
+		}
 		properties = checked.properties;
 		if (parsed.body === "") {
 			const at = { line: parsed.bodyLine ?? 1, column: 1 };
@@ -54,5 +56,7 @@ export function validateParsedSkill(parsed: ParsedSkill, options: ValidateSkillO
 
 /** Stable sort: diagnostics without a line first (they concern the whole file), then by line and column. */
 export function sortByPosition(diagnostics: Diagnostic<string>[]): void {
-	diagnostics.sort((a, b) => (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0));
+	// Nearly every skill has at most one diagnostic: `Array#sort` would still copy the array and make a closure.
+	if (diagnostics.length > 1)
+		diagnostics.sort((a, b) => (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0));
 }

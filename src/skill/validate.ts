@@ -173,7 +173,8 @@ function readDescription(
 	const field = fields.get("description") ?? mappedField(fields, "summary", "description", profile, out);
 	const text = readRequiredText(field, "description", out);
 	if (text === undefined || !field) return undefined;
-	const length = codePointLength(text);
+	// A string has no more code points than UTF-16 units: a short one need not be counted.
+	const length = text.length > MAX_DESCRIPTION_CODE_POINTS ? codePointLength(text) : text.length;
 	if (length > MAX_DESCRIPTION_CODE_POINTS) {
 		out.push({
 			code: "description.too-long",

@@ -24,8 +24,11 @@ const UNSAFE_CHARS = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029\ufeff
 const KEY = /[A-Za-z_][A-Za-z0-9_-]*/y;
 const FORBIDDEN_KEYS: ReadonlySet<string> = new Set(["__proto__", "constructor", "prototype"]);
 const NON_STRING_KEYS: ReadonlySet<string> = new Set(["null", "true", "false"]);
-// A plain scalar may not start with an indicator (`-`, `?`, `:` and the rest are declined even where YAML allows them).
+// A plain scalar may not start with an indicator (`?`, `:` and the rest are declined even where YAML allows them),
+// except a `-` followed by a non-space character on a value's first line (`name: -my-skill`, `n: -12`), which YAML
+// reads as a plain scalar.
 const INDICATOR_START = /^[-?:,[\]{}#&*!|>'"%@`]/;
+const HYPHEN_START = /^-[^\s]/;
 // Core-schema scalars that are not strings (yaml's `schema: 'core'` tests, YAML 1.2 §10.3.2).
 const CORE_NULL = /^(?:~|[Nn]ull|NULL)$/;
 const CORE_TRUE = /^(?:[Tt]rue|TRUE)$/;
@@ -202,14 +205,18 @@ class FastReader {
 		const code = this.#text.charCodeAt(start);
 		if (code === 0x22) return this.#doubleQuoted(start, end);
 		if (code === 0x27) return this.#singleQuoted(start, end);
-		const raw = this.#plainLine(start, end);
+		const raw = this.#plainLine(start, end, true);
 		return { value: coreValue(raw), text: raw, offset: start };
 	}
 
-	/** The trimmed text of one line of a plain scalar, declined where YAML would see a comment or a mapping. */
-	#plainLine(start: number, end: number): string {
+	/**
+	 * The trimmed text of one line of a plain scalar, declined where YAML would see a comment or a mapping. Only a
+	 * value's `first` line may start with `-x`: on a continuation line that is left to the full parser.
+	 */
+	#plainLine(start: number, end: number, first = false): string {
 		const raw = this.#text.slice(start, this.#trimEnd(start, end));
-		if (INDICATOR_START.test(raw) || raw.includes(": ") || raw.includes(" #") || raw.endsWith(":")) throw DECLINE;
+		if (INDICATOR_START.test(raw) && !(first && HYPHEN_START.test(raw))) throw DECLINE;
+		if (raw.includes(": ") || raw.includes(" #") || raw.endsWith(":")) throw DECLINE;
 		return raw;
 	}
 

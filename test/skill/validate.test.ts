@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { checkSkillName, isValidSkillName, normalizeSkillName, splitToolList, validateSkillMd } from "skillset";
 import { describe, expect, it } from "vitest";
 
@@ -243,6 +244,29 @@ describe("name helpers", () => {
 			{ code: "name.dir-mismatch", message: "Directory name 'B' must match skill name 'a'" },
 		]);
 	});
+
+	it("normalises as trim + NFKC and matches the folder by its NFKC form, ASCII or not", () => {
+		const chars = [..."ab-Z09 \t_/\\\u0000\u007f\u00a0ﬁＡé\u0301Ⅸ①😀"];
+		const text = fc.array(fc.constantFrom(...chars), { maxLength: 70 }).map((c) => c.join(""));
+		fc.assert(
+			fc.property(fc.oneof(text, fc.string({ unit: "binary", maxLength: 70 })), text, (raw, dir) => {
+				const name = normalizeSkillName(raw);
+				expect(name).toBe(raw.trim().normalize("NFKC"));
+				const mismatch = checkSkillName(name, dir).some((p) => p.code === "name.dir-mismatch");
+				expect(mismatch).toBe(dir.normalize("NFKC") !== name);
+			}),
+		);
+	});
+
+	it.each([
+		["64 ASCII letters", "a".repeat(64), []],
+		["65 ASCII letters", "a".repeat(65), ["name.too-long"]],
+		["a letter outside ASCII", "café", []],
+		["a symbol", "a_b", ["name.invalid-chars"]],
+		["a slash", "a/b", ["name.unsafe-chars"]],
+	])("checks %s", (_, name, codes) => {
+		expect(checkSkillName(name).map((p) => p.code)).toEqual(codes);
+	});
 });
 
 describe("splitToolList", () => {
@@ -252,7 +276,36 @@ describe("splitToolList", () => {
 		["Read, Write,Edit", ["Read", "Write", "Edit"]],
 		["  Bash(jq:*)\n  Bash(git:*) ", ["Bash(jq:*)", "Bash(git:*)"]],
 		["", []],
+		["Bash(a, b) ) Read(", ["Bash(a, b)", ")", "Read("]],
+		["A\u00a0B\u2003C\u3000D\ufeffE\u200bF", ["A", "B", "C", "D", "E\u200bF"]],
+		["😀,Read ((x y) z)w", ["😀", "Read", "((x y) z)w"]],
 	])("splits %j", (text, tools) => {
 		expect(splitToolList(text)).toEqual(tools);
+	});
+
+	it("splits like the rule says: at commas and whitespace outside parentheses, empty entries dropped", () => {
+		// The rule written the plainest way, one code point at a time, as the model to agree with.
+		const model = (text: string): string[] => {
+			const tools: string[] = [];
+			let depth = 0;
+			let current = "";
+			for (const char of text) {
+				if (char === "(") depth++;
+				else if (char === ")") depth = Math.max(0, depth - 1);
+				if (depth === 0 && (char === "," || /\s/.test(char))) {
+					if (current) tools.push(current);
+					current = "";
+				} else current += char;
+			}
+			if (current) tools.push(current);
+			return tools;
+		};
+		const chars = [..."ab(),: \t\n\r\v\f\u00a0\u1680\u2000\u200a\u2028\u202f\u205f\u3000\ufeff\u200b*😀"];
+		const text = fc.array(fc.constantFrom(...chars), { maxLength: 30 }).map((c) => c.join(""));
+		fc.assert(
+			fc.property(fc.oneof(text, fc.string({ unit: "binary" })), (t) => {
+				expect(splitToolList(t)).toEqual(model(t));
+			}),
+		);
 	});
 });

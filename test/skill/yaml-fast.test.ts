@@ -2,13 +2,14 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { generateTree } from "../../bench/generate.ts";
 // The differential tests compare the fast path with the full path directly, so they import the stage's modules.
 import { decodeRange } from "../../src/skill/decode.ts";
 import { locateFrontmatter } from "../../src/skill/fences.ts";
 import { parseFrontmatterYaml, parseFrontmatterYamlFull } from "../../src/skill/yaml.ts";
 import { parseFrontmatterFast } from "../../src/skill/yaml-fast.ts";
 import { parseRepairedFast } from "../../src/skill/yaml-fast-repair.ts";
-import { SHARED_DIR } from "../helpers/temp.ts";
+import { SHARED_DIR, tempDir } from "../helpers/temp.ts";
 
 /**
  * Checks the fast paths against the full one in both profiles: the fast reader alone, and `parseFrontmatterYaml`
@@ -235,6 +236,22 @@ describe("parseFrontmatterFast", { timeout: 120_000 }, () => {
 		["a block scalar with an indentation indicator", "a: |2\n   x\n"],
 		["nothing but blank lines", "\n  \n"],
 		["no final newline", "a: b"],
+		["a `: ` inside a flow sequence", "tools: [a: b, c]\n"],
+		["a `: ` inside a flow mapping", "metadata: {a: b: c}\n"],
+		["a comment after a quoted value", 'description: "x" # note\n'],
+		["a comment between list items", "tools:\n  - a\n  # note\n  - b\n"],
+		["a `: ` on a folded continuation line", "description: one\n  two: three\n"],
+		["a double-quoted scalar over two lines", 'description: "one\n  two"\n'],
+		["an anchor on a map", "metadata: &m\n  a: b\n"],
+		["a tag on a key", "!!str name: x\n"],
+		["a duplicate key after a block scalar", "a: |\n  x\na: y\n"],
+		["CRLF line ends", "name: a\r\ndescription: b\r\n"],
+		["a leading BOM", "\ufeffname: a\n"],
+		["a tab before a value", "name:\ta\n"],
+		["a `- ` list item as a value", "name: - a\n"],
+		["a lone hyphen as a value", "name: -\n"],
+		["a hyphen starting a folded continuation line", "description: one\n  -two\n"],
+		["257 keys", Array.from({ length: 257 }, (_, i) => `k${i}: v\n`).join("")],
 		// The hostile rows of DESIGN.md "Bad input" that reach the YAML parser.
 		["deep flow nesting", `name: x\nx: ${"[".repeat(3000)}\n`],
 		["deep block nesting", `${Array.from({ length: 40 }, (_, d) => `${"  ".repeat(d)}k${d}:`).join("\n")} leaf\n`],
@@ -246,6 +263,35 @@ describe("parseFrontmatterFast", { timeout: 120_000 }, () => {
 	])("declines %s", (_, text) => {
 		expect(parseFrontmatterFast(text)).toBeUndefined();
 		expect(parseFrontmatterYaml(text)).toStrictEqual(parseFrontmatterYamlFull(text));
+	});
+
+	it.each([
+		["colons inside double quotes", 'description: "Use when: the user asks: x"\n'],
+		["colons inside single quotes", "description: 'Use when: it''s asked'\n"],
+		["a `#` inside quotes", 'description: "C # and F #"\n'],
+		["a `#` with no space before it", "description: C# and F#\n"],
+		["a colon with no space after it", "allowed-tools: Read Bash(git log:*)\n"],
+		["a plain value starting with a hyphen", "name: -my-skill\ndescription: x\n"],
+		["a plain value starting with a hyphen in a map", "metadata:\n  version: -rc1\n"],
+		["a negative number", "metadata:\n  n: -12\n"],
+		["a list item starting with a hyphen", "tools:\n  - -x\n"],
+		["three hyphens as a value", "name: ---\n"],
+		["256 keys", Array.from({ length: 256 }, (_, i) => `k${i}: v\n`).join("")],
+	])("answers %s exactly as the full parser does", (_, text) => {
+		expect(parseFrontmatterFast(text)).toBeDefined();
+		expect(agrees(text)).toBe(true);
+	});
+
+	it("answers every frontmatter the bench generator writes, as the full parser does", async () => {
+		const tree = await generateTree(join(await tempDir(), "tree"), 400);
+		let fenced = 0;
+		for (const file of tree.files) {
+			const text = frontmatterOf(readFileSync(file));
+			if (text === undefined) continue;
+			fenced++;
+			expect(agrees(text), text).toBe(true);
+		}
+		expect(fenced).toBeGreaterThan(350);
 	});
 
 	it("repairs `key: value: more` like the lenient full path, and leaves key-like words in it to that path", () => {
