@@ -104,8 +104,13 @@ function checkSkill(
 	const dir = skill.realFile.slice(0, -SKILL_FILE_TAIL.length) || sep;
 	const known = scanned && reads ? knownFrontmatter(skill.realFile, scanned, reads, rules) : undefined;
 	// The folder is walked first (its problems still come last): its lstat of SKILL.md tells whether the file is
-	// the one an earlier run parsed.
-	const walked = walkSkill(dir, rules, rules.listings, known);
+	// the one an earlier run parsed. With the start-up cache on (never in verify mode), a folder's kept verdict
+	// stands for its files (walk.ts says why that is safe); `--no-cache` checks every file.
+	const walked = walkSkill(dir, rules, rules.listings, {
+		...(known ? { vouched: known } : {}),
+		verdicts: reads !== undefined,
+		now,
+	});
 	let frontmatter: Frontmatter | FrontmatterProblem | undefined;
 	let stats: Stats | undefined;
 	if ("files" in walked) {
