@@ -116,8 +116,9 @@ describe("the saved verdicts of a warm MCP start-up", () => {
 	const CAP = 8 * 1024 * 1024;
 	/** When the first start-up's walks began: the time its verdicts were taken at. */
 	const takenAt = (saved: Saved) => {
-		const row = saved.value.dirs.find((dir) => dir[0] === join(root, "plain"));
-		return (row?.[7] as unknown[])[5] as number;
+		const verdict = saved.value.dirs.find((dir) => dir[0] === join(root, "plain"))?.[7];
+		if (!Array.isArray(verdict)) throw new Error("no verdict kept for a plain skill");
+		return verdict[5] as number;
 	};
 	// The forged verdict vouches for the folder's two files, the link among them: taken, it would serve the skill.
 	const vouching = (verdict: unknown) => (row: unknown[]) => [...row.slice(0, 7), verdict];
