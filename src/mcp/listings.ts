@@ -40,7 +40,7 @@ export interface Listing {
 	/** Whether the folder held a SKILL.md that was a regular file when it was listed. */
 	skillFile: boolean;
 	/** What the last full walk of the folder found, when every file was servable (see {@link Verdict}). */
-	verdict?: Verdict;
+	verdict: Verdict | undefined;
 	/** The plan that last used it (see {@link ListingCache.pruneUnused}). */
 	used: number;
 }
@@ -101,7 +101,7 @@ export class ListingCache {
 		const names = dirents.map((entry) => entry.name).sort();
 		const skillFile = dirents.some((entry) => entry.name === SKILL_FILE && entry.isFile());
 		const { dev, ino, mtimeMs, ctimeMs } = stats;
-		const listing: Listing = { dev, ino, mtimeMs, ctimeMs, names, skillFile, used: this.#plan };
+		const listing: Listing = { dev, ino, mtimeMs, ctimeMs, names, skillFile, used: this.#plan, verdict: undefined };
 		this.#entries.set(path, listing);
 		this.changed = true;
 		return listing;
@@ -139,7 +139,7 @@ export class ListingCache {
 	/** Forgets the listing's verdict (a walk of its folder found a problem, or a file too recently changed). */
 	dropVerdict(listing: Listing): void {
 		if (listing.verdict === undefined) return;
-		delete listing.verdict;
+		listing.verdict = undefined;
 		this.changed = true;
 	}
 
@@ -150,34 +150,49 @@ export class ListingCache {
 	 */
 	restore(row: unknown, savedAt: number): void {
 		if (!Array.isArray(row) || row.length !== 8) return;
-		const [path, dev, ino, mtimeMs, ctimeMs, names, skillFile, saved] = row as unknown[];
+		// Cells by index, not by destructuring: that goes through the array iterator, per row of tens of thousands.
+		const cells = row as unknown[];
+		const path = cells[0];
+		const dev = cells[1];
+		const ino = cells[2];
+		const mtimeMs = cells[3];
+		const ctimeMs = cells[4];
+		const names = cells[5];
+		const skillFile = cells[6];
+		const saved = cells[7];
 		if (typeof path !== "string" || !path.startsWith("/")) return;
 		if (!isCount(dev) || !isCount(ino) || !isTime(mtimeMs) || !isTime(ctimeMs)) return;
 		if (!(Math.max(mtimeMs, ctimeMs) < savedAt) || !Array.isArray(names) || typeof skillFile !== "boolean") return;
 		if (!names.every(isEntryName) || (skillFile && !names.includes(SKILL_FILE))) return;
-		const listing: Listing = { dev, ino, mtimeMs, ctimeMs, names, skillFile, used: -1 };
-		if (saved !== null) {
-			const verdict = verdictOf(saved, names, savedAt);
-			if (!verdict) return;
-			listing.verdict = verdict;
-		}
-		this.#entries.set(path, listing);
+		// Every listing has one shape (the verdict always set, if undefined): the warm walk's lookups stay monomorphic.
+		const verdict = saved === null ? undefined : verdictOf(saved, names, savedAt);
+		if (saved !== null && !verdict) return;
+		this.#entries.set(path, { dev, ino, mtimeMs, ctimeMs, names, skillFile, used: -1, verdict });
 	}
 }
 
 /**
- * A saved verdict read back as strictly as input: its folders are distinct entries of the listing, it counts no
- * more files than the other entries, no more bytes than they may hold under its cap, and it was taken before the
- * cache was saved.
+ * A saved verdict read back as strictly as input: its folders are entries of the listing in strictly ascending
+ * order (so each once, as a walk lists them), it counts no more files than the other entries, no more bytes than they
+ * may hold under its cap, and it was taken before the cache was saved.
  */
 function verdictOf(row: unknown, names: readonly string[], savedAt: number): Verdict | undefined {
 	if (!Array.isArray(row) || row.length !== 6) return undefined;
-	const [dirs, files, bytes, maxBytes, allowHardLinks, at] = row as unknown[];
+	const cells = row as unknown[];
+	const dirs = cells[0];
+	const files = cells[1];
+	const bytes = cells[2];
+	const maxBytes = cells[3];
+	const allowHardLinks = cells[4];
+	const at = cells[5];
 	if (!Array.isArray(dirs) || !isCount(files) || !isCount(bytes) || !isCount(maxBytes)) return undefined;
 	if (typeof allowHardLinks !== "boolean" || !isTime(at) || !(at <= savedAt)) return undefined;
-	if (dirs.length + files > names.length || new Set(dirs).size !== dirs.length) return undefined;
-	if (!dirs.every((name) => typeof name === "string" && names.includes(name))) return undefined;
-	if (bytes > files * maxBytes) return undefined;
+	if (dirs.length + files > names.length || bytes > files * maxBytes) return undefined;
+	for (let i = 0; i < dirs.length; i++) {
+		const name: unknown = dirs[i];
+		if (typeof name !== "string" || (i > 0 && !((dirs[i - 1] as string) < name)) || !names.includes(name))
+			return undefined;
+	}
 	return { dirs: dirs as string[], files, bytes, maxBytes, allowHardLinks, at };
 }
 

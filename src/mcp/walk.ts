@@ -65,7 +65,7 @@ const SKILL_FILE = "SKILL.md";
 /** How a walk may spare `lstat`s (a warm start-up's plan); every other walk looks at every entry itself. */
 export interface WalkOptions {
 	/** SKILL.md as the caller already checked it (see {@link VouchedSkillFile}). */
-	vouched?: VouchedSkillFile;
+	vouched?: VouchedSkillFile | undefined;
 	/** Take a folder's kept verdict instead of an `lstat` per file (see {@link walkSkill}). */
 	verdicts?: boolean;
 	/** When the walk began (ms): a verdict it keeps is taken at this time. Default: now. */
