@@ -130,7 +130,7 @@ function expectRefused(use: FirstUse, attack: Attack): void {
 }
 
 describe("a warm start-up that takes kept folder verdicts", () => {
-	it("serves what a cold one serves when nothing changed, without an lstat of a kept folder's files", async () => {
+	it("serves what a cold one serves when nothing changed", async () => {
 		const cacheDir = await warmRuns("added");
 		const cold = await createSkillServer(optionsFor());
 		const warm = await createSkillServer(optionsFor(cacheDir));
