@@ -13,6 +13,7 @@ import {
 import { join } from "node:path";
 import { Client, InMemoryTransport } from "@modelcontextprotocol/client";
 import { SkillsClient } from "@modelcontextprotocol/client/ext/skills";
+import { createLock, discover } from "skillset";
 import { createSkillServer, type SkillServer, type SkillServerOptions } from "skillset/mcp";
 import { beforeAll, describe, expect, it } from "vitest";
 import { ListingCache } from "../../src/mcp/listings.ts";
@@ -30,7 +31,7 @@ import { BIN, errorCode, parseFrontmatter, RAW } from "./mcp-helpers.ts";
 
 const SECRET = "SECRET-BYTES-OF-A-REFUSED-FILE";
 const CAP = 8 * 1024 * 1024;
-const ATTACKS = ["grown", "hard-link", "file-link", "fifo", "folder-link", "added", "racy"] as const;
+const ATTACKS = ["grown", "hard-link", "file-link", "fifo", "folder-link", "added", "racy", "verified"] as const;
 type Attack = (typeof ATTACKS)[number];
 
 let base: string;
@@ -217,6 +218,22 @@ describe("a warm start-up that takes kept folder verdicts", () => {
 			expect(coldCheck(cacheDir, "flag")).toContainEqual(expect.objectContaining({ name: attack, code: "mcp.link" }));
 		}, 60_000);
 	}
+
+	it("takes no kept verdict in verify mode: a file grown in place is left out at start-up", async () => {
+		const cacheDir = await warmRuns("verified");
+		const { lock } = createLock((await discover(optionsFor())).index.selected, base);
+		const verifying = { ...optionsFor(cacheDir), integrity: { lock, root: base } };
+		await (await createSkillServer(verifying)).close();
+		const file = join(root, "verified", "notes.md");
+		truncateSync(file, CAP + 1);
+		try {
+			const server = await createSkillServer(verifying);
+			await server.close();
+			expect(server.leftOut).toContainEqual(expect.objectContaining({ name: "verified", code: "mcp.too-large" }));
+		} finally {
+			writeFileSync(file, `# Notes ${SECRET}\n`);
+		}
+	}, 60_000);
 
 	it("keeps no verdict from a walk that met a file changed within the racy margin", async () => {
 		const cacheDir = join(base, "cache-racy");
