@@ -39,8 +39,11 @@ export interface Listing {
 	names: string[];
 	/** Whether the folder held a SKILL.md that was a regular file when it was listed. */
 	skillFile: boolean;
-	/** What the last full walk of the folder found, when every file was servable (see {@link Verdict}). */
-	verdict: Verdict | undefined;
+	/**
+	 * What the last full walk of the folder found, when every file was servable (see {@link Verdict}), kept as its
+	 * saved row: ten thousands of folders read back make no object per verdict.
+	 */
+	verdict: VerdictRow | undefined;
 	/** The plan that last used it (see {@link ListingCache.pruneUnused}). */
 	used: number;
 }
@@ -112,8 +115,7 @@ export class ListingCache {
 		const rows: ListingRow[] = [];
 		for (const [path, entry] of this.#entries) {
 			if (Math.max(entry.mtimeMs, entry.ctimeMs) >= before) continue;
-			const { verdict: v } = entry;
-			const verdict: VerdictRow | null = v ? [v.dirs, v.files, v.bytes, v.maxBytes, v.allowHardLinks, v.at] : null;
+			const verdict = entry.verdict ?? null;
 			rows.push([path, entry.dev, entry.ino, entry.mtimeMs, entry.ctimeMs, entry.names, entry.skillFile, verdict]);
 		}
 		this.changed = false;
@@ -123,15 +125,22 @@ export class ListingCache {
 	/** Keeps `verdict` for the listing (a full walk of its folder found every file servable). */
 	keepVerdict(listing: Listing, verdict: Verdict): void {
 		const kept = listing.verdict;
-		listing.verdict = verdict;
+		listing.verdict = [
+			verdict.dirs,
+			verdict.files,
+			verdict.bytes,
+			verdict.maxBytes,
+			verdict.allowHardLinks,
+			verdict.at,
+		];
 		// A verdict taken again the same is no change: a warm run that walked a folder anyway rewrites nothing.
 		if (
 			kept === undefined ||
-			kept.files !== verdict.files ||
-			kept.bytes !== verdict.bytes ||
-			kept.maxBytes !== verdict.maxBytes ||
-			kept.allowHardLinks !== verdict.allowHardLinks ||
-			kept.dirs.join("/") !== verdict.dirs.join("/")
+			kept[1] !== verdict.files ||
+			kept[2] !== verdict.bytes ||
+			kept[3] !== verdict.maxBytes ||
+			kept[4] !== verdict.allowHardLinks ||
+			kept[0].join("/") !== verdict.dirs.join("/")
 		)
 			this.changed = true;
 	}
@@ -176,7 +185,7 @@ export class ListingCache {
  * order (so each once, as a walk lists them), it counts no more files than the other entries, no more bytes than they
  * may hold under its cap, and it was taken before the cache was saved.
  */
-function verdictOf(row: unknown, names: readonly string[], savedAt: number): Verdict | undefined {
+function verdictOf(row: unknown, names: readonly string[], savedAt: number): VerdictRow | undefined {
 	if (!Array.isArray(row) || row.length !== 6) return undefined;
 	const cells = row as unknown[];
 	const dirs = cells[0];
@@ -193,7 +202,7 @@ function verdictOf(row: unknown, names: readonly string[], savedAt: number): Ver
 		if (typeof name !== "string" || (i > 0 && !((dirs[i - 1] as string) < name)) || !names.includes(name))
 			return undefined;
 	}
-	return { dirs: dirs as string[], files, bytes, maxBytes, allowHardLinks, at };
+	return row as VerdictRow;
 }
 
 function isCount(value: unknown): value is number {

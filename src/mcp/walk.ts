@@ -1,7 +1,7 @@
 import { lstatSync, readdirSync, type Stats } from "node:fs";
 import { sep } from "node:path";
 import type { McpCode } from "./codes.ts";
-import type { Listing, ListingCache, Verdict } from "./listings.ts";
+import type { Listing, ListingCache, VerdictRow } from "./listings.ts";
 
 /** What a served file may be: the read cap and whether hard-linked files are allowed. */
 export interface FileRules {
@@ -173,11 +173,11 @@ function ruleOf(rules: FileRules): { maxBytes: number; allowHardLinks: boolean }
  * The listing's verdict when it may stand for its files: taken under these rules, with the folder settled when it
  * was taken (an entry added within the same tick may not have changed the folder's times), naming no skipped folder.
  */
-function verdictFor(listing: Listing, rules: FileRules): Verdict | undefined {
+function verdictFor(listing: Listing, rules: FileRules): VerdictRow | undefined {
+	// [folders, files, bytes, maxBytes, allowHardLinks, taken at] (listings.ts VerdictRow).
 	const { verdict } = listing;
-	if (!verdict || verdict.maxBytes !== rules.maxBytes || verdict.allowHardLinks !== rules.allowHardLinks)
-		return undefined;
-	if (!settled(listing, verdict.at) || verdict.dirs.some((name) => SKIPPED_DIRS.has(name))) return undefined;
+	if (!verdict || verdict[3] !== rules.maxBytes || verdict[4] !== rules.allowHardLinks) return undefined;
+	if (!settled(listing, verdict[5]) || verdict[0].some((name) => SKIPPED_DIRS.has(name))) return undefined;
 	return verdict;
 }
 
@@ -186,7 +186,7 @@ function verdictFor(listing: Listing, rules: FileRules): Verdict | undefined {
  * root's SKILL.md, when the caller did not vouch for it, is still looked at (the plan keys its frontmatter by it).
  */
 function takeVerdict(
-	verdict: Verdict,
+	verdict: VerdictRow,
 	rel: string,
 	statSkillFile: boolean,
 	base: string,
@@ -194,7 +194,8 @@ function takeVerdict(
 	dirStats: (Stats | undefined)[],
 	rules: FileRules,
 ): Tally | TreeProblem {
-	for (const name of verdict.dirs) {
+	const dirs = verdict[0];
+	for (const name of dirs) {
 		tree.dirs.push(rel ? `${rel}/${name}` : name);
 		dirStats.push(undefined);
 	}
@@ -209,7 +210,7 @@ function takeVerdict(
 		if (problem) return problem;
 		tree.files.push({ rel: SKILL_FILE, stats });
 	}
-	return { files: verdict.files, bytes: verdict.bytes, dirs: verdict.dirs, settled: true };
+	return { files: verdict[1], bytes: verdict[2], dirs, settled: true };
 }
 
 /** One full pass over a folder's entries: each one's `lstat` (SKILL.md's, when vouched for, excepted). */
