@@ -79,6 +79,8 @@ interface Tally {
 	dirs: string[];
 	/** False when a file changed within the racy margin before the walk: no verdict is kept then. */
 	settled: boolean;
+	/** The plain files a verdict would spare an `lstat` (all but the root's SKILL.md, which the plan looks at). */
+	spared: number;
 }
 
 /**
@@ -151,7 +153,11 @@ export function walkSkill(
 		}
 		if (skipSkillFile) tree.skillFileVouched = true;
 		if (!verdict && listing && listings) {
-			if (tally.settled) listings.keepVerdict(listing, { ...tally, ...ruleOf(rules), at: now });
+			// A verdict that would spare no `lstat` (a folder of SKILL.md and subfolders only) is not kept: reading it
+			// back would cost more than it saves.
+			const { files, bytes, dirs } = tally;
+			if (tally.settled && tally.spared > 0)
+				listings.keepVerdict(listing, { files, bytes, dirs, ...ruleOf(rules), at: now });
 			else listings.dropVerdict(listing);
 		}
 		if (tree.dirs.length > SKILL_FILE_LIMIT)
@@ -210,7 +216,7 @@ function takeVerdict(
 		if (problem) return problem;
 		tree.files.push({ rel: SKILL_FILE, stats });
 	}
-	return { files: verdict[1], bytes: verdict[2], dirs, settled: true };
+	return { files: verdict[1], bytes: verdict[2], dirs, settled: true, spared: verdict[1] };
 }
 
 /** One full pass over a folder's entries: each one's `lstat` (SKILL.md's, when vouched for, excepted). */
@@ -225,7 +231,7 @@ function walkEntries(
 	now: number,
 	totals: { files: number; bytes: number },
 ): Tally | TreeProblem {
-	const tally: Tally = { files: 0, bytes: 0, dirs: [], settled: true };
+	const tally: Tally = { files: 0, bytes: 0, dirs: [], settled: true, spared: 0 };
 	// The limits are checked as entries come, so a folder of a million entries costs no million `lstat`s.
 	const tooMany = (): TreeProblem | undefined =>
 		totals.files + tally.files > SKILL_FILE_LIMIT
@@ -264,6 +270,7 @@ function walkEntries(
 		const problem = fileProblem(path, stats, rules);
 		if (problem) return problem;
 		if (!settled(stats, now)) tally.settled = false;
+		if (path !== SKILL_FILE) tally.spared++;
 		tally.files++;
 		tally.bytes += stats.size;
 		tree.files.push({ rel: path, stats });

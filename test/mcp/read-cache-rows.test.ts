@@ -25,6 +25,8 @@ beforeAll(async () => {
 		// Never part of a served skill: a verdict that names it as a folder to walk was forged.
 		"linked/references/.git/HEAD": "ref: refs/heads/main\n",
 		"other/SKILL.md": skillMd("other"),
+		// A plain file beside SKILL.md: the folder's verdict spares its lstat, so it is kept.
+		"other/notes.md": "# Notes\n",
 	});
 	symlinkSync("/etc/hostname", join(root, "linked", "references", "escape.md"));
 	await pastRacyWindow();
@@ -116,8 +118,8 @@ describe("the saved verdicts of a warm MCP start-up", () => {
 	const CAP = 8 * 1024 * 1024;
 	/** When the first start-up's walks began: the time its verdicts were taken at. */
 	const takenAt = (saved: Saved) => {
-		const verdict = saved.value.dirs.find((dir) => dir[0] === join(root, "plain"))?.[7];
-		if (!Array.isArray(verdict)) throw new Error("no verdict kept for a plain skill");
+		const verdict = saved.value.dirs.find((dir) => dir[0] === join(root, "other"))?.[7];
+		if (!Array.isArray(verdict)) throw new Error("no verdict kept for a skill with a file beside SKILL.md");
 		return verdict[5] as number;
 	};
 	// The forged verdict vouches for the folder's two files, the link among them: taken, it would serve the skill.
