@@ -41,8 +41,9 @@ export async function benchDiscoveryWarm(sizes: readonly number[] = [1000, 10_00
 				versus(count, "warm `skillset scan --json` (to a file) vs lstat walk", scan, floor, "≤ 1.3×"),
 				versus(count, "warm `skillset catalog` vs lstat walk", catalog, floor, "≤ 1.3×"),
 				versus(count, "warm `skillset mcp` start-up (`--check`) vs lstat walk", mcp, floor, "≤ 1.3×"),
-				// What the plan adds to the scan: its own lstat of every skill folder and of every file but SKILL.md
-				// (whose stat the scan took), the start-up cache and the catalog.
+				// What the plan adds to the scan: its own lstat of every skill folder and subfolder (a folder unchanged
+				// since the last run stands for its files, and the scan's stat for SKILL.md), the start-up cache and
+				// the catalog.
 				versus(count, "warm `skillset mcp` start-up (`--check`) vs warm `skillset list`", mcp, list, "—"),
 				{
 					skills: count,

@@ -5,7 +5,7 @@ import { readContained, type SkillsLock, sha256 } from "../runtime/index.ts";
 import { codePointLength, type ParsedSkill, parseSkillFrontmatter, validateParsedSkill } from "../skill/index.ts";
 import type { McpCode } from "./codes.ts";
 import type { FrontmatterCache, FrontmatterProblem } from "./read-cache.ts";
-import { fileUri, skillPathOf } from "./uri.ts";
+import { SKILL_SCHEME, skillPathOf } from "./uri.ts";
 import { type FileRules, walkSkill } from "./walk.ts";
 
 /** What a plan checks files against: the read rules and, in verify mode, the lock. */
@@ -104,8 +104,10 @@ function checkSkill(
 	const dir = skill.realFile.slice(0, -SKILL_FILE_TAIL.length) || sep;
 	const known = scanned && reads ? knownFrontmatter(skill.realFile, scanned, reads, rules) : undefined;
 	// The folder is walked first (its problems still come last): its lstat of SKILL.md tells whether the file is
-	// the one an earlier run parsed.
-	const walked = walkSkill(dir, rules, rules.listings, known);
+	// the one an earlier run parsed. With the start-up cache on (never in verify mode), a folder's kept verdict
+	// stands for its files (walk.ts says why that is safe); `--no-cache` checks every file.
+	// One object literal of one shape (a spread per skill cost more than the walk's own bookkeeping).
+	const walked = walkSkill(dir, rules, rules.listings, { vouched: known, verdicts: reads !== undefined, now });
 	let frontmatter: Frontmatter | FrontmatterProblem | undefined;
 	let stats: Stats | undefined;
 	if ("files" in walked) {
@@ -133,7 +135,8 @@ function checkSkill(
 	if (field) return leave("mcp.field-invalid", field);
 	if ("code" in walked) return leave(walked.code, walked.message);
 	const path = skillPathOf(skill);
-	return { skill, path, uri: fileUri(path, "SKILL.md"), dir, frontmatter };
+	// `SKILL.md` needs no escaping: its URI is the concatenation `fileUri` would make, without the split and join.
+	return { skill, path, uri: `${SKILL_SCHEME}${path}/SKILL.md`, dir, frontmatter };
 }
 
 type Frontmatter = { [key: string]: JsonValue };

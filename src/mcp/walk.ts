@@ -1,7 +1,7 @@
 import { lstatSync, readdirSync, type Stats } from "node:fs";
 import { sep } from "node:path";
 import type { McpCode } from "./codes.ts";
-import type { ListingCache } from "./listings.ts";
+import type { Listing, ListingCache, VerdictRow } from "./listings.ts";
 
 /** What a served file may be: the read cap and whether hard-linked files are allowed. */
 export interface FileRules {
@@ -62,6 +62,27 @@ export function settled(times: { mtimeMs: number; ctimeMs: number }, now: number
 
 const SKILL_FILE = "SKILL.md";
 
+/** How a walk may spare `lstat`s (a warm start-up's plan); every other walk looks at every entry itself. */
+export interface WalkOptions {
+	/** SKILL.md as the caller already checked it (see {@link VouchedSkillFile}). */
+	vouched?: VouchedSkillFile | undefined;
+	/** Take a folder's kept verdict instead of an `lstat` per file (see {@link walkSkill}). */
+	verdicts?: boolean;
+	/** When the walk began (ms): a verdict it keeps is taken at this time. Default: now. */
+	now?: number;
+}
+
+/** What one full pass over a folder's entries counted. */
+interface Tally {
+	files: number;
+	bytes: number;
+	dirs: string[];
+	/** False when a file changed within the racy margin before the walk: no verdict is kept then. */
+	settled: boolean;
+	/** The plain files a verdict would spare an `lstat` (all but the root's SKILL.md, which the plan looks at). */
+	spared: number;
+}
+
 /**
  * Lists every file of a skill folder breadth-first without following links. The folder is served whole or not at
  * all: a link, a special file, a hard-linked file (unless allowed), a file over the cap, more than 512 files or
@@ -73,71 +94,190 @@ const SKILL_FILE = "SKILL.md";
  * one the caller's stat was of. (A stat that followed a link or met another file says other than what the caller
  * checked it against, so the caller never vouches for it.) What changes only the file itself afterwards, an edit in
  * place or a hard link made elsewhere, shows at every read, which takes its own descriptor's stat.
+ *
+ * With `verdicts` (a warm start-up's plan, never a use), a folder whose kept listing carries the verdict of its last
+ * full walk under the same rules, and which was settled when that verdict was taken, costs no `lstat` of its files:
+ * its subfolders are still looked at (each one's own `lstat` is its listing's key). What a folder cannot show, a file
+ * grown in place past the cap or a hard link made from elsewhere, is caught at first use: every use (skills/list,
+ * skills/get, directory reads, reads) walks the folder itself or reads through the contained reader and its own
+ * fstat, so a kept verdict can change which skills start-up names, never what bytes a client receives. A server
+ * already has that window for changes made after it started; this widens it to "since the last run that walked the
+ * folder".
  */
 export function walkSkill(
 	dir: string,
 	rules: FileRules,
 	listings?: ListingCache,
-	vouched?: VouchedSkillFile,
+	options: WalkOptions = {},
 ): SkillTree | TreeProblem {
 	const tree: SkillTree = { files: [], dirs: [""] };
 	// Entry names come from readdir (or a kept listing checked the same way): no separator, never `.` or `..`, so
 	// joining them is concatenation (no path normalized again for every file of every skill).
 	const base = dir.endsWith(sep) ? dir : dir + sep;
-	let bytes = 0;
-	let count = 0;
+	const totals = { files: 0, bytes: 0 };
+	const now = options.now ?? Date.now();
 	// The `lstat` of each subfolder from its parent's listing: its own listing's signature.
 	const dirStats: (Stats | undefined)[] = [undefined];
-	let skipSkillFile = false;
 	for (let i = 0; i < tree.dirs.length; i++) {
 		const rel = tree.dirs[i] ?? "";
+		let listing: Listing | undefined;
 		let entries: string[];
 		try {
 			const path = rel ? base + rel : dir;
 			if (listings) {
-				const listing = listings.listing(path, dirStats[i]);
+				listing = listings.listing(path, dirStats[i]);
 				entries = listing.names;
-				if (i === 0 && vouched) skipSkillFile = listing.skillFile && settled(listing, vouched.since);
 			} else entries = readdirSync(path).sort();
 		} catch (error) {
 			return { code: "mcp.unreadable", message: `${rel || "."}: ${(error as NodeJS.ErrnoException).code}` };
 		}
-		for (const name of entries) {
-			const path = rel ? `${rel}/${name}` : name;
-			let size: number;
-			if (skipSkillFile && path === SKILL_FILE) {
-				size = (vouched as VouchedSkillFile).size;
-				tree.skillFileVouched = true;
-			} else {
-				let stats: Stats;
-				try {
-					stats = lstatSync(base + path);
-				} catch (error) {
-					return { code: "mcp.unreadable", message: `${path}: ${(error as NodeJS.ErrnoException).code}` };
-				}
-				if (stats.isDirectory()) {
-					if (!SKIPPED_DIRS.has(name)) {
-						tree.dirs.push(path);
-						dirStats.push(stats);
-					}
-					if (tree.dirs.length > SKILL_FILE_LIMIT)
-						return { code: "mcp.too-many-files", message: `more than ${SKILL_FILE_LIMIT} folders` };
-					continue;
-				}
-				// A `.git` file (a submodule's gitfile) is refused on read like the folder, so it is never listed.
-				if (SKIPPED_DIRS.has(name) && stats.isFile()) continue;
-				const problem = fileProblem(path, stats, rules);
-				if (problem) return problem;
-				size = stats.size;
-				tree.files.push({ rel: path, stats });
-			}
-			bytes += size;
-			if (++count > SKILL_FILE_LIMIT)
-				return { code: "mcp.too-many-files", message: `more than ${SKILL_FILE_LIMIT} files` };
-			if (bytes > SKILL_BYTE_LIMIT) return { code: "mcp.too-large", message: "more than 16 MiB of files" };
+		const vouched = i === 0 && listing?.skillFile && options.vouched;
+		const skipSkillFile = vouched ? settled(listing as Listing, vouched.since) : false;
+		const verdict = options.verdicts && listing ? verdictFor(listing, rules) : undefined;
+		const tally: Tally | TreeProblem = verdict
+			? takeVerdict(verdict, rel, i === 0 && !skipSkillFile && listing?.skillFile === true, base, tree, dirStats, rules)
+			: walkEntries(
+					entries,
+					rel,
+					base,
+					tree,
+					dirStats,
+					rules,
+					skipSkillFile ? options.vouched : undefined,
+					now,
+					totals,
+				);
+		if ("code" in tally) {
+			if (listing && !verdict) listings?.dropVerdict(listing);
+			return tally;
 		}
+		if (skipSkillFile) tree.skillFileVouched = true;
+		if (!verdict && listing && listings) {
+			// A verdict that would spare no `lstat` (a folder of SKILL.md and subfolders only) is not kept: reading it
+			// back would cost more than it saves.
+			const { files, bytes, dirs } = tally;
+			if (tally.settled && tally.spared > 0)
+				listings.keepVerdict(listing, { files, bytes, dirs, ...ruleOf(rules), at: now });
+			else listings.dropVerdict(listing);
+		}
+		if (tree.dirs.length > SKILL_FILE_LIMIT)
+			return { code: "mcp.too-many-files", message: `more than ${SKILL_FILE_LIMIT} folders` };
+		totals.files += tally.files;
+		totals.bytes += tally.bytes;
+		if (totals.files > SKILL_FILE_LIMIT)
+			return { code: "mcp.too-many-files", message: `more than ${SKILL_FILE_LIMIT} files` };
+		if (totals.bytes > SKILL_BYTE_LIMIT) return { code: "mcp.too-large", message: "more than 16 MiB of files" };
 	}
 	return tree;
+}
+
+function ruleOf(rules: FileRules): { maxBytes: number; allowHardLinks: boolean } {
+	return { maxBytes: rules.maxBytes, allowHardLinks: rules.allowHardLinks };
+}
+
+/**
+ * The listing's verdict when it may stand for its files: taken under these rules, with the folder settled when it
+ * was taken (an entry added within the same tick may not have changed the folder's times), naming no skipped folder.
+ */
+function verdictFor(listing: Listing, rules: FileRules): VerdictRow | undefined {
+	// [folders, files, bytes, maxBytes, allowHardLinks, taken at] (listings.ts VerdictRow).
+	const { verdict } = listing;
+	if (!verdict || verdict[3] !== rules.maxBytes || verdict[4] !== rules.allowHardLinks) return undefined;
+	if (!settled(listing, verdict[5]) || verdict[0].some((name) => SKIPPED_DIRS.has(name))) return undefined;
+	return verdict;
+}
+
+/**
+ * A kept verdict taken for a folder: its subfolders are walked, its files counted as the verdict counted them. The
+ * root's SKILL.md, when the caller did not vouch for it, is still looked at (the plan keys its frontmatter by it).
+ */
+function takeVerdict(
+	verdict: VerdictRow,
+	rel: string,
+	statSkillFile: boolean,
+	base: string,
+	tree: SkillTree,
+	dirStats: (Stats | undefined)[],
+	rules: FileRules,
+): Tally | TreeProblem {
+	const dirs = verdict[0];
+	for (const name of dirs) {
+		tree.dirs.push(rel ? `${rel}/${name}` : name);
+		dirStats.push(undefined);
+	}
+	if (statSkillFile) {
+		let stats: Stats;
+		try {
+			stats = lstatSync(base + SKILL_FILE);
+		} catch (error) {
+			return { code: "mcp.unreadable", message: `${SKILL_FILE}: ${(error as NodeJS.ErrnoException).code}` };
+		}
+		const problem = fileProblem(SKILL_FILE, stats, rules);
+		if (problem) return problem;
+		tree.files.push({ rel: SKILL_FILE, stats });
+	}
+	return { files: verdict[1], bytes: verdict[2], dirs, settled: true, spared: verdict[1] };
+}
+
+/** One full pass over a folder's entries: each one's `lstat` (SKILL.md's, when vouched for, excepted). */
+function walkEntries(
+	entries: readonly string[],
+	rel: string,
+	base: string,
+	tree: SkillTree,
+	dirStats: (Stats | undefined)[],
+	rules: FileRules,
+	vouched: VouchedSkillFile | undefined,
+	now: number,
+	totals: { files: number; bytes: number },
+): Tally | TreeProblem {
+	const tally: Tally = { files: 0, bytes: 0, dirs: [], settled: true, spared: 0 };
+	// The limits are checked as entries come, so a folder of a million entries costs no million `lstat`s.
+	const tooMany = (): TreeProblem | undefined =>
+		totals.files + tally.files > SKILL_FILE_LIMIT
+			? { code: "mcp.too-many-files", message: `more than ${SKILL_FILE_LIMIT} files` }
+			: tree.dirs.length > SKILL_FILE_LIMIT
+				? { code: "mcp.too-many-files", message: `more than ${SKILL_FILE_LIMIT} folders` }
+				: totals.bytes + tally.bytes > SKILL_BYTE_LIMIT
+					? { code: "mcp.too-large", message: "more than 16 MiB of files" }
+					: undefined;
+	for (const name of entries) {
+		const path = rel ? `${rel}/${name}` : name;
+		if (vouched && path === SKILL_FILE) {
+			tally.files++;
+			tally.bytes += vouched.size;
+			const problem = tooMany();
+			if (problem) return problem;
+			continue;
+		}
+		let stats: Stats;
+		try {
+			stats = lstatSync(base + path);
+		} catch (error) {
+			return { code: "mcp.unreadable", message: `${path}: ${(error as NodeJS.ErrnoException).code}` };
+		}
+		if (stats.isDirectory()) {
+			if (SKIPPED_DIRS.has(name)) continue;
+			tree.dirs.push(path);
+			dirStats.push(stats);
+			tally.dirs.push(name);
+			const problem = tooMany();
+			if (problem) return problem;
+			continue;
+		}
+		// A `.git` file (a submodule's gitfile) is refused on read like the folder, so it is never listed.
+		if (SKIPPED_DIRS.has(name) && stats.isFile()) continue;
+		const problem = fileProblem(path, stats, rules);
+		if (problem) return problem;
+		if (!settled(stats, now)) tally.settled = false;
+		if (path !== SKILL_FILE) tally.spared++;
+		tally.files++;
+		tally.bytes += stats.size;
+		tree.files.push({ rel: path, stats });
+		const over = tooMany();
+		if (over) return over;
+	}
+	return tally;
 }
 
 function fileProblem(path: string, stats: Stats, rules: FileRules): TreeProblem | undefined {

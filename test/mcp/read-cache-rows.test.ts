@@ -22,7 +22,11 @@ beforeAll(async () => {
 		"plain/SKILL.md": skillMd("plain"),
 		"linked/SKILL.md": skillMd("linked"),
 		"linked/references/guide.md": "# Guide\n",
+		// Never part of a served skill: a verdict that names it as a folder to walk was forged.
+		"linked/references/.git/HEAD": "ref: refs/heads/main\n",
 		"other/SKILL.md": skillMd("other"),
+		// A plain file beside SKILL.md: the folder's verdict spares its lstat, so it is kept.
+		"other/notes.md": "# Notes\n",
 	});
 	symlinkSync("/etc/hostname", join(root, "linked", "references", "escape.md"));
 	await pastRacyWindow();
@@ -63,7 +67,8 @@ const names = (check: ServeCheck) => check.served.map((skill) => skill.name);
 describe("the saved listings of a warm MCP start-up", () => {
 	const folder = () => join(root, "linked", "references");
 	// The forged listing leaves out the link: taken, it would serve the skill.
-	const hidden = (row: unknown[]) => [...row.slice(0, 5), ["guide.md"], row[6]];
+	const listed = (row: unknown[], names: unknown, kind = row[6]) => [...row.slice(0, 5), names, kind, row[7]];
+	const hidden = (row: unknown[]) => listed(row, ["guide.md"]);
 
 	it("take a well-formed listing as saved (the control every forged row below differs from by one cell)", async () => {
 		const truth = await plan();
@@ -74,16 +79,17 @@ describe("the saved listings of a warm MCP start-up", () => {
 	});
 
 	const defects: [string, (row: unknown[]) => unknown][] = [
-		["a name with a separator", (row) => [...row.slice(0, 5), ["guide.md", "../plain"], row[6]]],
-		["a name that is ..", (row) => [...row.slice(0, 5), ["..", "guide.md"], row[6]]],
-		["a name that is .", (row) => [...row.slice(0, 5), [".", "guide.md"], row[6]]],
-		["an empty name", (row) => [...row.slice(0, 5), ["", "guide.md"], row[6]]],
-		["a name with a NUL", (row) => [...row.slice(0, 5), ["guide.md\0x"], row[6]]],
-		["a name that is not a string", (row) => [...row.slice(0, 5), ["guide.md", 7], row[6]]],
-		["names that are not a list", (row) => [...row.slice(0, 5), "guide.md", row[6]]],
-		["a regular SKILL.md that is not among the names", (row) => [...row.slice(0, 5), ["guide.md"], true]],
-		["a SKILL.md kind that is not true or false", (row) => [...row.slice(0, 5), ["guide.md"], "false"]],
+		["a name with a separator", (row) => listed(row, ["guide.md", "../plain"])],
+		["a name that is ..", (row) => listed(row, ["..", "guide.md"])],
+		["a name that is .", (row) => listed(row, [".", "guide.md"])],
+		["an empty name", (row) => listed(row, ["", "guide.md"])],
+		["a name with a NUL", (row) => listed(row, ["guide.md\0x"])],
+		["a name that is not a string", (row) => listed(row, ["guide.md", 7])],
+		["names that are not a list", (row) => listed(row, "guide.md")],
+		["a regular SKILL.md that is not among the names", (row) => listed(row, ["guide.md"], true)],
+		["a SKILL.md kind that is not true or false", (row) => listed(row, ["guide.md"], "false")],
 		["a row with a cell more", (row) => [...hidden(row), null]],
+		["a row with a cell less", (row) => hidden(row).slice(0, 7)],
 	];
 	for (const [what, edit] of defects) {
 		it(`refuse ${what}`, async () => {
@@ -105,6 +111,52 @@ describe("the saved listings of a warm MCP start-up", () => {
 		utimesSync(file, changed, changed);
 		expect(await plan(cacheDir)).toEqual(truth);
 	});
+});
+
+describe("the saved verdicts of a warm MCP start-up", () => {
+	const folder = () => join(root, "linked", "references");
+	const CAP = 8 * 1024 * 1024;
+	/** When the first start-up's walks began: the time its verdicts were taken at. */
+	const takenAt = (saved: Saved) => {
+		const verdict = saved.value.dirs.find((dir) => dir[0] === join(root, "other"))?.[7];
+		if (!Array.isArray(verdict)) throw new Error("no verdict kept for a skill with a file beside SKILL.md");
+		return verdict[5] as number;
+	};
+	// The forged verdict vouches for the folder's two files, the link among them: taken, it would serve the skill.
+	const vouching = (verdict: unknown) => (row: unknown[]) => [...row.slice(0, 7), verdict];
+
+	it("take a well-formed verdict as saved (the control every forged verdict below differs from by one cell)", async () => {
+		const { cacheDir, file, saved } = await savedCache();
+		expect(saved.value.dirs.find((row) => row[0] === folder())?.[7]).toBeNull();
+		forgePayload(file, withRow(saved, "dirs", folder(), vouching([[], 2, 40, CAP, false, takenAt(saved)])));
+		expect(names(await plan(cacheDir))).toEqual(["linked", "other", "plain"]);
+	});
+
+	const defects: [string, (at: number) => unknown][] = [
+		["a folder that is not among the names", (at) => [["elsewhere"], 2, 40, CAP, false, at]],
+		["a folder named twice", (at) => [["guide.md", "guide.md"], 0, 0, CAP, false, at]],
+		["a skipped folder", (at) => [[".git"], 2, 40, CAP, false, at]],
+		["more files than entries", (at) => [[], 4, 40, CAP, false, at]],
+		["a negative count", (at) => [[], -1, 40, CAP, false, at]],
+		["a fractional count", (at) => [[], 1.5, 40, CAP, false, at]],
+		["more bytes than its cap lets its files hold", (at) => [[], 2, 2 * CAP + 1, CAP, false, at]],
+		["another cap", (at) => [[], 2, 40, CAP - 1, false, at]],
+		["another hard-link rule", (at) => [[], 2, 40, CAP, true, at]],
+		["a hard-link rule that is not true or false", (at) => [[], 2, 40, CAP, "false", at]],
+		["a time after the cache was written", (at) => [[], 2, 40, CAP, false, at + 3_600_000]],
+		["a time the folder had not settled by", () => [[], 2, 40, CAP, false, statSync(folder()).mtimeMs]],
+		["a cell more", (at) => [[], 2, 40, CAP, false, at, null]],
+		["a verdict that is not a list", () => ({ files: 2 })],
+	];
+	for (const [what, verdict] of defects) {
+		it(`refuse ${what}`, async () => {
+			const truth = await plan();
+			const { cacheDir, file, saved } = await savedCache();
+			const at = takenAt(saved);
+			forgePayload(file, withRow(saved, "dirs", folder(), vouching(verdict(at))));
+			expect(await plan(cacheDir)).toEqual(truth);
+		});
+	}
 });
 
 describe("the saved reads of a warm MCP start-up", () => {

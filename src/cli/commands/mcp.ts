@@ -71,6 +71,8 @@ Options:
   --metrics                  with --http, serve GET /metrics (Prometheus text; behind the token when set)
 ${sessionUsage}
   --check                    serve nothing: list the skills that would be served and every one left out
+                             (the server's own plan: warm, a folder unchanged since the last run counts as it
+                             was then; --no-cache checks every file)
   --json                     with --check, print the result as JSON
 
 Exit status: 0 served until the client left (or --check found nothing left out), 1 skills left out or a
