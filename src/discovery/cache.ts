@@ -261,8 +261,12 @@ export class ScanCache {
 	#scanStart = 0;
 	/** What a no-change check stats, made at the first check after a scan. */
 	#checks: CheckList | undefined;
+	/** Whether that list holds a folder listed too close to a change to vouch for itself. */
+	#racyDirs = false;
 	/** The walks of the last full scan, reused when only SKILL.md contents changed since. */
 	walks: RootWalk[] | undefined;
+	/** The remote origins' walks of that scan, reused with {@link ScanCache.walks}. */
+	originWalks: RootWalk[] | undefined;
 
 	/** Counts of the last scan: how many listings and files were reused, over every root. */
 	get reused(): { dirs: number; files: number } {
@@ -329,7 +333,7 @@ export class ScanCache {
 	 * here too, so a rescan within {@link RACY_MARGIN_MS} of an edit reads the edited file again; once read past that
 	 * window an entry stops being racy). Undefined when the last scan cannot be trusted for this.
 	 */
-	changes(keys: readonly string[]): { structure: boolean; files: Set<string> } | undefined {
+	changes(keys: readonly string[]): { structure: boolean; files: Set<string>; racyOnly?: boolean } | undefined {
 		if (!this.#complete || !this.walks || keys.length !== this.#keys.length) return undefined;
 		if (keys.some((key, i) => key !== this.#keys[i])) return undefined;
 		const files = new Set<string>();
@@ -344,16 +348,19 @@ export class ScanCache {
 		const paths = this.#checks.paths;
 		for (let i = this.#checks.structure; i < paths.length; i++)
 			if (found.changed[i] === 1) files.add(paths[i] as string);
-		return { structure: false, files };
+		// A racy folder is listed again, by a walk of the roots; nothing showed a change, so origins need no new load.
+		return this.#racyDirs ? { structure: true, files, racyOnly: true } : { structure: false, files };
 	}
 
 	/**
 	 * What {@link ScanCache.changes} stats, kept until the next scan: every folder listing and probe first, then every
-	 * SKILL.md read. A racy listing or read cannot vouch for itself, so it counts as changed: a racy folder is listed
-	 * again, a racy SKILL.md read again (it may have changed in the clock tick it was read). Undefined when a root has
-	 * a probe that could not be pinned.
+	 * SKILL.md read. A racy listing or read cannot vouch for itself: a racy SKILL.md counts as changed (read again: it
+	 * may have changed in the clock tick it was read), and a racy folder is noted in {@link ScanCache.#racyDirs} (the
+	 * roots are walked again, but a changed signature alone is what loads origins again). Undefined when a root has a
+	 * probe that could not be pinned.
 	 */
 	#checkList(): CheckList | undefined {
+		this.#racyDirs = false;
 		let capacity = 0;
 		for (const root of this.#roots.values()) {
 			if (!root.probes) return undefined;
@@ -361,7 +368,10 @@ export class ScanCache {
 		}
 		const list = new CheckList(capacity);
 		for (const root of this.#roots.values()) {
-			for (const [dir, cached] of root.dirs) list.add(dir, cached.signature, !cached.racy);
+			for (const [dir, cached] of root.dirs) {
+				list.add(dir, cached.signature, true);
+				if (cached.racy) this.#racyDirs = true;
+			}
 			for (const [path, signature] of root.probes ?? []) list.add(path, signature, true);
 		}
 		list.structure = list.paths.length;

@@ -66,7 +66,11 @@ export function createDiscovery(options: DiscoverOptions = {}): Discovery {
 				return unchangedResult(previous, started, cache.size);
 			// Only SKILL.md contents changed: the folders are as they were, so the last walk stands.
 			if (changes && !changes.structure && cache.walks)
-				return scanOnce(fixed, cache, { walks: cache.walks, changed: changes.files });
+				return scanOnce(fixed, cache, { walks: cache.walks, origins: cache.originWalks ?? [], changed: changes.files });
+			// Only folders listed too close to a change to vouch for themselves: the local roots are walked again, the
+			// origins (no folder of theirs changed) are kept as loaded.
+			if (changes?.racyOnly && cache.originWalks)
+				return scanOnce(fixed, cache, { origins: cache.originWalks, changed: changes.files });
 		}
 		return scanOnce(fixed, cache);
 	};
@@ -86,9 +90,12 @@ export function createDiscovery(options: DiscoverOptions = {}): Discovery {
 	};
 }
 
-/** A previous walk to reuse, and the SKILL.md files known to have changed since. */
+/** What a rescan keeps of the last scan: its local walks (none: walk again) and its origins' walks. */
 interface Reuse {
-	walks: RootWalk[];
+	/** The local roots' walks, when no folder changed; the SKILL.md files in `changed` are read again. */
+	walks?: RootWalk[];
+	/** The origins' walks of that scan: no folder changed, so no origin is fetched again for a file's edit. */
+	origins: RootWalk[];
 	changed: Set<string>;
 }
 
@@ -123,10 +130,10 @@ async function scanOnce(
 		allowSymlinkedSkillFile: options.allowSymlinkedSkillFile === true,
 		includeHidden: options.includeHidden === true,
 	};
-	const walks: RootWalk[] = reuse ? [...reuse.walks] : [];
+	const walks: RootWalk[] = reuse?.walks ? [...reuse.walks] : [];
 	// What each fresh walk depended on, so its result can be kept for the next scan.
 	const records: (WalkRecord | undefined)[] = [];
-	if (!reuse) {
+	if (!reuse?.walks) {
 		for (const [i, root] of roots.entries()) {
 			const rootCache = rootCaches[i];
 			const kept = rootCache?.reuseWalk(root);
@@ -144,9 +151,11 @@ async function scanOnce(
 		if (rootCache) caches.set(walk.root, rootCache);
 	}
 	// Origin code loads only with origins: start-up pays for every module.
-	const originWalks = options.origins?.length
-		? await (await import("./origins.ts")).walkOrigins(options.origins, roots.length)
-		: [];
+	const originWalks = reuse
+		? reuse.origins
+		: options.origins?.length
+			? await (await import("./origins.ts")).walkOrigins(options.origins, roots.length)
+			: [];
 	walks.push(...originWalks);
 	if (cache)
 		for (const walk of originWalks) caches.set(walk.root, cache.root(`origin\0${walk.root.path}`, walk.root.path));
@@ -162,7 +171,7 @@ async function scanOnce(
 	const loaded = !loadCandidate
 		? []
 		: await mapInBatches(candidates, (candidate) => {
-				const known = reuse !== undefined && !reuse.changed.has(candidate.file);
+				const known = reuse?.walks !== undefined && !reuse.changed.has(candidate.file);
 				const rootCache = caches.get(candidate.root);
 				return rootCache
 					? rootCache.load(candidate, loadOptions, known, loadCandidate)
@@ -180,8 +189,9 @@ async function scanOnce(
 		const keys = roots.map((root) => rootKey(root, options));
 		const used = new Set([...caches.values()].map((rootCache) => rootCache.key));
 		const absent = localWalks.filter((walk) => !walk.exists).map((walk) => walk.root.path);
-		cache.end(keys, used, absent, reuse !== undefined);
+		cache.end(keys, used, absent, reuse?.walks !== undefined);
 		cache.walks = localWalks;
+		cache.originWalks = originWalks;
 		for (const [i, record] of records.entries()) {
 			const walk = localWalks[i];
 			if (record && walk) rootCaches[i]?.remember(walk, record);
@@ -215,7 +225,7 @@ async function scanOnce(
 			totalMs: round(done - started),
 		},
 		reused: cache
-			? { dirs: reuse ? cache.size.dirs : cache.reused.dirs, files: cache.reused.files }
+			? { dirs: reuse?.walks ? cache.size.dirs : cache.reused.dirs, files: cache.reused.files }
 			: { dirs: 0, files: 0 },
 	});
 	return { index, report };
