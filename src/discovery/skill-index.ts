@@ -81,9 +81,12 @@ export function adoptIntoIndex(skills: IndexedSkill[]): SkillIndex {
 	}
 }
 
-// Properties are frozen too: a catalog kept for an index (see result-digest.ts) stands for them unread.
+// A catalog kept for an index (see result-digest.ts) stands for what it reads unread: the skill's own fields, and
+// of its properties the top-level values and the `readWhen` triggers. Deeper values (metadata, permissions) are not
+// frozen: no catalog reads them, and freezing every nested object would cost the cold path for nothing.
 function freezeInPlace(skill: IndexedSkill): IndexedSkill {
 	Object.freeze(skill.diagnostics);
+	if (skill.properties.readWhen) Object.freeze(skill.properties.readWhen);
 	Object.freeze(skill.properties);
 	return Object.freeze(skill);
 }
@@ -93,7 +96,10 @@ function freezeSkill(skill: IndexedSkill): IndexedSkill {
 	if (Object.isFrozen(skill) && Object.isFrozen(skill.diagnostics) && Object.isFrozen(skill.properties)) return skill;
 	return Object.freeze({
 		...skill,
-		properties: Object.freeze({ ...skill.properties }),
+		properties: Object.freeze({
+			...skill.properties,
+			...(skill.properties.readWhen && { readWhen: Object.freeze([...skill.properties.readWhen]) }),
+		}),
 		diagnostics: Object.freeze([...skill.diagnostics]),
 	}) as IndexedSkill;
 }

@@ -151,6 +151,14 @@ describe("SkillIndex", () => {
 			properties.description = "changed after discovery";
 		}).toThrow(TypeError);
 		expect(index.skills[0]?.properties.description).toBe(before);
+		// The catalog's triggers too (a list inside the properties).
+		const folder = await writeTree(join(await tempDir(), "triggers"), {
+			"ship/SKILL.md": "---\nname: ship\ndescription: Ships.\nread_when:\n  - releasing\n---\n# Ship\n",
+		});
+		const triggered = (await discover({ cwd: folder, defaultRoots: false, roots: [folder] })).index.get("ship");
+		const triggers = (triggered?.properties.readWhen ?? []) as string[];
+		expect(triggers).toEqual(["releasing"]);
+		expect(() => triggers.push("always")).toThrow(TypeError);
 		// An index made from a caller's skills freezes its own copy, never the caller's objects.
 		const theirs = { ...(index.skills[0] as IndexedSkill), properties: { ...index.skills[0]?.properties } };
 		const copied = new SkillIndex([theirs as IndexedSkill]);
