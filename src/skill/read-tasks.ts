@@ -27,6 +27,17 @@ export interface FileSignature {
 export interface ReadSkill extends ParsedSkill {
 	size: number;
 	signature?: FileSignature;
+	/** Set when `noFollow` refused the file because it is a symbolic link (nothing was read). */
+	symlink?: true;
+}
+
+/** Options of a read of SKILL.md: the parse options, and whether a link at the file's own name is refused. */
+export interface ReadSkillOptions extends ParseSkillOptions {
+	/**
+	 * Refuse SKILL.md when it is a symbolic link (`O_NOFOLLOW`; links to folders on the way still count): for a
+	 * caller that saw a plain file and must read that file, not whatever a link put there since leads to.
+	 */
+	noFollow?: boolean;
 }
 
 /** The body of SKILL.md, trimmed, read from where the frontmatter read said it starts. */
@@ -53,11 +64,13 @@ abstract class SkillFileTask<T> implements FileTask<T | ReadSkill> {
 	length = 0;
 	position = 0;
 	readonly path: string;
+	readonly noFollow: boolean;
 	protected readonly options: ParseSkillOptions & { file: string };
 	protected signature: FileSignature | undefined;
 
-	constructor(path: string, options: ParseSkillOptions) {
+	constructor(path: string, options: ReadSkillOptions) {
 		this.path = path;
+		this.noFollow = options.noFollow === true;
 		this.options = readOptions(options, path);
 	}
 
@@ -74,6 +87,11 @@ abstract class SkillFileTask<T> implements FileTask<T | ReadSkill> {
 
 	failed(error: unknown): ReadSkill {
 		const code = (error as NodeJS.ErrnoException).code ?? String(error);
+		if (this.noFollow && code === "ELOOP") {
+			const refused = failure(this.options, 0, [unreadable(`${this.path} is a symbolic link; it is not followed`)]);
+			refused.symlink = true;
+			return refused;
+		}
 		return failure(this.options, 0, [unreadable(`Cannot read ${this.path}: ${code}`)]);
 	}
 
@@ -107,7 +125,7 @@ export class FrontmatterTask extends SkillFileTask<ReadSkill> {
 	#filled = 0;
 
 	/** `scratch` serves as the first chunk when nothing keeps a view of it after the read (synchronous reads). */
-	constructor(path: string, options: ParseSkillOptions, scratch?: Uint8Array) {
+	constructor(path: string, options: ReadSkillOptions, scratch?: Uint8Array) {
 		super(path, options);
 		this.#scratch = scratch;
 		const { file, profile, maxFileBytes, maxFrontmatterBytes } = this.options;
@@ -144,7 +162,7 @@ export class FrontmatterTask extends SkillFileTask<ReadSkill> {
 export class BodyTask extends SkillFileTask<ReadBody> {
 	readonly #location: { bodyOffset: number; bodyLine: number };
 
-	constructor(path: string, location: { bodyOffset: number; bodyLine: number }, options: ParseSkillOptions) {
+	constructor(path: string, location: { bodyOffset: number; bodyLine: number }, options: ReadSkillOptions) {
 		super(path, options);
 		this.#location = location;
 	}
