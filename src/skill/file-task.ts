@@ -22,10 +22,12 @@ export interface FileTask<T> {
 	readonly path: string;
 	/** Open with `O_NOFOLLOW`: a link at `path` itself fails the open with `ELOOP` (links on the way still count). */
 	readonly noFollow: boolean;
-	/** Where the next read goes and where in the file it starts; set by a step before it returns {@link READ_MORE}. */
+	/**
+	 * Where the next read goes and where in the file it starts; set by a step before it returns {@link READ_MORE}.
+	 * A read fills the buffer from `offset` to its end (a step that wants fewer bytes hands a shorter view).
+	 */
 	buffer: Uint8Array;
 	offset: number;
-	length: number;
 	position: number;
 	/** The file is open: decide from its stats whether to read (return {@link READ_MORE}) or stop with a result. */
 	opened(info: Stats): T | typeof READ_MORE;
@@ -45,7 +47,8 @@ export function runSync<T>(task: FileTask<T>): T {
 	}
 	try {
 		let step = task.opened(fstatSync(fd));
-		while (step === READ_MORE) step = task.read(readSync(fd, task.buffer, task.offset, task.length, task.position));
+		while (step === READ_MORE)
+			step = task.read(readSync(fd, task.buffer, task.offset, task.buffer.length - task.offset, task.position));
 		return step;
 	} catch (error) {
 		return task.failed(error);
@@ -83,7 +86,7 @@ function fstatAsync(fd: number): Promise<Stats> {
 
 function readAsync(fd: number, task: FileTask<unknown>): Promise<number> {
 	return new Promise((resolve, reject) =>
-		read(fd, task.buffer, task.offset, task.length, task.position, (error, bytesRead) =>
+		read(fd, task.buffer, task.offset, task.buffer.length - task.offset, task.position, (error, bytesRead) =>
 			error ? reject(error) : resolve(bytesRead),
 		),
 	);

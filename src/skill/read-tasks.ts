@@ -5,6 +5,7 @@ import { DEFAULT_MAX_FRONTMATTER_BYTES } from "./fences.ts";
 import { type FileTask, READ_MORE } from "./file-task.ts";
 import {
 	DEFAULT_MAX_FILE_BYTES,
+	failedParse,
 	type ParsedSkill,
 	type ParseSkillOptions,
 	parseSkillFrontmatter,
@@ -61,7 +62,6 @@ type Step<T> = T | ReadSkill | typeof READ_MORE;
 abstract class SkillFileTask<T> implements FileTask<T | ReadSkill> {
 	buffer: Uint8Array = NO_BYTES;
 	offset = 0;
-	length = 0;
 	position = 0;
 	readonly path: string;
 	readonly noFollow: boolean;
@@ -100,11 +100,10 @@ abstract class SkillFileTask<T> implements FileTask<T | ReadSkill> {
 	/** The file is open, a regular file of `size` bytes within the cap: the first step. */
 	protected abstract begin(size: number): Step<T>;
 
-	/** Asks for a read of `length` bytes into `buffer` at `offset`, from `position` in the file. */
-	protected readInto(buffer: Uint8Array, offset: number, length: number, position: number): typeof READ_MORE {
+	/** Asks for a read into `buffer` from `offset` to its end, from `position` in the file. */
+	protected readInto(buffer: Uint8Array, offset: number, position: number): typeof READ_MORE {
 		this.buffer = buffer;
 		this.offset = offset;
-		this.length = length;
 		this.position = position;
 		return READ_MORE;
 	}
@@ -138,7 +137,7 @@ export class FrontmatterTask extends SkillFileTask<ReadSkill> {
 		this.#limit = Math.min(size, max + FENCE_SLACK_BYTES);
 		const first = Math.min(FIRST_CHUNK_BYTES, Math.max(size, 1));
 		const buffer = this.#scratch ? this.#scratch.subarray(0, first) : new Uint8Array(first);
-		return this.readInto(buffer, 0, first, 0);
+		return this.readInto(buffer, 0, 0);
 	}
 
 	read(bytesRead: number): ReadSkill | typeof READ_MORE {
@@ -154,7 +153,7 @@ export class FrontmatterTask extends SkillFileTask<ReadSkill> {
 		}
 		let buffer = this.buffer;
 		if (filled === buffer.length) buffer = grow(buffer, Math.min(buffer.length * 2, this.#limit));
-		return this.readInto(buffer, filled, buffer.length - filled, filled);
+		return this.readInto(buffer, filled, filled);
 	}
 }
 
@@ -169,7 +168,7 @@ export class BodyTask extends SkillFileTask<ReadBody> {
 
 	protected begin(size: number): typeof READ_MORE {
 		const bytes = new Uint8Array(Math.max(0, size - this.#location.bodyOffset));
-		return this.readInto(bytes, 0, bytes.length, this.#location.bodyOffset);
+		return this.readInto(bytes, 0, this.#location.bodyOffset);
 	}
 
 	read(bytesRead: number): ReadBody {
@@ -186,7 +185,7 @@ export class WholeTask extends SkillFileTask<ReadSkill> {
 
 	protected begin(size: number): typeof READ_MORE {
 		this.#size = size;
-		return this.readInto(new Uint8Array(size), 0, size, 0);
+		return this.readInto(new Uint8Array(size), 0, 0);
 	}
 
 	read(bytesRead: number): ReadSkill {
@@ -205,9 +204,9 @@ function readOptions(options: ParseSkillOptions, file: string): ParseSkillOption
 	>;
 }
 
+/** A failed parse (only on a refusal or an error: the spread costs nothing that matters) with the file's size. */
 function failure(options: ParseSkillOptions & { file: string }, size: number, findings: Finding[]): ReadSkill {
-	const diagnostics = placeFindings(findings, { file: options.file, profile: options.profile ?? "strict" });
-	return { frontmatter: null, body: undefined, bodyOffset: undefined, bodyLine: undefined, diagnostics, size };
+	return { ...failedParse(findings, options.file, options.profile ?? "strict"), size };
 }
 
 function unreadable(message: string): Finding {
