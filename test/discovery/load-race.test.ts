@@ -1,5 +1,6 @@
-import { renameSync, symlinkSync } from "node:fs";
+import { renameSync, rmSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
+import { createDiscovery, discover } from "skillset";
 import { beforeAll, describe, expect, it } from "vitest";
 import { type DirEntry, listDir } from "../../src/discovery/folder.ts";
 import { loadCandidate } from "../../src/discovery/load.ts";
@@ -58,5 +59,23 @@ describe("a SKILL.md swapped for a link between the walk and the load", () => {
 		const walk = await walkRoot(rootAt(root), options);
 		const loaded = loadCandidate(walk.candidates[0] as (typeof walk.candidates)[0], { allowSymlinkedSkillFile: true });
 		expect(loaded.properties?.description).toBe("Read through the allowed link.");
+	});
+});
+
+describe("a SKILL.md swapped for a link between two scans", () => {
+	it("is rejected by the rescan as by a fresh scan, and nothing of the outside file shows", async () => {
+		const root = join(base, "rescanned");
+		await writeTree(root, { "gamma/SKILL.md": skillMd("gamma") });
+		await writeTree(base, { "outside-gamma.md": skillMd("gamma", "Secret text for the rescan.") });
+		const discovery = createDiscovery({ cwd: base, home: join(base, "no-home"), defaultRoots: false, roots: [root] });
+		expect((await discovery.scan()).index.get("gamma")?.description).toBe("Does gamma things.");
+		rmSync(join(root, "gamma", "SKILL.md"));
+		symlinkSync(join(base, "outside-gamma.md"), join(root, "gamma", "SKILL.md"));
+		const rescan = await discovery.scan();
+		expect(rescan.index.get("gamma")).toBeUndefined();
+		expect(JSON.stringify(rescan.report)).not.toContain("Secret text");
+		const rejected = rescan.report.rejected.map((r) => r.diagnostics.map((d) => d.code));
+		expect(rejected).toEqual([["entry.symlink"]]);
+		expect(rescan.index.skills).toStrictEqual((await discover(discovery.options)).index.skills);
 	});
 });
