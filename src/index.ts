@@ -248,6 +248,7 @@ export type {
 	Profile,
 	ReadBody,
 	ReadSkill,
+	ReadSkillOptions,
 	Severity,
 	SkillCode,
 	SkillFrontmatter,

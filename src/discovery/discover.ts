@@ -165,6 +165,7 @@ async function scanOnce(
 	const loadOptions: LoadOptions = {
 		maxFileBytes: options.maxFileBytes,
 		maxFrontmatterBytes: options.maxFrontmatterBytes,
+		allowSymlinkedSkillFile: walkOptions.allowSymlinkedSkillFile,
 	};
 	// Reading SKILL.md needs the skill stage: loaded only when there is something to read.
 	const { loadCandidate } = candidates.length > 0 ? await import("./load.ts") : { loadCandidate: undefined };

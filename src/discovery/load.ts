@@ -6,7 +6,7 @@ import {
 	type SkillProperties,
 	validateParsedSkill,
 } from "../skill/index.ts";
-import type { DiscoveryDiagnostic } from "./codes.ts";
+import { type DiscoveryDiagnostic, discoveryDiagnostic } from "./codes.ts";
 import type { Candidate } from "./folder.ts";
 
 /** A candidate after its frontmatter was read and checked with the lenient profile. */
@@ -26,7 +26,10 @@ export interface LoadedSkill {
 }
 
 /** Options for reading a candidate's frontmatter. */
-export type LoadOptions = Pick<ParseSkillOptions, "maxFileBytes" | "maxFrontmatterBytes">;
+export interface LoadOptions extends Pick<ParseSkillOptions, "maxFileBytes" | "maxFrontmatterBytes"> {
+	/** The walk accepts a SKILL.md that is a link (default false): only then may the load follow one. */
+	allowSymlinkedSkillFile?: boolean;
+}
 
 /**
  * Reads only the frontmatter bytes of a candidate's SKILL.md (synchronously: bounded by the frontmatter cap) and
@@ -36,7 +39,17 @@ export function loadCandidate(candidate: Candidate, options: LoadOptions = {}): 
 	// Options built field by field, not spread: on Node 20 a spread with more properties costs microseconds per skill.
 	const { maxFileBytes, maxFrontmatterBytes } = options;
 	const file = candidate.file;
-	const read = readSkillFrontmatterSync(file, { maxFileBytes, maxFrontmatterBytes, profile: "lenient", file });
+	// The walk refused links from readdir's kinds; a SKILL.md swapped for a link since then must not be read
+	// through it (the open itself refuses the link), else the `entry.symlink` rule fails open.
+	const noFollow = options.allowSymlinkedSkillFile !== true;
+	const read = readSkillFrontmatterSync(file, {
+		maxFileBytes,
+		maxFrontmatterBytes,
+		profile: "lenient",
+		file,
+		noFollow,
+	});
+	if (read.symlink) return refusedLink(candidate);
 	const checked = validateParsedSkill(read, { profile: "lenient", file, dirName: basename(candidate.dir) });
 	const loaded: LoadedSkill = {
 		candidate,
@@ -49,4 +62,21 @@ export function loadCandidate(candidate: Candidate, options: LoadOptions = {}): 
 	};
 	if (read.signature) loaded.signature = read.signature;
 	return loaded;
+}
+
+/**
+ * What a fresh scan reports for a linked SKILL.md: the walk's `entry.symlink` rejection, not an unreadable file, so
+ * the user sees the same reason however the race fell. The candidate itself is left alone (a kept walk reuses it).
+ */
+function refusedLink(candidate: Candidate): LoadedSkill {
+	const message = "SKILL.md is a symbolic link; it is not loaded";
+	const refused = discoveryDiagnostic("entry.symlink", message, candidate.file);
+	return {
+		candidate,
+		properties: null,
+		diagnostics: [...candidate.diagnostics, refused],
+		bodyOffset: undefined,
+		bodyLine: undefined,
+		size: 0,
+	};
 }

@@ -124,3 +124,13 @@ export function codePointLength(text: string): number {
 	}
 	return length;
 }
+
+/**
+ * The length of `text` in code points when it is over `max`, else undefined. A string has no more code points than
+ * UTF-16 units, so one of at most `max` units is not counted at all (nearly every name and description).
+ */
+export function codePointsOver(text: string, max: number): number | undefined {
+	if (text.length <= max) return undefined;
+	const length = codePointLength(text);
+	return length > max ? length : undefined;
+}

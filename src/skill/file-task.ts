@@ -3,6 +3,9 @@ import { close, closeSync, constants, fstat, fstatSync, open, openSync, read, re
 // Non-blocking open: a FIFO or device named SKILL.md opens at once (and fstat then refuses it) instead of blocking
 // until a writer appears. It changes nothing for regular files. O_NONBLOCK does not exist on Windows.
 const OPEN_FLAGS: number = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
+// For a task that must not follow a link at its name: the open itself refuses one (ELOOP), so a file swapped for a
+// link after someone checked its kind cannot lead elsewhere. Windows has no O_NOFOLLOW.
+const NO_FOLLOW_FLAGS: number = OPEN_FLAGS | (constants.O_NOFOLLOW ?? 0);
 
 /** What a step of a {@link FileTask} returns to ask for another read (into the task's `buffer`, `offset`, ...). */
 export const READ_MORE: unique symbol = Symbol("read more");
@@ -17,10 +20,14 @@ export const READ_MORE: unique symbol = Symbol("read more");
 export interface FileTask<T> {
 	/** The file to open. */
 	readonly path: string;
-	/** Where the next read goes and where in the file it starts; set by a step before it returns {@link READ_MORE}. */
+	/** Open with `O_NOFOLLOW`: a link at `path` itself fails the open with `ELOOP` (links on the way still count). */
+	readonly noFollow: boolean;
+	/**
+	 * Where the next read goes and where in the file it starts; set by a step before it returns {@link READ_MORE}.
+	 * A read fills the buffer from `offset` to its end (a step that wants fewer bytes hands a shorter view).
+	 */
 	buffer: Uint8Array;
 	offset: number;
-	length: number;
 	position: number;
 	/** The file is open: decide from its stats whether to read (return {@link READ_MORE}) or stop with a result. */
 	opened(info: Stats): T | typeof READ_MORE;
@@ -34,13 +41,14 @@ export interface FileTask<T> {
 export function runSync<T>(task: FileTask<T>): T {
 	let fd: number;
 	try {
-		fd = openSync(task.path, OPEN_FLAGS);
+		fd = openSync(task.path, task.noFollow ? NO_FOLLOW_FLAGS : OPEN_FLAGS);
 	} catch (error) {
 		return task.failed(error);
 	}
 	try {
 		let step = task.opened(fstatSync(fd));
-		while (step === READ_MORE) step = task.read(readSync(fd, task.buffer, task.offset, task.length, task.position));
+		while (step === READ_MORE)
+			step = task.read(readSync(fd, task.buffer, task.offset, task.buffer.length - task.offset, task.position));
 		return step;
 	} catch (error) {
 		return task.failed(error);
@@ -54,7 +62,9 @@ export async function runAsync<T>(task: FileTask<T>): Promise<T> {
 	let fd: number;
 	try {
 		fd = await new Promise<number>((resolve, reject) =>
-			open(task.path, OPEN_FLAGS, (error, opened) => (error ? reject(error) : resolve(opened))),
+			open(task.path, task.noFollow ? NO_FOLLOW_FLAGS : OPEN_FLAGS, (error, opened) =>
+				error ? reject(error) : resolve(opened),
+			),
 		);
 	} catch (error) {
 		return task.failed(error);
@@ -76,7 +86,7 @@ function fstatAsync(fd: number): Promise<Stats> {
 
 function readAsync(fd: number, task: FileTask<unknown>): Promise<number> {
 	return new Promise((resolve, reject) =>
-		read(fd, task.buffer, task.offset, task.length, task.position, (error, bytesRead) =>
+		read(fd, task.buffer, task.offset, task.buffer.length - task.offset, task.position, (error, bytesRead) =>
 			error ? reject(error) : resolve(bytesRead),
 		),
 	);

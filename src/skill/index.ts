@@ -31,7 +31,7 @@ export {
 	SKILL_FILE_NAME,
 	validateSkillPath,
 } from "./read.ts";
-export type { FileSignature, ReadBody, ReadSkill } from "./read-tasks.ts";
+export type { FileSignature, ReadBody, ReadSkill, ReadSkillOptions } from "./read-tasks.ts";
 export type { FrontmatterValidation, ValidateOptions } from "./validate.ts";
 export { MAX_DESCRIPTION_CODE_POINTS, validateFrontmatter } from "./validate.ts";
 export { MAX_COMPATIBILITY_CODE_POINTS } from "./validate-fields.ts";

@@ -1,5 +1,5 @@
 import type { SkillCode } from "./codes.ts";
-import { codePointLength } from "./diagnostics.ts";
+import { codePointsOver } from "./diagnostics.ts";
 
 /** Spec §name: at most 64 characters, counted in code points. */
 export const MAX_NAME_CODE_POINTS = 64;
@@ -34,9 +34,8 @@ function nfkc(text: string): string {
  */
 export function checkSkillName(name: string, dirName?: string): NameProblem[] {
 	const problems: NameProblem[] = [];
-	// A string has no more code points than UTF-16 units: a short one need not be counted.
-	const length = name.length > MAX_NAME_CODE_POINTS ? codePointLength(name) : name.length;
-	if (length > MAX_NAME_CODE_POINTS) {
+	const length = codePointsOver(name, MAX_NAME_CODE_POINTS);
+	if (length !== undefined) {
 		problems.push({
 			code: "name.too-long",
 			message: `Skill name '${name}' exceeds ${MAX_NAME_CODE_POINTS} character limit (${length} chars)`,

@@ -87,7 +87,8 @@ function parseBytes(bytes: Uint8Array, options: ParseSkillOptions, complete: boo
 	return parseFenced(bytes, fences, file, profile, withBody);
 }
 
-function failedParse(findings: Finding[], file: string, profile: Profile): ParsedSkill {
+/** The parse result of a SKILL.md that could not be parsed: only its diagnostics (a failed read builds on it). */
+export function failedParse(findings: Finding[], file: string, profile: Profile): ParsedSkill {
 	const diagnostics = placeFindings(findings, { file, profile });
 	return { frontmatter: null, body: undefined, bodyOffset: undefined, bodyLine: undefined, diagnostics };
 }

@@ -5,6 +5,7 @@ import { DEFAULT_MAX_FRONTMATTER_BYTES } from "./fences.ts";
 import { type FileTask, READ_MORE } from "./file-task.ts";
 import {
 	DEFAULT_MAX_FILE_BYTES,
+	failedParse,
 	type ParsedSkill,
 	type ParseSkillOptions,
 	parseSkillFrontmatter,
@@ -27,6 +28,17 @@ export interface FileSignature {
 export interface ReadSkill extends ParsedSkill {
 	size: number;
 	signature?: FileSignature;
+	/** Set when `noFollow` refused the file because it is a symbolic link (nothing was read). */
+	symlink?: true;
+}
+
+/** Options of a read of SKILL.md: the parse options, and whether a link at the file's own name is refused. */
+export interface ReadSkillOptions extends ParseSkillOptions {
+	/**
+	 * Refuse SKILL.md when it is a symbolic link (`O_NOFOLLOW`; links to folders on the way still count): for a
+	 * caller that saw a plain file and must read that file, not whatever a link put there since leads to.
+	 */
+	noFollow?: boolean;
 }
 
 /** The body of SKILL.md, trimmed, read from where the frontmatter read said it starts. */
@@ -50,14 +62,15 @@ type Step<T> = T | ReadSkill | typeof READ_MORE;
 abstract class SkillFileTask<T> implements FileTask<T | ReadSkill> {
 	buffer: Uint8Array = NO_BYTES;
 	offset = 0;
-	length = 0;
 	position = 0;
 	readonly path: string;
+	readonly noFollow: boolean;
 	protected readonly options: ParseSkillOptions & { file: string };
 	protected signature: FileSignature | undefined;
 
-	constructor(path: string, options: ParseSkillOptions) {
+	constructor(path: string, options: ReadSkillOptions) {
 		this.path = path;
+		this.noFollow = options.noFollow === true;
 		this.options = readOptions(options, path);
 	}
 
@@ -74,6 +87,11 @@ abstract class SkillFileTask<T> implements FileTask<T | ReadSkill> {
 
 	failed(error: unknown): ReadSkill {
 		const code = (error as NodeJS.ErrnoException).code ?? String(error);
+		if (this.noFollow && code === "ELOOP") {
+			const refused = failure(this.options, 0, [unreadable(`${this.path} is a symbolic link; it is not followed`)]);
+			refused.symlink = true;
+			return refused;
+		}
 		return failure(this.options, 0, [unreadable(`Cannot read ${this.path}: ${code}`)]);
 	}
 
@@ -82,11 +100,10 @@ abstract class SkillFileTask<T> implements FileTask<T | ReadSkill> {
 	/** The file is open, a regular file of `size` bytes within the cap: the first step. */
 	protected abstract begin(size: number): Step<T>;
 
-	/** Asks for a read of `length` bytes into `buffer` at `offset`, from `position` in the file. */
-	protected readInto(buffer: Uint8Array, offset: number, length: number, position: number): typeof READ_MORE {
+	/** Asks for a read into `buffer` from `offset` to its end, from `position` in the file. */
+	protected readInto(buffer: Uint8Array, offset: number, position: number): typeof READ_MORE {
 		this.buffer = buffer;
 		this.offset = offset;
-		this.length = length;
 		this.position = position;
 		return READ_MORE;
 	}
@@ -107,7 +124,7 @@ export class FrontmatterTask extends SkillFileTask<ReadSkill> {
 	#filled = 0;
 
 	/** `scratch` serves as the first chunk when nothing keeps a view of it after the read (synchronous reads). */
-	constructor(path: string, options: ParseSkillOptions, scratch?: Uint8Array) {
+	constructor(path: string, options: ReadSkillOptions, scratch?: Uint8Array) {
 		super(path, options);
 		this.#scratch = scratch;
 		const { file, profile, maxFileBytes, maxFrontmatterBytes } = this.options;
@@ -120,7 +137,7 @@ export class FrontmatterTask extends SkillFileTask<ReadSkill> {
 		this.#limit = Math.min(size, max + FENCE_SLACK_BYTES);
 		const first = Math.min(FIRST_CHUNK_BYTES, Math.max(size, 1));
 		const buffer = this.#scratch ? this.#scratch.subarray(0, first) : new Uint8Array(first);
-		return this.readInto(buffer, 0, first, 0);
+		return this.readInto(buffer, 0, 0);
 	}
 
 	read(bytesRead: number): ReadSkill | typeof READ_MORE {
@@ -136,7 +153,7 @@ export class FrontmatterTask extends SkillFileTask<ReadSkill> {
 		}
 		let buffer = this.buffer;
 		if (filled === buffer.length) buffer = grow(buffer, Math.min(buffer.length * 2, this.#limit));
-		return this.readInto(buffer, filled, buffer.length - filled, filled);
+		return this.readInto(buffer, filled, filled);
 	}
 }
 
@@ -144,14 +161,14 @@ export class FrontmatterTask extends SkillFileTask<ReadSkill> {
 export class BodyTask extends SkillFileTask<ReadBody> {
 	readonly #location: { bodyOffset: number; bodyLine: number };
 
-	constructor(path: string, location: { bodyOffset: number; bodyLine: number }, options: ParseSkillOptions) {
+	constructor(path: string, location: { bodyOffset: number; bodyLine: number }, options: ReadSkillOptions) {
 		super(path, options);
 		this.#location = location;
 	}
 
 	protected begin(size: number): typeof READ_MORE {
 		const bytes = new Uint8Array(Math.max(0, size - this.#location.bodyOffset));
-		return this.readInto(bytes, 0, bytes.length, this.#location.bodyOffset);
+		return this.readInto(bytes, 0, this.#location.bodyOffset);
 	}
 
 	read(bytesRead: number): ReadBody {
@@ -168,7 +185,7 @@ export class WholeTask extends SkillFileTask<ReadSkill> {
 
 	protected begin(size: number): typeof READ_MORE {
 		this.#size = size;
-		return this.readInto(new Uint8Array(size), 0, size, 0);
+		return this.readInto(new Uint8Array(size), 0, 0);
 	}
 
 	read(bytesRead: number): ReadSkill {
@@ -187,9 +204,9 @@ function readOptions(options: ParseSkillOptions, file: string): ParseSkillOption
 	>;
 }
 
+/** A failed parse (only on a refusal or an error: the spread costs nothing that matters) with the file's size. */
 function failure(options: ParseSkillOptions & { file: string }, size: number, findings: Finding[]): ReadSkill {
-	const diagnostics = placeFindings(findings, { file: options.file, profile: options.profile ?? "strict" });
-	return { frontmatter: null, body: undefined, bodyOffset: undefined, bodyLine: undefined, diagnostics, size };
+	return { ...failedParse(findings, options.file, options.profile ?? "strict"), size };
 }
 
 function unreadable(message: string): Finding {

@@ -3,13 +3,13 @@ import { readdir, stat } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import { type Finding, placeFindings } from "./diagnostics.ts";
 import { runAsync, runSync } from "./file-task.ts";
-import type { ParseSkillOptions } from "./parse-skill.ts";
 import {
 	BodyTask,
 	FIRST_CHUNK_BYTES,
 	FrontmatterTask,
 	type ReadBody,
 	type ReadSkill,
+	type ReadSkillOptions,
 	WholeTask,
 } from "./read-tasks.ts";
 import { type SkillValidation, type ValidateSkillOptions, validateParsedSkill } from "./validate-skill.ts";
@@ -30,7 +30,7 @@ export function pickSkillFileName(names: Iterable<string>): { name: string; exac
  * Reads only as many bytes of SKILL.md as the frontmatter needs (in growing chunks, bounded by the frontmatter
  * cap) and parses them. The body is left on disk: `bodyOffset` says where it starts for {@link readSkillBody}.
  */
-export function readSkillFrontmatter(file: string, options: ParseSkillOptions = {}): Promise<ReadSkill> {
+export function readSkillFrontmatter(file: string, options: ReadSkillOptions = {}): Promise<ReadSkill> {
 	return runAsync(new FrontmatterTask(file, options));
 }
 
@@ -39,7 +39,7 @@ export function readSkillFrontmatter(file: string, options: ParseSkillOptions = 
 const SYNC_SCRATCH: Uint8Array = Buffer.allocUnsafeSlow(FIRST_CHUNK_BYTES);
 
 /** {@link readSkillFrontmatter} with synchronous I/O: several times faster for many files, but blocking. */
-export function readSkillFrontmatterSync(file: string, options: ParseSkillOptions = {}): ReadSkill {
+export function readSkillFrontmatterSync(file: string, options: ReadSkillOptions = {}): ReadSkill {
 	return runSync(new FrontmatterTask(file, options, SYNC_SCRATCH));
 }
 
@@ -47,7 +47,7 @@ export function readSkillFrontmatterSync(file: string, options: ParseSkillOption
 export function readSkillBody(
 	file: string,
 	location: { bodyOffset: number; bodyLine: number },
-	options: ParseSkillOptions = {},
+	options: ReadSkillOptions = {},
 ): Promise<ReadBody> {
 	return runAsync(new BodyTask(file, location, options)).then(bodyOf);
 }
@@ -56,7 +56,7 @@ export function readSkillBody(
 export function readSkillBodySync(
 	file: string,
 	location: { bodyOffset: number; bodyLine: number },
-	options: ParseSkillOptions = {},
+	options: ReadSkillOptions = {},
 ): ReadBody {
 	return bodyOf(runSync(new BodyTask(file, location, options)));
 }
@@ -67,12 +67,12 @@ function bodyOf(read: ReadBody | ReadSkill): ReadBody {
 }
 
 /** Reads and parses a whole SKILL.md file. */
-export function readSkillMd(file: string, options: ParseSkillOptions = {}): Promise<ReadSkill> {
+export function readSkillMd(file: string, options: ReadSkillOptions = {}): Promise<ReadSkill> {
 	return runAsync(new WholeTask(file, options));
 }
 
 /** {@link readSkillMd} with synchronous I/O. */
-export function readSkillMdSync(file: string, options: ParseSkillOptions = {}): ReadSkill {
+export function readSkillMdSync(file: string, options: ReadSkillOptions = {}): ReadSkill {
 	return runSync(new WholeTask(file, options));
 }
 

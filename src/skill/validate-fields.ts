@@ -1,5 +1,5 @@
 import type { Profile } from "./codes.ts";
-import { codePointLength, type Finding } from "./diagnostics.ts";
+import { codePointsOver, type Finding } from "./diagnostics.ts";
 import { coerceField, type FieldType, SPEC_FIELDS, splitToolList } from "./fields.ts";
 import type { FrontmatterField } from "./parsed-yaml.ts";
 import { parsePermissions } from "./permissions.ts";
@@ -37,11 +37,10 @@ function readCompatibility(field: FrontmatterField | undefined, out: Finding[]):
 		out.push({ code: "compatibility.not-string", message: "Field 'compatibility' must be a string", ...base });
 		return undefined;
 	}
-	// A string has no more code points than UTF-16 units: a short one need not be counted.
-	const length = field.text.length > MAX_COMPATIBILITY_CODE_POINTS ? codePointLength(field.text) : 0;
+	const length = codePointsOver(field.text, MAX_COMPATIBILITY_CODE_POINTS);
 	if (field.text.trim() === "") {
 		out.push({ code: "compatibility.empty", message: "Field 'compatibility' is empty", ...base });
-	} else if (length > MAX_COMPATIBILITY_CODE_POINTS) {
+	} else if (length !== undefined) {
 		const message = `Compatibility exceeds ${MAX_COMPATIBILITY_CODE_POINTS} character limit (${length} chars)`;
 		out.push({ code: "compatibility.too-long", message, ...base });
 	}

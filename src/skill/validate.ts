@@ -1,5 +1,5 @@
 import type { Profile } from "./codes.ts";
-import { codePointLength, type Finding } from "./diagnostics.ts";
+import { codePointsOver, type Finding } from "./diagnostics.ts";
 import {
 	EXTENSION_FIELDS,
 	EXTENSION_SETS,
@@ -173,9 +173,8 @@ function readDescription(
 	const field = fields.get("description") ?? mappedField(fields, "summary", "description", profile, out);
 	const text = readRequiredText(field, "description", out);
 	if (text === undefined || !field) return undefined;
-	// A string has no more code points than UTF-16 units: a short one need not be counted.
-	const length = text.length > MAX_DESCRIPTION_CODE_POINTS ? codePointLength(text) : text.length;
-	if (length > MAX_DESCRIPTION_CODE_POINTS) {
+	const length = codePointsOver(text, MAX_DESCRIPTION_CODE_POINTS);
+	if (length !== undefined) {
 		out.push({
 			code: "description.too-long",
 			message: `Description exceeds ${MAX_DESCRIPTION_CODE_POINTS} character limit (${length} chars)`,

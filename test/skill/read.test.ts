@@ -1,6 +1,14 @@
 import { mkdir, symlink } from "node:fs/promises";
 import { join } from "node:path";
-import { pickSkillFileName, readSkillBody, readSkillFrontmatter, readSkillMd, validateSkillPath } from "skillset";
+import {
+	pickSkillFileName,
+	type ReadSkill,
+	type ReadSkillOptions,
+	readSkillBody,
+	readSkillFrontmatter,
+	readSkillMd,
+	validateSkillPath,
+} from "skillset";
 import { beforeAll, describe, expect, it } from "vitest";
 import { readSkillFrontmatterSync } from "../../src/skill/index.ts";
 import { tempDir, writeTree } from "../helpers/temp.ts";
@@ -101,16 +109,53 @@ describe("readSkillFrontmatter", () => {
 			expect(head.signature?.size).toBe(head.size);
 		}
 	});
+});
+
+// Discovery reads with the synchronous driver, `skillset validate` with the asynchronous one: every refusal is
+// checked through both, so neither can drift from the rule the other keeps.
+const DRIVERS: [string, (file: string, options?: ReadSkillOptions) => Promise<ReadSkill>][] = [
+	["async", readSkillFrontmatter],
+	["sync", async (file, options) => readSkillFrontmatterSync(file, options)],
+];
+
+describe.each(DRIVERS)("readSkillFrontmatter's refusals (%s driver)", (driver, readHead) => {
+	const codes = (head: ReadSkill) => head.diagnostics.map((d) => d.code);
+
+	it("refuses a SKILL.md that is not a regular file", async () => {
+		await mkdir(join(root, `not-a-file-${driver}`, "SKILL.md"), { recursive: true });
+		const head = await readHead(join(root, `not-a-file-${driver}`, "SKILL.md"));
+		expect([codes(head), head.frontmatter]).toEqual([["file.unreadable"], null]);
+	});
+
+	it("refuses a file over the size cap from its size on disk", async () => {
+		const dir = join(root, `huge-${driver}`);
+		await writeTree(dir, { "SKILL.md": `${skillText("huge")}${"x".repeat(300 * 1024)}` });
+		const head = await readHead(join(dir, "SKILL.md"));
+		expect([codes(head), head.frontmatter, head.size]).toEqual([["file.too-large"], null, 300 * 1024 + 53]);
+		expect(codes(await readHead(join(dir, "SKILL.md"), { maxFileBytes: 1 << 20 }))).toEqual([]);
+	});
 
 	it("stops at the frontmatter cap when no closing fence comes", async () => {
-		await writeTree(join(root, "endless"), { "SKILL.md": `---\nname: x\n${"k: v\n".repeat(30000)}` });
-		const head = await readSkillFrontmatter(join(root, "endless", "SKILL.md"), { maxFileBytes: 1 << 20 });
-		expect(head.diagnostics.map((d) => d.code)).toEqual(["frontmatter.too-large"]);
+		const dir = join(root, `endless-${driver}`);
+		await writeTree(dir, { "SKILL.md": `---\nname: x\n${"k: v\n".repeat(30000)}` });
+		const head = await readHead(join(dir, "SKILL.md"), { maxFileBytes: 1 << 20 });
+		expect([codes(head), head.frontmatter]).toEqual([["frontmatter.too-large"], null]);
 	});
 
 	it("reports I/O errors as diagnostics", async () => {
-		const head = await readSkillFrontmatter(join(root, "absent", "SKILL.md"));
-		expect(head.diagnostics.map((d) => d.code)).toEqual(["file.unreadable"]);
+		const head = await readHead(join(root, "absent", "SKILL.md"));
+		expect([codes(head), head.frontmatter, head.signature]).toEqual([["file.unreadable"], null, undefined]);
+	});
+
+	it("with noFollow, refuses a SKILL.md that is a link instead of reading where it leads", async () => {
+		const dir = join(root, `linked-${driver}`);
+		await writeTree(dir, { "elsewhere.md": skillText("elsewhere") });
+		await symlink(join(dir, "elsewhere.md"), join(dir, "SKILL.md"));
+		const refused = await readHead(join(dir, "SKILL.md"), { noFollow: true });
+		expect([codes(refused), refused.frontmatter, refused.symlink]).toEqual([["file.unreadable"], null, true]);
+		expect(refused.diagnostics[0]?.message).toContain("symbolic link");
+		// Without it the link is followed, as `skillset validate` of one skill by hand does.
+		expect((await readHead(join(dir, "SKILL.md"))).frontmatter?.data.name).toBe("elsewhere");
 	});
 });
 

@@ -56,12 +56,16 @@ describe("validateSkillMd (strict)", () => {
 	});
 
 	it.each([
-		[500, undefined],
-		[501, "error"],
-	])("limits compatibility to 500 code points (%i)", (count, severity) => {
-		expect(
-			check(`name: my-skill\ndescription: d\ncompatibility: ${"é".repeat(count)}`).byCode["compatibility.too-long"],
-		).toBe(severity);
+		["é", 500, undefined],
+		["é", 501, "error"],
+		// Two UTF-16 units each: 500 of them are 1,000 units and still within the limit.
+		["😀", 500, undefined],
+		["😀", 501, "error"],
+	])("limits compatibility to 500 code points (%s × %i)", (char, count, severity) => {
+		const result = check(`name: my-skill\ndescription: d\ncompatibility: ${char.repeat(count)}`);
+		expect(result.byCode["compatibility.too-long"]).toBe(severity);
+		const message = result.diagnostics.find((d) => d.code === "compatibility.too-long")?.message;
+		expect(message).toBe(severity && `Compatibility exceeds 500 character limit (${count} chars)`);
 	});
 
 	it("matches names to directories after trim and NFKC", () => {
