@@ -66,7 +66,7 @@ export function checkList(list: CheckList): CheckResult {
 	// next[0]: the next unclaimed entry; next[1]: 1 once a folder was seen changed.
 	const next = new Int32Array(shared ? new SharedArrayBuffer(8) : new ArrayBuffer(8));
 	const changed = new Uint8Array(shared ? new SharedArrayBuffer(count) : new ArrayBuffer(count));
-	const job: Job = {
+	const job: CheckJob = {
 		paths: list.paths,
 		count,
 		chunk: CHUNK,
@@ -80,14 +80,26 @@ export function checkList(list: CheckList): CheckResult {
 		if (current || now - lastLongCheck < HELPER_IDLE_MS) helper()?.post(list, job);
 		lastLongCheck = now;
 	}
-	checkChunks(job, statSync);
-	// Entries the helper claimed and has not decided yet: decided here too (the first answer stands).
-	if (Atomics.load(next, 1) === 0) checkChunks({ ...job, sweep: true }, statSync);
-	return { structure: Atomics.load(next, 1) === 1, changed };
+	return { structure: runCheck(job), changed };
 }
 
-/** One check's shared state, as both threads see it. */
-interface Job {
+/**
+ * This thread's part of a check whose helper (if any) was already handed `job`: claims chunks, then decides what the
+ * helper claimed and has not decided yet. True when a folder changed.
+ */
+export function runCheck(job: CheckJob): boolean {
+	checkChunks(job, statSync);
+	// Entries the helper claimed and has not decided yet: decided here too (the first answer stands).
+	if (Atomics.load(job.next, 1) === 0) checkChunks({ ...job, sweep: true }, statSync);
+	// A folder recorded changed counts even if its flag were not seen: the answer must not hang on write order.
+	return Atomics.load(job.next, 1) === 1 || job.results.subarray(0, job.structure).includes(1);
+}
+
+/**
+ * One check's shared state, as both threads see it: `results` holds 0 (undecided), 1 (changed) or 2 (kept) per
+ * entry; `next[0]` is the next unclaimed entry and `next[1]` is 1 once a folder (an entry below `structure`) changed.
+ */
+export interface CheckJob {
 	paths: readonly string[];
 	count: number;
 	chunk: number;
@@ -103,7 +115,7 @@ interface Job {
  * entry whose signature changed (or that cannot be looked at) and 2 for one that kept it. Runs on both threads: it
  * uses nothing from outside but `stat`, so its source is the helper's code too.
  */
-function checkChunks(job: Job, stat: typeof statSync): void {
+function checkChunks(job: CheckJob, stat: typeof statSync): void {
 	const { paths, count, chunk, signatures: row, results, next } = job;
 	const options = { bigint: false, throwIfNoEntry: false } as const;
 	let from = job.sweep ? 0 : Atomics.add(next, 0, chunk);
@@ -125,12 +137,16 @@ function checkChunks(job: Job, stat: typeof statSync): void {
 				info.ctimeMs === row[at + 4] &&
 				info.size === row[at + 2] &&
 				info.dev === row[at];
-			Atomics.compareExchange(results, i, 0, same ? 2 : 1);
 			if (!same && i < job.structure) {
+				// The flag goes up before the entry is recorded: a thread that finds the entry decided and skips it
+				// then also finds the flag raised (atomics are sequentially consistent), never "nothing changed".
 				Atomics.store(next, 1, 1);
 				Atomics.store(next, 0, count);
+				Atomics.compareExchange(results, i, 0, 1);
 				return;
 			}
+			// The first answer stands: an entry the other thread decided meanwhile keeps its answer.
+			Atomics.compareExchange(results, i, 0, same ? 2 : 1);
 		}
 		from = job.sweep ? count : Atomics.add(next, 0, chunk);
 	}
@@ -138,7 +154,7 @@ function checkChunks(job: Job, stat: typeof statSync): void {
 
 /** The helper thread, its current list, and the timer that ends it when idle. */
 interface Helper {
-	post(list: CheckList, job: Job): void;
+	post(list: CheckList, job: CheckJob): void;
 }
 
 let current: Helper | undefined;
