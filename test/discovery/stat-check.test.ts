@@ -1,8 +1,8 @@
 import { mkdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { CheckList, runCheck } from "../../src/discovery/stat-check.ts";
 import { signatureOf } from "../../src/discovery/signature.ts";
+import { CheckList, runCheck } from "../../src/discovery/stat-check.ts";
 import { tempDir } from "../helpers/temp.ts";
 
 // The no-change check shares its stats with a helper thread. Whatever order the two threads' writes land in, a folder
