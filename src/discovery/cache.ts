@@ -145,11 +145,12 @@ export class RootCache {
 	}
 
 	/** Keeps what a fresh walk found for reuse, when it can vouch for itself. Call after {@link RootCache.end}. */
-	remember(walk: RootWalk, record: WalkRecord): void {
+	remember(walk: RootWalk, record: WalkRecord, followSymlinks: boolean): void {
 		// One stat per probe, shared by the snapshot and by a rescan's check when there is no snapshot. What the walk met
 		// but did not list is pinned the same way: no listing would show that it changed.
-		const paths = [...record.probes, ...unlistedPaths(walk, this.dirs)];
-		const probes = pinProbes(paths, (signature) => isRacy(signature, this.#scanStart));
+		const unlisted = unlistedPaths(walk, this.dirs, followSymlinks);
+		const paths = [...record.probes, ...unlisted.paths];
+		const probes = pinProbes(paths, (signature) => isRacy(signature, this.#scanStart), unlisted.failed);
 		const snapshot = snapshotOf(walk, record, this.dirs, probes);
 		if (snapshot || this.walk) this.changed = true;
 		this.walk = snapshot;

@@ -41,10 +41,39 @@ export function changedSince(mtimeMs: number, ctimeMs: number, time: number): bo
 	return Math.max(mtimeMs, ctimeMs) >= time;
 }
 
-/** True when `path` still has `signature`; false when it is gone or cannot be looked at. */
+/**
+ * The `dev` of a signature that stands for a failed stat (no device has it): its `ino` says how the stat failed, 0
+ * for no entry (a dangling link, a vanished folder), else the error's errno (a link loop, no permission). Such a
+ * signature matches while the stat keeps failing the same way, and stops matching once it succeeds.
+ */
+export const FAILED_DEV = -1;
+
+/** The signature that stands for a stat that failed with `failure` (see {@link statOrFailure}). */
+export function failureSignature(failure: number): FileSignature {
+	return { dev: FAILED_DEV, ino: failure, size: -1, mtimeMs: -1, ctimeMs: -1 };
+}
+
+/**
+ * The stat of `path` (following links), or how it failed: 0 for no entry, else the error's errno (NaN when it has
+ * none, so it matches nothing). stat-check.ts says the same inline: its helper thread cannot import this.
+ */
+export function statOrFailure(path: string): Stats | number {
+	try {
+		return statSync(path, STAT_OPTIONS) ?? 0;
+	} catch (error) {
+		const errno = (error as NodeJS.ErrnoException).errno;
+		return typeof errno === "number" ? errno : Number.NaN;
+	}
+}
+
+/**
+ * True when `path` still has `signature`; false when it is gone or cannot be looked at, unless `signature` stands for
+ * that same failure.
+ */
 export function unchangedNow(path: string, signature: FileSignature): boolean {
-	const info = statOrUndefined(path);
-	return info !== undefined && sameSignature(info, signature);
+	const info = statOrFailure(path);
+	if (typeof info === "number") return signature.dev === FAILED_DEV && signature.ino === info;
+	return sameSignature(info, signature);
 }
 
 // One options object for every stat (a warm run takes one per folder and SKILL.md), with every field Node reads.

@@ -112,7 +112,7 @@ export interface CheckJob {
 
 /**
  * Claims chunks of `job` until none is left (or, with `sweep`, decides every entry still undecided), writing 1 for an
- * entry whose signature changed (or that cannot be looked at) and 2 for one that kept it. Runs on both threads: it
+ * entry whose signature changed (or that cannot be looked at, unless pinned as failing so) and 2 for one that kept it. Runs on both threads: it
  * uses nothing from outside but `stat`, so its source is the helper's code too.
  */
 function checkChunks(job: CheckJob, stat: typeof statSync): void {
@@ -124,19 +124,24 @@ function checkChunks(job: CheckJob, stat: typeof statSync): void {
 		for (let i = from; i < to; i++) {
 			if (Atomics.load(results, i) !== 0) continue;
 			let info: ReturnType<typeof stat> | undefined;
+			// How the stat failed, as statOrFailure in signature.ts says it (this code cannot import): 0 for no entry.
+			let failure = 0;
 			try {
 				info = stat(paths[i] as string, options);
-			} catch {
-				info = undefined;
+			} catch (error) {
+				const errno = (error as NodeJS.ErrnoException).errno;
+				failure = typeof errno === "number" ? errno : Number.NaN;
 			}
 			const at = i * 5;
+			// A failed stat matches only a signature pinned for that same failure (dev -1: FAILED_DEV).
 			const same =
-				info !== undefined &&
-				info.ino === row[at + 1] &&
-				info.mtimeMs === row[at + 3] &&
-				info.ctimeMs === row[at + 4] &&
-				info.size === row[at + 2] &&
-				info.dev === row[at];
+				info === undefined
+					? row[at] === -1 && row[at + 1] === failure
+					: info.ino === row[at + 1] &&
+						info.mtimeMs === row[at + 3] &&
+						info.ctimeMs === row[at + 4] &&
+						info.size === row[at + 2] &&
+						info.dev === row[at];
 			if (!same && i < job.structure) {
 				// The flag goes up before the entry is recorded: a thread that finds the entry decided and skips it
 				// then also finds the flag raised (atomics are sequentially consistent), never "nothing changed".

@@ -182,6 +182,49 @@ describe("a rescan after the tree was changed to fool it", { timeout: 60_000 }, 
 	});
 });
 
+describe("a rescan of a tree with a link that leads nowhere", { timeout: 60_000 }, () => {
+	it("keeps its index while nothing changed, and still follows the link once its target appears", async () => {
+		symlinkSync(join(base, "later"), join(root, "dangling"));
+		await pastRacyWindow();
+		const discovery = createDiscovery(options());
+		const first = await discovery.scan();
+		expect(codes(first)).toContain("entry.dangling-link");
+		// Nothing changed: the same index object, so no full walk ran.
+		expect((await discovery.scan()).index).toBe(first.index);
+		expect((await discovery.scan()).index).toBe(first.index);
+		await writeTree(base, { "later/delta/SKILL.md": skillMd("delta") });
+		expect((await rescanIsFresh(discovery)).index.get("delta")).toBeDefined();
+	});
+
+	it("keeps its index while nothing changed with links not followed, and sees a new skill", async () => {
+		symlinkSync(join(base, "later"), join(root, "dangling"));
+		symlinkSync(join(root, "loop"), join(root, "loop"));
+		await pastRacyWindow();
+		const discovery = createDiscovery({ ...options(), followSymlinks: false });
+		const first = await discovery.scan();
+		expect((await discovery.scan()).index).toBe(first.index);
+		await writeTree(base, { "later/delta/SKILL.md": skillMd("delta") });
+		expect((await discovery.scan()).index).toBe(first.index);
+		await writeTree(root, { "epsilon/SKILL.md": skillMd("epsilon") });
+		expect((await rescanIsFresh(discovery)).index.get("epsilon")).toBeDefined();
+	});
+
+	it("keeps its index with a link that loops on itself, and sees it replaced by a link to a skill group", async () => {
+		const loop = join(root, "loop");
+		symlinkSync(loop, loop);
+		await pastRacyWindow();
+		const discovery = createDiscovery(options());
+		const first = await discovery.scan();
+		expect((await discovery.scan()).index).toBe(first.index);
+		await writeTree(base, { "target/zeta/SKILL.md": skillMd("zeta") });
+		const rootTimes = keepTimes(root);
+		rmSync(loop);
+		symlinkSync(join(base, "target"), loop);
+		copyTimes(rootTimes, root);
+		expect((await rescanIsFresh(discovery)).index.get("zeta")).toBeDefined();
+	});
+});
+
 describe("a rescan of a tree big enough to share its stats with a helper thread", { timeout: 120_000 }, () => {
 	it("sees an edit, a new file in a skill folder and a new skill anywhere in the list, as a fresh scan does", async () => {
 		const big = join(base, "big");
