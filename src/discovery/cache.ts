@@ -47,7 +47,7 @@ export interface CachedFile {
 
 /** True when a signature's times are too close to `scanStart` (wall-clock ms) to vouch for the content. */
 export function isRacy(signature: FileSignature, scanStart: number): boolean {
-	return changedSince(signature.mtimeMs, signature.ctimeMs, scanStart - RACY_MARGIN_MS);
+	return changedSince(signature.ctimeMs, scanStart - RACY_MARGIN_MS);
 }
 
 /**
@@ -101,7 +101,7 @@ export class RootCache {
 		dirs.writtenAt = writtenAt;
 		this.#saved = dirs.size > 0 ? dirs : undefined;
 		for (const entry of this.files.values()) {
-			if (changedSince(entry.signature.mtimeMs, entry.signature.ctimeMs, writtenAt)) entry.racy = true;
+			if (changedSince(entry.signature.ctimeMs, writtenAt)) entry.racy = true;
 		}
 	}
 

@@ -34,11 +34,16 @@ export function sameSignatureAt(info: FileSignature, row: ArrayLike<unknown>, at
 }
 
 /**
- * True when an entry with these times changed no earlier than `time` (the racy-git rule): a change in the same
+ * True when an entry whose ctime is `ctimeMs` changed no earlier than `time` (the racy-git rule): a change in the same
  * clock tick as a read at `time` leaves the signature as it was, so the signature cannot vouch for what was read.
+ *
+ * Decided by ctime alone: the kernel sets it to the current time on every change (content, listing, mode, times)
+ * and nothing (`utimes`, `touch -d`) can set it, so every change since `time` shows in it, and a later change moves
+ * it on. The mtime adds nothing (a write moves ctime too) but can be set anywhere: one set in the future (2099)
+ * would count as "just changed" forever, and every rescan would read or list that entry again.
  */
-export function changedSince(mtimeMs: number, ctimeMs: number, time: number): boolean {
-	return Math.max(mtimeMs, ctimeMs) >= time;
+export function changedSince(ctimeMs: number, time: number): boolean {
+	return ctimeMs >= time;
 }
 
 /**

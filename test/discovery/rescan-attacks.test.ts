@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { chmodSync, mkdirSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, renameSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { createDiscovery, type DiscoverOptions, type DiscoveryResult, discover } from "skillset";
@@ -222,6 +222,26 @@ describe("a rescan of a tree with a link that leads nowhere", { timeout: 60_000 
 		symlinkSync(join(base, "target"), loop);
 		copyTimes(rootTimes, root);
 		expect((await rescanIsFresh(discovery)).index.get("zeta")).toBeDefined();
+	});
+});
+
+describe("a rescan of a tree with times set in the future", { timeout: 60_000 }, () => {
+	it("keeps its index while nothing changed, and still sees an edit to the folder and to its SKILL.md", async () => {
+		const future = new Date("2099-01-01T00:00:00Z");
+		const group = join(root, "group");
+		const file = join(group, "beta", "SKILL.md");
+		utimesSync(group, future, future);
+		utimesSync(file, future, future);
+		await pastRacyWindow();
+		const discovery = createDiscovery(options());
+		const first = await discovery.scan();
+		expect((await discovery.scan()).index).toBe(first.index);
+		expect((await discovery.scan()).index).toBe(first.index);
+		await writeTree(group, { "gamma/SKILL.md": skillMd("gamma") });
+		expect((await rescanIsFresh(discovery)).index.get("gamma")).toBeDefined();
+		writeFileSync(file, skillMd("beta", "Edited in the present."));
+		utimesSync(file, future, future);
+		expect(description(await rescanIsFresh(discovery), "beta")).toBe("Edited in the present.");
 	});
 });
 
