@@ -108,6 +108,8 @@ export interface CheckJob {
 	next: Int32Array;
 	structure: number;
 	sweep?: boolean;
+	/** Set on the helper's copy only: how many entries it decided (its answer stood) is added to `tally[0]`. */
+	tally?: Int32Array;
 }
 
 /**
@@ -118,8 +120,9 @@ export interface CheckJob {
 function checkChunks(job: CheckJob, stat: typeof statSync): void {
 	const { paths, count, chunk, signatures: row, results, next } = job;
 	const options = { bigint: false, throwIfNoEntry: false } as const;
+	let decided = 0;
 	let from = job.sweep ? 0 : Atomics.add(next, 0, chunk);
-	while (from < count && Atomics.load(next, 1) === 0) {
+	claim: while (from < count && Atomics.load(next, 1) === 0) {
 		const to = job.sweep ? count : Math.min(from + chunk, count);
 		for (let i = from; i < to; i++) {
 			if (Atomics.load(results, i) !== 0) continue;
@@ -147,19 +150,37 @@ function checkChunks(job: CheckJob, stat: typeof statSync): void {
 				// then also finds the flag raised (atomics are sequentially consistent), never "nothing changed".
 				Atomics.store(next, 1, 1);
 				Atomics.store(next, 0, count);
-				Atomics.compareExchange(results, i, 0, 1);
-				return;
+				if (Atomics.compareExchange(results, i, 0, 1) === 0) decided++;
+				break claim;
 			}
 			// The first answer stands: an entry the other thread decided meanwhile keeps its answer.
-			Atomics.compareExchange(results, i, 0, same ? 2 : 1);
+			if (Atomics.compareExchange(results, i, 0, same ? 2 : 1) === 0) decided++;
 		}
 		from = job.sweep ? count : Atomics.add(next, 0, chunk);
 	}
+	if (job.tally) Atomics.add(job.tally, 0, decided);
 }
 
 /** The helper thread, its current list, and the timer that ends it when idle. */
 interface Helper {
 	post(list: CheckList, job: CheckJob): void;
+	stop(): void;
+}
+
+/** How many entries the helper thread decided, over every check: the proof that its code (built from text) runs. */
+const helperTally = new Int32Array(new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT));
+
+/** How many entries of long lists the helper thread has decided so far, in this process. */
+export function statHelperDecided(): number {
+	return Atomics.load(helperTally, 0);
+}
+
+/**
+ * Ends the helper thread now and drops the paths it holds, instead of after {@link HELPER_IDLE_MS} idle. Checks go
+ * on answering the same: a later long check starts a new helper (the thread is shared by every discovery).
+ */
+export function stopStatHelper(): void {
+	current?.stop();
 }
 
 let current: Helper | undefined;
@@ -189,6 +210,7 @@ function startHelper(): Helper | undefined {
 	const stop = () => {
 		if (current === self) current = undefined;
 		clearTimeout(timer);
+		sent = undefined;
 		void worker.terminate();
 	};
 	worker.on("error", () => {
@@ -203,11 +225,12 @@ function startHelper(): Helper | undefined {
 			const paths = sent && samePaths(sent, list.paths) ? undefined : list.paths;
 			sent = list.paths;
 			const { paths: _paths, sweep: _sweep, ...shared } = job;
-			worker.postMessage({ ...shared, paths });
+			worker.postMessage({ ...shared, paths, tally: helperTally });
 			clearTimeout(timer);
 			timer = setTimeout(stop, HELPER_IDLE_MS);
 			timer.unref();
 		},
+		stop,
 	};
 	return self;
 }

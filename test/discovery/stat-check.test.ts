@@ -1,8 +1,16 @@
 import { mkdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import { signatureOf } from "../../src/discovery/signature.ts";
-import { CheckList, runCheck } from "../../src/discovery/stat-check.ts";
+import {
+	CheckList,
+	checkList,
+	PARALLEL_MIN_ENTRIES,
+	runCheck,
+	statHelperDecided,
+	stopStatHelper,
+} from "../../src/discovery/stat-check.ts";
 import { tempDir } from "../helpers/temp.ts";
 
 // The no-change check shares its stats with a helper thread. Whatever order the two threads' writes land in, a folder
@@ -56,5 +64,24 @@ describe("the shared no-change check", () => {
 		writeFileSync(list.paths[5] as string, "changed, longer\n");
 		expect(runCheck(again)).toBe(false);
 		expect(again.results[5]).toBe(1);
+	});
+});
+
+describe("the stat helper thread", { timeout: 60_000 }, () => {
+	it("decides entries of a long list once it runs, and a stopped helper leaves the answers as they were", async () => {
+		const list = await unchangedList(10, PARALLEL_MIN_ENTRIES);
+		// The helper starts at the second long check and may be late to the first ones it is sent: a bounded number of
+		// checks, each giving it a moment to start, until it decided something (its code is built from source text).
+		for (let i = 0; i < 100 && statHelperDecided() === 0; i++) {
+			expect(checkList(list).structure).toBe(false);
+			await sleep(20);
+		}
+		expect(statHelperDecided()).toBeGreaterThan(0);
+		stopStatHelper();
+		writeFileSync(list.paths[10 + 7] as string, "changed, longer\n");
+		const found = checkList(list);
+		expect(found.structure).toBe(false);
+		expect([...found.changed].filter((value) => value === 1)).toHaveLength(1);
+		expect(found.changed[10 + 7]).toBe(1);
 	});
 });
