@@ -45,7 +45,7 @@ export interface CachedFile {
 	racy: boolean;
 }
 
-/** True when a signature's times are too close to `scanStart` (wall-clock ms) to vouch for the content. */
+/** True when a signature's ctime is too close to `scanStart` (wall-clock ms) to vouch for the content. */
 export function isRacy(signature: FileSignature, scanStart: number): boolean {
 	return changedSince(signature.ctimeMs, scanStart - RACY_MARGIN_MS);
 }
