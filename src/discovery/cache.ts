@@ -45,9 +45,9 @@ export interface CachedFile {
 	racy: boolean;
 }
 
-/** True when a signature's times are too close to `scanStart` (wall-clock ms) to vouch for the content. */
+/** True when a signature's ctime is too close to `scanStart` (wall-clock ms) to vouch for the content. */
 export function isRacy(signature: FileSignature, scanStart: number): boolean {
-	return changedSince(signature.mtimeMs, signature.ctimeMs, scanStart - RACY_MARGIN_MS);
+	return changedSince(signature.ctimeMs, scanStart - RACY_MARGIN_MS);
 }
 
 /**
@@ -101,7 +101,7 @@ export class RootCache {
 		dirs.writtenAt = writtenAt;
 		this.#saved = dirs.size > 0 ? dirs : undefined;
 		for (const entry of this.files.values()) {
-			if (changedSince(entry.signature.mtimeMs, entry.signature.ctimeMs, writtenAt)) entry.racy = true;
+			if (changedSince(entry.signature.ctimeMs, writtenAt)) entry.racy = true;
 		}
 	}
 
@@ -145,11 +145,12 @@ export class RootCache {
 	}
 
 	/** Keeps what a fresh walk found for reuse, when it can vouch for itself. Call after {@link RootCache.end}. */
-	remember(walk: RootWalk, record: WalkRecord): void {
+	remember(walk: RootWalk, record: WalkRecord, followSymlinks: boolean): void {
 		// One stat per probe, shared by the snapshot and by a rescan's check when there is no snapshot. What the walk met
 		// but did not list is pinned the same way: no listing would show that it changed.
-		const paths = [...record.probes, ...unlistedPaths(walk, this.dirs)];
-		const probes = pinProbes(paths, (signature) => isRacy(signature, this.#scanStart));
+		const unlisted = unlistedPaths(walk, this.dirs, followSymlinks);
+		const paths = [...record.probes, ...unlisted.paths];
+		const probes = pinProbes(paths, (signature) => isRacy(signature, this.#scanStart), unlisted.failed);
 		const snapshot = snapshotOf(walk, record, this.dirs, probes);
 		if (snapshot || this.walk) this.changed = true;
 		this.walk = snapshot;

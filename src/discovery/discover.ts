@@ -195,7 +195,7 @@ async function scanOnce(
 		cache.originWalks = originWalks;
 		for (const [i, record] of records.entries()) {
 			const walk = localWalks[i];
-			if (record && walk) rootCaches[i]?.remember(walk, record);
+			if (record && walk) rootCaches[i]?.remember(walk, record, options.followSymlinks !== false);
 		}
 		for (const [i, walk] of localWalks.entries()) {
 			const rootCache = rootCaches[i];

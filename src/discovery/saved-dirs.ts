@@ -54,7 +54,7 @@ export class SavedDirs {
 		const signatures = this.#signatures;
 		for (let i = 0; i < this.paths.length; i++) {
 			const at = i * 5;
-			if (changedSince(signatures[at + 3] as number, signatures[at + 4] as number, this.writtenAt)) return false;
+			if (changedSince(signatures[at + 4] as number, this.writtenAt)) return false;
 			const info = statOrUndefined(this.paths[i] as string);
 			if (info === undefined || !sameSignatureAt(info, signatures, at)) return false;
 		}
@@ -73,7 +73,7 @@ export class SavedDirs {
 				mtimeMs: signatures[at + 3] as number,
 				ctimeMs: signatures[at + 4] as number,
 			};
-			const racy = changedSince(signature.mtimeMs, signature.ctimeMs, this.writtenAt);
+			const racy = changedSince(signature.ctimeMs, this.writtenAt);
 			into.set(path, { signature, entries: this.entries[i] as DirEntry[], racy });
 		}
 	}

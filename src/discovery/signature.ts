@@ -34,17 +34,51 @@ export function sameSignatureAt(info: FileSignature, row: ArrayLike<unknown>, at
 }
 
 /**
- * True when an entry with these times changed no earlier than `time` (the racy-git rule): a change in the same
+ * True when an entry whose ctime is `ctimeMs` changed no earlier than `time` (the racy-git rule): a change in the same
  * clock tick as a read at `time` leaves the signature as it was, so the signature cannot vouch for what was read.
+ *
+ * Decided by ctime alone: the kernel sets it to the current time on every change (content, listing, mode, times)
+ * and nothing (`utimes`, `touch -d`) can set it, so every change since `time` shows in it, and a later change moves
+ * it on. The mtime adds nothing (a write moves ctime too) but can be set anywhere: one set in the future (2099)
+ * would count as "just changed" forever, and every rescan would read or list that entry again.
  */
-export function changedSince(mtimeMs: number, ctimeMs: number, time: number): boolean {
-	return Math.max(mtimeMs, ctimeMs) >= time;
+export function changedSince(ctimeMs: number, time: number): boolean {
+	return ctimeMs >= time;
 }
 
-/** True when `path` still has `signature`; false when it is gone or cannot be looked at. */
+/**
+ * The `dev` of a signature that stands for a failed stat (no device has it): its `ino` says how the stat failed, 0
+ * for no entry (a dangling link, a vanished folder), else the error's errno (a link loop, no permission). Such a
+ * signature matches while the stat keeps failing the same way, and stops matching once it succeeds.
+ */
+export const FAILED_DEV = -1;
+
+/** The signature that stands for a stat that failed with `failure` (see {@link statOrFailure}). */
+export function failureSignature(failure: number): FileSignature {
+	return { dev: FAILED_DEV, ino: failure, size: -1, mtimeMs: -1, ctimeMs: -1 };
+}
+
+/**
+ * The stat of `path` (following links), or how it failed: 0 for no entry, else the error's errno (NaN when it has
+ * none, so it matches nothing). stat-check.ts says the same inline: its helper thread cannot import this.
+ */
+export function statOrFailure(path: string): Stats | number {
+	try {
+		return statSync(path, STAT_OPTIONS) ?? 0;
+	} catch (error) {
+		const errno = (error as NodeJS.ErrnoException).errno;
+		return typeof errno === "number" ? errno : Number.NaN;
+	}
+}
+
+/**
+ * True when `path` still has `signature`; false when it is gone or cannot be looked at, unless `signature` stands for
+ * that same failure.
+ */
 export function unchangedNow(path: string, signature: FileSignature): boolean {
-	const info = statOrUndefined(path);
-	return info !== undefined && sameSignature(info, signature);
+	const info = statOrFailure(path);
+	if (typeof info === "number") return signature.dev === FAILED_DEV && signature.ino === info;
+	return sameSignature(info, signature);
 }
 
 // One options object for every stat (a warm run takes one per folder and SKILL.md), with every field Node reads.

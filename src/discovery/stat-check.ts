@@ -66,7 +66,7 @@ export function checkList(list: CheckList): CheckResult {
 	// next[0]: the next unclaimed entry; next[1]: 1 once a folder was seen changed.
 	const next = new Int32Array(shared ? new SharedArrayBuffer(8) : new ArrayBuffer(8));
 	const changed = new Uint8Array(shared ? new SharedArrayBuffer(count) : new ArrayBuffer(count));
-	const job: Job = {
+	const job: CheckJob = {
 		paths: list.paths,
 		count,
 		chunk: CHUNK,
@@ -80,14 +80,26 @@ export function checkList(list: CheckList): CheckResult {
 		if (current || now - lastLongCheck < HELPER_IDLE_MS) helper()?.post(list, job);
 		lastLongCheck = now;
 	}
-	checkChunks(job, statSync);
-	// Entries the helper claimed and has not decided yet: decided here too (the first answer stands).
-	if (Atomics.load(next, 1) === 0) checkChunks({ ...job, sweep: true }, statSync);
-	return { structure: Atomics.load(next, 1) === 1, changed };
+	return { structure: runCheck(job), changed };
 }
 
-/** One check's shared state, as both threads see it. */
-interface Job {
+/**
+ * This thread's part of a check whose helper (if any) was already handed `job`: claims chunks, then decides what the
+ * helper claimed and has not decided yet. True when a folder changed.
+ */
+export function runCheck(job: CheckJob): boolean {
+	checkChunks(job, statSync);
+	// Entries the helper claimed and has not decided yet: decided here too (the first answer stands).
+	if (Atomics.load(job.next, 1) === 0) checkChunks({ ...job, sweep: true }, statSync);
+	// A folder recorded changed counts even if its flag were not seen: the answer must not hang on write order.
+	return Atomics.load(job.next, 1) === 1 || job.results.subarray(0, job.structure).includes(1);
+}
+
+/**
+ * One check's shared state, as both threads see it: `results` holds 0 (undecided), 1 (changed) or 2 (kept) per
+ * entry; `next[0]` is the next unclaimed entry and `next[1]` is 1 once a folder (an entry below `structure`) changed.
+ */
+export interface CheckJob {
 	paths: readonly string[];
 	count: number;
 	chunk: number;
@@ -96,49 +108,79 @@ interface Job {
 	next: Int32Array;
 	structure: number;
 	sweep?: boolean;
+	/** Set on the helper's copy only: how many entries it decided (its answer stood) is added to `tally[0]`. */
+	tally?: Int32Array;
 }
 
 /**
  * Claims chunks of `job` until none is left (or, with `sweep`, decides every entry still undecided), writing 1 for an
- * entry whose signature changed (or that cannot be looked at) and 2 for one that kept it. Runs on both threads: it
+ * entry whose signature changed (or that cannot be looked at, unless pinned as failing so) and 2 for one that kept it. Runs on both threads: it
  * uses nothing from outside but `stat`, so its source is the helper's code too.
  */
-function checkChunks(job: Job, stat: typeof statSync): void {
+function checkChunks(job: CheckJob, stat: typeof statSync): void {
 	const { paths, count, chunk, signatures: row, results, next } = job;
 	const options = { bigint: false, throwIfNoEntry: false } as const;
+	let decided = 0;
 	let from = job.sweep ? 0 : Atomics.add(next, 0, chunk);
-	while (from < count && Atomics.load(next, 1) === 0) {
+	claim: while (from < count && Atomics.load(next, 1) === 0) {
 		const to = job.sweep ? count : Math.min(from + chunk, count);
 		for (let i = from; i < to; i++) {
 			if (Atomics.load(results, i) !== 0) continue;
 			let info: ReturnType<typeof stat> | undefined;
+			// How the stat failed, as statOrFailure in signature.ts says it (this code cannot import): 0 for no entry.
+			let failure = 0;
 			try {
 				info = stat(paths[i] as string, options);
-			} catch {
-				info = undefined;
+			} catch (error) {
+				const errno = (error as NodeJS.ErrnoException).errno;
+				failure = typeof errno === "number" ? errno : Number.NaN;
 			}
 			const at = i * 5;
+			// A failed stat matches only a signature pinned for that same failure (dev -1: FAILED_DEV).
 			const same =
-				info !== undefined &&
-				info.ino === row[at + 1] &&
-				info.mtimeMs === row[at + 3] &&
-				info.ctimeMs === row[at + 4] &&
-				info.size === row[at + 2] &&
-				info.dev === row[at];
-			Atomics.compareExchange(results, i, 0, same ? 2 : 1);
+				info === undefined
+					? row[at] === -1 && row[at + 1] === failure
+					: info.ino === row[at + 1] &&
+						info.mtimeMs === row[at + 3] &&
+						info.ctimeMs === row[at + 4] &&
+						info.size === row[at + 2] &&
+						info.dev === row[at];
 			if (!same && i < job.structure) {
+				// The flag goes up before the entry is recorded: a thread that finds the entry decided and skips it
+				// then also finds the flag raised (atomics are sequentially consistent), never "nothing changed".
 				Atomics.store(next, 1, 1);
 				Atomics.store(next, 0, count);
-				return;
+				if (Atomics.compareExchange(results, i, 0, 1) === 0) decided++;
+				break claim;
 			}
+			// The first answer stands: an entry the other thread decided meanwhile keeps its answer.
+			if (Atomics.compareExchange(results, i, 0, same ? 2 : 1) === 0) decided++;
 		}
 		from = job.sweep ? count : Atomics.add(next, 0, chunk);
 	}
+	if (job.tally) Atomics.add(job.tally, 0, decided);
 }
 
 /** The helper thread, its current list, and the timer that ends it when idle. */
 interface Helper {
-	post(list: CheckList, job: Job): void;
+	post(list: CheckList, job: CheckJob): void;
+	stop(): void;
+}
+
+/** How many entries the helper thread decided, over every check: the proof that its code (built from text) runs. */
+const helperTally = new Int32Array(new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT));
+
+/** How many entries of long lists the helper thread has decided so far, in this process. */
+export function statHelperDecided(): number {
+	return Atomics.load(helperTally, 0);
+}
+
+/**
+ * Ends the helper thread now and drops the paths it holds, instead of after {@link HELPER_IDLE_MS} idle. Checks go
+ * on answering the same: a later long check starts a new helper (the thread is shared by every discovery).
+ */
+export function stopStatHelper(): void {
+	current?.stop();
 }
 
 let current: Helper | undefined;
@@ -168,6 +210,7 @@ function startHelper(): Helper | undefined {
 	const stop = () => {
 		if (current === self) current = undefined;
 		clearTimeout(timer);
+		sent = undefined;
 		void worker.terminate();
 	};
 	worker.on("error", () => {
@@ -182,11 +225,12 @@ function startHelper(): Helper | undefined {
 			const paths = sent && samePaths(sent, list.paths) ? undefined : list.paths;
 			sent = list.paths;
 			const { paths: _paths, sweep: _sweep, ...shared } = job;
-			worker.postMessage({ ...shared, paths });
+			worker.postMessage({ ...shared, paths, tally: helperTally });
 			clearTimeout(timer);
 			timer = setTimeout(stop, HELPER_IDLE_MS);
 			timer.unref();
 		},
+		stop,
 	};
 	return self;
 }

@@ -4,7 +4,7 @@ import type { FileSignature } from "../skill/index.ts";
 import type { DiscoveryDiagnostic } from "./codes.ts";
 import { below, type DirEntry, skillCandidate } from "./folder.ts";
 import type { DiscoveryRoot } from "./roots.ts";
-import { signatureOf, statOrUndefined, unchangedNow } from "./signature.ts";
+import { failureSignature, signatureOf, statOrFailure, unchangedNow } from "./signature.ts";
 import type { RootWalk, WalkRecord } from "./walk.ts";
 
 /**
@@ -43,17 +43,23 @@ export const SNAPSHOT_CODES: ReadonlySet<string> = new Set([
 
 /**
  * The signatures of a walk's probes (one stat each), or undefined when one is gone, cannot be looked at (its folder
- * became a file or a link loop) or is racy: its listing may yet change unseen.
+ * became a file or a link loop) or is racy: its listing may yet change unseen. A path in `failed` is one the walk
+ * could not look at (a dangling link, a vanished folder): pinned as that failure while its stat still fails (see
+ * {@link failureSignature}), or undefined when it now succeeds (it changed after the walk saw it fail).
  */
 export function pinProbes(
 	paths: readonly string[],
 	isRacy: (signature: FileSignature) => boolean,
+	failed: ReadonlySet<string> = new Set(),
 ): Map<string, FileSignature> | undefined {
 	const probes = new Map<string, FileSignature>();
 	for (const path of paths) {
-		const info = statOrUndefined(path);
-		const signature = info && signatureOf(info);
-		if (!signature || isRacy(signature)) return undefined;
+		if (probes.has(path)) continue;
+		const info = statOrFailure(path);
+		const failedNow = typeof info === "number";
+		if (failedNow !== failed.has(path)) return undefined;
+		const signature = failedNow ? failureSignature(info) : signatureOf(info);
+		if (!failedNow && isRacy(signature)) return undefined;
 		probes.set(path, signature);
 	}
 	return probes;
@@ -68,14 +74,34 @@ const UNLISTED_CODES: ReadonlySet<string> = new Set([
 	"walk.symlink-loop",
 ]);
 
+/** Of those, the ones whose stat failed when the walk met them (a dangling link's realpath, a vanished listing). */
+const FAILED_CODES: ReadonlySet<string> = new Set(["walk.vanished", "entry.dangling-link"]);
+
+/** The paths {@link unlistedPaths} found, each once, and those among them the walk could not look at. */
+export interface Unlisted {
+	paths: string[];
+	failed: Set<string>;
+}
+
 /**
  * Paths a walk's result depends on that no listing of it covers: links in the folders it walked that it did not list
  * (dangling, looping, leading to a file or to a folder already scanned), folders it could not list, and a root that
- * is no folder. Their stat (following links) shows when any of them starts to lead somewhere else.
+ * is no folder. Their stat (following links) shows when any of them starts to lead somewhere else. A walk that does
+ * not follow links depends on none of their targets: its links are left out (each is an entry of a listing).
  */
-export function unlistedPaths(walk: RootWalk, dirs: ReadonlyMap<string, { entries: readonly DirEntry[] }>): string[] {
-	const paths: string[] = [];
-	for (const diagnostic of walk.diagnostics) if (UNLISTED_CODES.has(diagnostic.code)) paths.push(diagnostic.file);
+export function unlistedPaths(
+	walk: RootWalk,
+	dirs: ReadonlyMap<string, { entries: readonly DirEntry[] }>,
+	followSymlinks: boolean,
+): Unlisted {
+	const paths = new Set<string>();
+	const failed = new Set<string>();
+	for (const diagnostic of walk.diagnostics) {
+		if (!UNLISTED_CODES.has(diagnostic.code)) continue;
+		paths.add(diagnostic.file);
+		if (FAILED_CODES.has(diagnostic.code)) failed.add(diagnostic.file);
+	}
+	if (!followSymlinks) return { paths: [...paths], failed };
 	// A skill's folder is not walked into: the links there are not followed by a fresh walk either.
 	const skills = new Set<string>();
 	for (const candidate of walk.candidates) skills.add(candidate.dir);
@@ -85,10 +111,10 @@ export function unlistedPaths(walk: RootWalk, dirs: ReadonlyMap<string, { entrie
 		for (const entry of cached.entries) {
 			if (entry.kind !== "link") continue;
 			const path = below(dir, entry.name);
-			if (!dirs.has(path)) paths.push(path);
+			if (!dirs.has(path)) paths.add(path);
 		}
 	}
-	return paths;
+	return { paths: [...paths], failed };
 }
 
 /**

@@ -131,7 +131,7 @@ function checkRoot(
 		const ctimeMs = signatures[at + 4];
 		if (typeof mtimeMs !== "number" || typeof ctimeMs !== "number")
 			throw new IndexFormatError("a time is not a number");
-		if (changedSince(mtimeMs, ctimeMs, writtenAt)) return false;
+		if (changedSince(ctimeMs, writtenAt)) return false;
 		const info = statOrUndefined(path);
 		if (!info || !sameSignatureAt(info, signatures, at)) return false;
 		// Folders and probes come first; what follows them is a SKILL.md a saved skill may stand for.

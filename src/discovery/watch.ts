@@ -5,6 +5,7 @@ import { type FSWatcher, watch as watchPath } from "node:fs";
 import type { Discovery, DiscoveryResult } from "./discover.ts";
 import type { IndexedSkill } from "./resolve.ts";
 import type { SkillIndex } from "./skill-index.ts";
+import { stopStatHelper } from "./stat-check.ts";
 import { MissingRoots } from "./watch-missing.ts";
 
 /** Default longest wait from a file event to the rescan that covers it. */
@@ -135,6 +136,9 @@ export function watchSkills(discovery: Discovery, options: WatchOptions): SkillW
 			clearTimeout(timer);
 			for (const watcher of watchers) watcher.close();
 			missing.close();
+			// A closed watch rescans no more: its stat helper (if any) would sit idle for minutes holding every path.
+			// Another discovery still scanning just starts a new one at its next long check.
+			stopStatHelper();
 		},
 	};
 }

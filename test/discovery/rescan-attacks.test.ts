@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { chmodSync, mkdirSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, renameSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { createDiscovery, type DiscoverOptions, type DiscoveryResult, discover } from "skillset";
@@ -179,6 +179,69 @@ describe("a rescan after the tree was changed to fool it", { timeout: 60_000 }, 
 		rmSync(join(base, "plain"));
 		await writeTree(base, { "plain/gamma/SKILL.md": skillMd("gamma") });
 		expect((await rescanIsFresh(discovery)).index.get("gamma")).toBeDefined();
+	});
+});
+
+describe("a rescan of a tree with a link that leads nowhere", { timeout: 60_000 }, () => {
+	it("keeps its index while nothing changed, and still follows the link once its target appears", async () => {
+		symlinkSync(join(base, "later"), join(root, "dangling"));
+		await pastRacyWindow();
+		const discovery = createDiscovery(options());
+		const first = await discovery.scan();
+		expect(codes(first)).toContain("entry.dangling-link");
+		// Nothing changed: the same index object, so no full walk ran.
+		expect((await discovery.scan()).index).toBe(first.index);
+		expect((await discovery.scan()).index).toBe(first.index);
+		await writeTree(base, { "later/delta/SKILL.md": skillMd("delta") });
+		expect((await rescanIsFresh(discovery)).index.get("delta")).toBeDefined();
+	});
+
+	it("keeps its index while nothing changed with links not followed, and sees a new skill", async () => {
+		symlinkSync(join(base, "later"), join(root, "dangling"));
+		symlinkSync(join(root, "loop"), join(root, "loop"));
+		await pastRacyWindow();
+		const discovery = createDiscovery({ ...options(), followSymlinks: false });
+		const first = await discovery.scan();
+		expect((await discovery.scan()).index).toBe(first.index);
+		await writeTree(base, { "later/delta/SKILL.md": skillMd("delta") });
+		expect((await discovery.scan()).index).toBe(first.index);
+		await writeTree(root, { "epsilon/SKILL.md": skillMd("epsilon") });
+		expect((await rescanIsFresh(discovery)).index.get("epsilon")).toBeDefined();
+	});
+
+	it("keeps its index with a link that loops on itself, and sees it replaced by a link to a skill group", async () => {
+		const loop = join(root, "loop");
+		symlinkSync(loop, loop);
+		await pastRacyWindow();
+		const discovery = createDiscovery(options());
+		const first = await discovery.scan();
+		expect((await discovery.scan()).index).toBe(first.index);
+		await writeTree(base, { "target/zeta/SKILL.md": skillMd("zeta") });
+		const rootTimes = keepTimes(root);
+		rmSync(loop);
+		symlinkSync(join(base, "target"), loop);
+		copyTimes(rootTimes, root);
+		expect((await rescanIsFresh(discovery)).index.get("zeta")).toBeDefined();
+	});
+});
+
+describe("a rescan of a tree with times set in the future", { timeout: 60_000 }, () => {
+	it("keeps its index while nothing changed, and still sees an edit to the folder and to its SKILL.md", async () => {
+		const future = new Date("2099-01-01T00:00:00Z");
+		const group = join(root, "group");
+		const file = join(group, "beta", "SKILL.md");
+		utimesSync(group, future, future);
+		utimesSync(file, future, future);
+		await pastRacyWindow();
+		const discovery = createDiscovery(options());
+		const first = await discovery.scan();
+		expect((await discovery.scan()).index).toBe(first.index);
+		expect((await discovery.scan()).index).toBe(first.index);
+		await writeTree(group, { "gamma/SKILL.md": skillMd("gamma") });
+		expect((await rescanIsFresh(discovery)).index.get("gamma")).toBeDefined();
+		writeFileSync(file, skillMd("beta", "Edited in the present."));
+		utimesSync(file, future, future);
+		expect(description(await rescanIsFresh(discovery), "beta")).toBe("Edited in the present.");
 	});
 });
 
