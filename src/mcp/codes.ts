@@ -81,7 +81,7 @@ export const MCP_CODES: Readonly<Record<McpCode, McpCodeInfo>> = {
 	"mcp.busy": {
 		severity: "warning",
 		description:
-			"A `resources/read` of a large file (over 1 MiB) is refused because 64 large reads are waiting for their turn already, or 16 of its own connection.",
+			"A `resources/read` of a large file (over 1 MiB) is refused because 64 large reads are waiting for their turn already, or a quarter of them on its own connection (the share is per socket: a client with several connections has one on each).",
 		hint: "Retry once the large reads in flight are answered; read fewer large files at once on one connection.",
 	},
 	"mcp.lock-mismatch": {

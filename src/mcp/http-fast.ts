@@ -85,11 +85,9 @@ export async function answerRead(
 	const placeholder = deferrals.defer(file);
 	const content =
 		"text" in placeholder
-			? { mimeType: file.mimeType, text: placeholder.text }
-			: contentOf({ ...file, bytes: placeholder.bytes });
-	const headers: Record<string, string> = { "content-type": "application/json" };
-	if (session !== undefined) headers["mcp-session-id"] = session;
-	await writeSpliced(res, 200, headers, answerText(id, JSON.stringify({ uri, ...content }), after), deferrals, stallMs);
+			? textContent(uri, file.mimeType, placeholder.text)
+			: contentText(uri, { ...file, bytes: placeholder.bytes });
+	await writeSpliced(res, 200, jsonHeaders(session), answerText(id, content, after), deferrals, stallMs);
 	return true;
 }
 
@@ -146,24 +144,21 @@ export function onlyKeys(value: Record<string, unknown>, allowed: readonly strin
 	return true;
 }
 
-/** A content as the SDK's skills extension answers it: text decoded as said, or base64. */
-function contentOf(file: FileBytes): { mimeType: string; text: string } | { mimeType: string; blob: string } {
-	const bytes = Buffer.from(file.bytes.buffer, file.bytes.byteOffset, file.bytes.byteLength);
-	return file.encoding === "base64"
-		? { mimeType: file.mimeType, blob: bytes.toString("base64") }
-		: { mimeType: file.mimeType, text: bytes.toString(file.encoding) };
-}
-
 /**
- * The content object of a small read as `JSON.stringify` writes `{ uri, ...contentOf(file) }`, member by member
- * (no object made and spread per read).
+ * The content object of a read as the SDK's skills extension answers it and `JSON.stringify` writes
+ * `{ uri, mimeType, text | blob }`: text decoded as said, or base64; member by member (no object made and spread per
+ * read). Base64 needs no escaping.
  */
 function contentText(uri: string, file: FileBytes): string {
 	const bytes = Buffer.from(file.bytes.buffer, file.bytes.byteOffset, file.bytes.byteLength);
-	const head = `{"uri":${JSON.stringify(uri)},"mimeType":${JSON.stringify(file.mimeType)},`;
 	return file.encoding === "base64"
-		? `${head}"blob":"${bytes.toString("base64")}"}`
-		: `${head}"text":${JSON.stringify(bytes.toString(file.encoding))}}`;
+		? `{"uri":${JSON.stringify(uri)},"mimeType":${JSON.stringify(file.mimeType)},"blob":"${bytes.toString("base64")}"}`
+		: textContent(uri, file.mimeType, bytes.toString(file.encoding));
+}
+
+/** A text content object (see {@link contentText}). */
+function textContent(uri: string, mimeType: string, text: string): string {
+	return `{"uri":${JSON.stringify(uri)},"mimeType":${JSON.stringify(mimeType)},"text":${JSON.stringify(text)}}`;
 }
 
 /** The JSON-RPC answer of a read (`content` its JSON), members in the SDK's order, `after` following the contents. */
@@ -179,10 +174,14 @@ function errorText(id: string | number, error: ProtocolError): string {
 }
 
 /**
- * The headers of a whole JSON answer of `length` bytes, as a flat list of names and values: Node writes them as they
- * are (no object made, spread and walked per answer).
+ * The headers of a JSON answer, its length said when given (a spliced one is sent chunked), as a flat list of names
+ * and values: Node writes them as they are (no object made, spread and walked per answer).
  */
-function jsonHeaders(session: string | undefined, length: number): string[] {
+function jsonHeaders(session: string | undefined, length?: number): string[] {
+	if (length === undefined)
+		return session === undefined
+			? ["content-type", "application/json"]
+			: ["content-type", "application/json", "mcp-session-id", session];
 	const size = String(length);
 	return session === undefined
 		? ["content-type", "application/json", "content-length", size]

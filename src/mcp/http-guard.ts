@@ -28,7 +28,8 @@ export interface RequestRules {
 	token: Buffer | undefined;
 	/**
 	 * `Host` values the full check accepted (a client sends the same one on every request): at most
-	 * {@link MAX_ACCEPTED_HOSTS}, so endless spellings (every port) cannot grow it. Refusals are never kept.
+	 * {@link MAX_ACCEPTED_HOSTS}, so endless spellings (every port) cannot grow it. Only a request that passed every
+	 * check (Origin and token too) adds its value: refusals are never kept.
 	 */
 	acceptedHosts?: Set<string>;
 }
@@ -75,11 +76,10 @@ export function hostnameOf(value: string): string {
 export function checkRequest(req: IncomingMessage, rules: RequestRules): Refusal | undefined {
 	const host = req.headers.host;
 	// Parsing the header (a URL per request) is the check's cost: a value it accepted once is accepted as it is.
-	if (rules.loopback && (host === undefined || !rules.acceptedHosts?.has(host))) {
+	const checkHost = rules.loopback && (host === undefined || !rules.acceptedHosts?.has(host));
+	if (checkHost) {
 		const hostCheck = validateHostHeader(host, [...localhostAllowedHostnames(), ...rules.hosts]);
 		if (!hostCheck.ok) return { status: 403, message: hostCheck.message };
-		if (host !== undefined && rules.acceptedHosts && rules.acceptedHosts.size < MAX_ACCEPTED_HOSTS)
-			rules.acceptedHosts.add(host);
 	}
 	const origin = req.headers.origin;
 	if (origin !== undefined && origin !== "" && !rules.origins.has(serializedOrigin(origin)))
@@ -89,6 +89,10 @@ export function checkRequest(req: IncomingMessage, rules: RequestRules): Refusal
 		if (!match?.[1] || !timingSafeEqual(digestOf(match[1]), rules.token))
 			return { status: 401, message: "Missing or wrong bearer token", headers: { "www-authenticate": "Bearer" } };
 	}
+	// Remembered only once the whole check passed: a local caller without the token (or from a refused Origin) could
+	// otherwise fill every slot with spellings of its own, for good.
+	if (checkHost && host !== undefined && rules.acceptedHosts && rules.acceptedHosts.size < MAX_ACCEPTED_HOSTS)
+		rules.acceptedHosts.add(host);
 	return undefined;
 }
 

@@ -30,7 +30,7 @@ export async function writeDeferred(
 export async function writeSpliced(
 	res: ServerResponse,
 	status: number,
-	headers: Record<string, string>,
+	headers: Record<string, string> | string[],
 	body: string,
 	deferrals: Deferrals,
 	stallMs: number = STALL_MS,
@@ -46,7 +46,7 @@ export async function writeSpliced(
 async function writeFound(
 	res: ServerResponse,
 	status: number,
-	headers: Record<string, string>,
+	headers: Record<string, string> | string[],
 	body: string,
 	deferrals: Deferrals,
 	stallMs: number,

@@ -9,8 +9,9 @@ export const LARGE_READ_BYTES: number = 1024 * 1024;
 export const MAX_WAITING_LARGE_READS = 64;
 
 /**
- * Large reads one connection (an HTTP socket, or any owner a caller names) may have waiting at once: a quarter of
- * the whole bound, so one client flooding the queue leaves room for at least three others.
+ * Large reads one connection may have waiting at once: a quarter of the whole bound. The share is per socket (or any
+ * owner a caller names), not per client: a client with several sockets gets a share on each, so a single socket's
+ * flood leaves room for at least three others, and a client that opens many fills the whole bound like any crowd.
  */
 export const MAX_WAITING_PER_CONNECTION: number = MAX_WAITING_LARGE_READS / 4;
 

@@ -1,4 +1,5 @@
 import { lstatSync, readdirSync, type Stats } from "node:fs";
+import { RACY_MARGIN_MS, SKIPPED_DIRS } from "./folder-rules.ts";
 
 /**
  * A saved listing: the folder, its device, inode, mtime and ctime (ms), its sorted entry names, whether its
@@ -6,27 +7,14 @@ import { lstatSync, readdirSync, type Stats } from "node:fs";
  */
 export type ListingRow = [string, number, number, number, number, string[], boolean, VerdictRow | null];
 
-/** A saved verdict: [subfolder names, file count, bytes, maxBytes, allowHardLinks, taken at (ms)]. */
-export type VerdictRow = [string[], number, number, number, boolean, number];
-
 /**
- * What the last full walk of a folder found: every entry `lstat`ed, every plain file servable under the rules it
- * names (regular, no link, no hard link unless allowed, within the cap) and settled when it was looked at. While the
- * folder's own `lstat` still matches the listing it was taken with, a warm start-up's plan takes it instead of an
- * `lstat` per file (see walk.ts).
+ * What the last full walk of a folder found, saved as [subfolder names (skipped folders left out), file count, bytes,
+ * maxBytes, allowHardLinks, taken at (ms)]: every entry `lstat`ed, every plain file servable under the rules it names
+ * (regular, no link, no hard link unless allowed, within the cap) and settled when the walk began, as was the folder.
+ * While the folder's own `lstat` still matches the listing it was taken with, a warm start-up's plan takes it instead
+ * of an `lstat` per file (see walk.ts).
  */
-export interface Verdict {
-	/** The entries that were folders to walk (skipped folders left out). */
-	dirs: string[];
-	/** How many plain files it counted, and their bytes. */
-	files: number;
-	bytes: number;
-	/** The rules the files were checked under: a verdict stands only for the same ones. */
-	maxBytes: number;
-	allowHardLinks: boolean;
-	/** When the walk that took it began (ms). */
-	at: number;
-}
+export type VerdictRow = [string[], number, number, number, boolean, number];
 
 const SKILL_FILE = "SKILL.md";
 
@@ -40,7 +28,7 @@ export interface Listing {
 	/** Whether the folder held a SKILL.md that was a regular file when it was listed. */
 	skillFile: boolean;
 	/**
-	 * What the last full walk of the folder found, when every file was servable (see {@link Verdict}), kept as its
+	 * What the last full walk of the folder found, when every file was servable (see {@link VerdictRow}), kept as its
 	 * saved row: ten thousands of folders read back make no object per verdict.
 	 */
 	verdict: VerdictRow | undefined;
@@ -122,27 +110,30 @@ export class ListingCache {
 		return rows;
 	}
 
-	/** Keeps `verdict` for the listing (a full walk of its folder found every file servable). */
-	keepVerdict(listing: Listing, verdict: Verdict): void {
+	/**
+	 * Keeps the verdict of a full walk (begun at `at`) of the listing's folder, which found every file servable under
+	 * `rules` and the folder settled. The same verdict taken again is no change: nothing is made and nothing rewritten.
+	 */
+	keepVerdict(
+		listing: Listing,
+		dirs: readonly string[],
+		files: number,
+		bytes: number,
+		rules: { maxBytes: number; allowHardLinks: boolean },
+		at: number,
+	): void {
 		const kept = listing.verdict;
-		listing.verdict = [
-			verdict.dirs,
-			verdict.files,
-			verdict.bytes,
-			verdict.maxBytes,
-			verdict.allowHardLinks,
-			verdict.at,
-		];
-		// A verdict taken again the same is no change: a warm run that walked a folder anyway rewrites nothing.
 		if (
-			kept === undefined ||
-			kept[1] !== verdict.files ||
-			kept[2] !== verdict.bytes ||
-			kept[3] !== verdict.maxBytes ||
-			kept[4] !== verdict.allowHardLinks ||
-			kept[0].join("/") !== verdict.dirs.join("/")
+			kept !== undefined &&
+			kept[1] === files &&
+			kept[2] === bytes &&
+			kept[3] === rules.maxBytes &&
+			kept[4] === rules.allowHardLinks &&
+			sameNames(kept[0], dirs)
 		)
-			this.changed = true;
+			return;
+		listing.verdict = [dirs.slice(), files, bytes, rules.maxBytes, rules.allowHardLinks, at];
+		this.changed = true;
 	}
 
 	/** Forgets the listing's verdict (a walk of its folder found a problem, or a file too recently changed). */
@@ -174,7 +165,7 @@ export class ListingCache {
 		if (!(Math.max(mtimeMs, ctimeMs) < savedAt) || !Array.isArray(names) || typeof skillFile !== "boolean") return;
 		if (!names.every(isEntryName) || (skillFile && !names.includes(SKILL_FILE))) return;
 		// Every listing has one shape (the verdict always set, if undefined): the warm walk's lookups stay monomorphic.
-		const verdict = saved === null ? undefined : verdictOf(saved, names, savedAt);
+		const verdict = saved === null ? undefined : verdictOf(saved, names, Math.max(mtimeMs, ctimeMs), savedAt);
 		if (saved !== null && !verdict) return;
 		this.#entries.set(path, { dev, ino, mtimeMs, ctimeMs, names, skillFile, used: -1, verdict });
 	}
@@ -182,10 +173,11 @@ export class ListingCache {
 
 /**
  * A saved verdict read back as strictly as input: its folders are entries of the listing in strictly ascending
- * order (so each once, as a walk lists them), it counts no more files than the other entries, no more bytes than they
- * may hold under its cap, and it was taken before the cache was saved.
+ * order (so each once, as a walk lists them) and none a skipped one, it counts no more files than the other entries,
+ * no more bytes than they may hold under its cap, and it was taken before the cache was saved, with the folder (last
+ * changed at `changed`) settled by then: checked once here, so a walk taking it checks only the rules.
  */
-function verdictOf(row: unknown, names: readonly string[], savedAt: number): VerdictRow | undefined {
+function verdictOf(row: unknown, names: readonly string[], changed: number, savedAt: number): VerdictRow | undefined {
 	if (!Array.isArray(row) || row.length !== 6) return undefined;
 	const cells = row as unknown[];
 	const dirs = cells[0];
@@ -196,13 +188,21 @@ function verdictOf(row: unknown, names: readonly string[], savedAt: number): Ver
 	const at = cells[5];
 	if (!Array.isArray(dirs) || !isCount(files) || !isCount(bytes) || !isCount(maxBytes)) return undefined;
 	if (typeof allowHardLinks !== "boolean" || !isTime(at) || !(at <= savedAt)) return undefined;
+	if (!(changed < at - RACY_MARGIN_MS)) return undefined;
 	if (dirs.length + files > names.length || bytes > files * maxBytes) return undefined;
 	for (let i = 0; i < dirs.length; i++) {
 		const name: unknown = dirs[i];
 		if (typeof name !== "string" || (i > 0 && !((dirs[i - 1] as string) < name)) || !names.includes(name))
 			return undefined;
+		if (SKIPPED_DIRS.has(name)) return undefined;
 	}
 	return row as VerdictRow;
+}
+
+function sameNames(a: readonly string[], b: readonly string[]): boolean {
+	if (a.length !== b.length) return false;
+	for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+	return true;
 }
 
 function isCount(value: unknown): value is number {

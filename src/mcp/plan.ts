@@ -5,7 +5,7 @@ import { readContained, type SkillsLock, sha256 } from "../runtime/index.ts";
 import { codePointLength, type ParsedSkill, parseSkillFrontmatter, validateParsedSkill } from "../skill/index.ts";
 import type { McpCode } from "./codes.ts";
 import type { FrontmatterCache, FrontmatterProblem } from "./read-cache.ts";
-import { SKILL_SCHEME, skillPathOf } from "./uri.ts";
+import { skillFileUri, skillPathOf } from "./uri.ts";
 import { type FileRules, walkSkill } from "./walk.ts";
 
 /** What a plan checks files against: the read rules and, in verify mode, the lock. */
@@ -135,8 +135,7 @@ function checkSkill(
 	if (field) return leave("mcp.field-invalid", field);
 	if ("code" in walked) return leave(walked.code, walked.message);
 	const path = skillPathOf(skill);
-	// `SKILL.md` needs no escaping: its URI is the concatenation `fileUri` would make, without the split and join.
-	return { skill, path, uri: `${SKILL_SCHEME}${path}/SKILL.md`, dir, frontmatter };
+	return { skill, path, uri: skillFileUri(path), dir, frontmatter };
 }
 
 type Frontmatter = { [key: string]: JsonValue };

@@ -18,6 +18,11 @@ export function fileUri(skillPath: string, relPath: string): string {
 	return `${SKILL_SCHEME}${skillPath}/${relPath.split("/").map(encodeURIComponent).join("/")}`;
 }
 
+/** The URI of the SKILL.md of the skill at `skillPath`: what {@link fileUri} makes of it, without the split and join. */
+export function skillFileUri(skillPath: string): string {
+	return `${SKILL_SCHEME}${skillPath}/SKILL.md`;
+}
+
 /** The URI of a skill's directory resource (no trailing slash); `""` is the skill root. */
 export function directoryUri(skillPath: string, relDir: string): string {
 	return relDir === "" ? `${SKILL_SCHEME}${skillPath}` : fileUri(skillPath, relDir);

@@ -1,6 +1,7 @@
 import { lstatSync, readdirSync, type Stats } from "node:fs";
 import { sep } from "node:path";
 import type { McpCode } from "./codes.ts";
+import { SKIPPED_DIRS, settled } from "./folder-rules.ts";
 import type { Listing, ListingCache, VerdictRow } from "./listings.ts";
 
 /** What a served file may be: the read cap and whether hard-linked files are allowed. */
@@ -45,20 +46,8 @@ export interface TreeProblem {
 export const SKILL_FILE_LIMIT = 512;
 export const SKILL_BYTE_LIMIT: number = 16 * 1024 * 1024;
 
-/** Folders that are never part of a served skill (and are refused on read). */
-export const SKIPPED_DIRS: ReadonlySet<string> = new Set([".git", "node_modules"]);
-
-/**
- * How long after its last change an entry's `lstat` stands for what was read of it. Two writes within one tick of
- * the kernel's clock can leave size, mtime and ctime alike (the racy-git rule, as discovery's index has it), so what
- * was read of an entry changed more recently than this is not kept: it is read again next time.
- */
-export const RACY_MARGIN_MS = 2000;
-
-/** Whether an entry with these times shows no change in the {@link RACY_MARGIN_MS} before `now`. */
-export function settled(times: { mtimeMs: number; ctimeMs: number }, now: number): boolean {
-	return Math.max(times.mtimeMs, times.ctimeMs) < now - RACY_MARGIN_MS;
-}
+// The racy rule and the skipped folders live where listings.ts can take them too (it may not import this module).
+export { RACY_MARGIN_MS, SKIPPED_DIRS, settled } from "./folder-rules.ts";
 
 const SKILL_FILE = "SKILL.md";
 
@@ -66,17 +55,25 @@ const SKILL_FILE = "SKILL.md";
 export interface WalkOptions {
 	/** SKILL.md as the caller already checked it (see {@link VouchedSkillFile}). */
 	vouched?: VouchedSkillFile | undefined;
-	/** Take a folder's kept verdict instead of an `lstat` per file (see {@link walkSkill}). */
+	/**
+	 * Take a folder's kept verdict instead of an `lstat` per file, and keep one for each folder walked in full (see
+	 * {@link walkSkill}). Only the plan asks, when a read cache will save them: every other walk (a use) neither reads
+	 * the clock nor makes a verdict.
+	 */
 	verdicts?: boolean;
 	/** When the walk began (ms): a verdict it keeps is taken at this time. Default: now. */
 	now?: number;
 }
 
-/** What one full pass over a folder's entries counted. */
+/**
+ * What a walk counted: its files and bytes so far, and of the folder being walked in full (only when verdicts are
+ * kept) its subfolders, whether every file was settled and how many `lstat`s a verdict would spare. One per walk.
+ */
 interface Tally {
 	files: number;
 	bytes: number;
-	dirs: string[];
+	/** The folder's subfolders (skipped folders left out); undefined when no verdict is kept. */
+	names: string[] | undefined;
 	/** False when a file changed within the racy margin before the walk: no verdict is kept then. */
 	settled: boolean;
 	/** The plain files a verdict would spare an `lstat` (all but the root's SKILL.md, which the plan looks at). */
@@ -114,8 +111,10 @@ export function walkSkill(
 	// Entry names come from readdir (or a kept listing checked the same way): no separator, never `.` or `..`, so
 	// joining them is concatenation (no path normalized again for every file of every skill).
 	const base = dir.endsWith(sep) ? dir : dir + sep;
-	const totals = { files: 0, bytes: 0 };
-	const now = options.now ?? Date.now();
+	const keep = options.verdicts === true && listings !== undefined;
+	// Only a walk that keeps verdicts needs the time (they are taken at it, and files are checked settled by it).
+	const now = keep ? (options.now ?? Date.now()) : undefined;
+	const tally: Tally = { files: 0, bytes: 0, names: keep ? [] : undefined, settled: true, spared: 0 };
 	// The `lstat` of each subfolder from its parent's listing: its own listing's signature.
 	const dirStats: (Stats | undefined)[] = [undefined];
 	for (let i = 0; i < tree.dirs.length; i++) {
@@ -133,58 +132,51 @@ export function walkSkill(
 		}
 		const vouched = i === 0 && listing?.skillFile && options.vouched;
 		const skipSkillFile = vouched ? settled(listing as Listing, vouched.since) : false;
-		const verdict = options.verdicts && listing ? verdictFor(listing, rules) : undefined;
-		const tally: Tally | TreeProblem = verdict
-			? takeVerdict(verdict, rel, i === 0 && !skipSkillFile && listing?.skillFile === true, base, tree, dirStats, rules)
-			: walkEntries(
-					entries,
+		const verdict = keep && listing ? verdictFor(listing, rules) : undefined;
+		const files = tally.files;
+		const bytes = tally.bytes;
+		if (tally.names) {
+			tally.names.length = 0;
+			tally.settled = true;
+			tally.spared = 0;
+		}
+		const problem = verdict
+			? takeVerdict(
+					verdict,
 					rel,
+					i === 0 && !skipSkillFile && listing?.skillFile === true,
 					base,
 					tree,
 					dirStats,
 					rules,
-					skipSkillFile ? options.vouched : undefined,
-					now,
-					totals,
-				);
-		if ("code" in tally) {
+					tally,
+				)
+			: walkEntries(entries, rel, base, tree, dirStats, rules, skipSkillFile ? options.vouched : undefined, now, tally);
+		if (problem) {
 			if (listing && !verdict) listings?.dropVerdict(listing);
-			return tally;
+			return problem;
 		}
 		if (skipSkillFile) tree.skillFileVouched = true;
-		if (!verdict && listing && listings) {
+		if (keep && !verdict && listing && listings && tally.names && now !== undefined) {
 			// A verdict that would spare no `lstat` (a folder of SKILL.md and subfolders only) is not kept: reading it
-			// back would cost more than it saves.
-			const { files, bytes, dirs } = tally;
-			if (tally.settled && tally.spared > 0)
-				listings.keepVerdict(listing, { files, bytes, dirs, ...ruleOf(rules), at: now });
+			// back would cost more than it saves. Nor is one of a folder changed within the racy margin: an entry added
+			// within the same tick may not have changed its times (so a kept verdict always stands for its listing).
+			if (tally.settled && tally.spared > 0 && settled(listing, now))
+				listings.keepVerdict(listing, tally.names, tally.files - files, tally.bytes - bytes, rules, now);
 			else listings.dropVerdict(listing);
 		}
-		if (tree.dirs.length > SKILL_FILE_LIMIT)
-			return { code: "mcp.too-many-files", message: `more than ${SKILL_FILE_LIMIT} folders` };
-		totals.files += tally.files;
-		totals.bytes += tally.bytes;
-		if (totals.files > SKILL_FILE_LIMIT)
-			return { code: "mcp.too-many-files", message: `more than ${SKILL_FILE_LIMIT} files` };
-		if (totals.bytes > SKILL_BYTE_LIMIT) return { code: "mcp.too-large", message: "more than 16 MiB of files" };
 	}
 	return tree;
 }
 
-function ruleOf(rules: FileRules): { maxBytes: number; allowHardLinks: boolean } {
-	return { maxBytes: rules.maxBytes, allowHardLinks: rules.allowHardLinks };
-}
-
 /**
- * The listing's verdict when it may stand for its files: taken under these rules, with the folder settled when it
- * was taken (an entry added within the same tick may not have changed the folder's times), naming no skipped folder.
+ * The listing's verdict when it was taken under these rules. (A kept verdict was taken with the folder settled and
+ * names no skipped folder: listings.ts keeps and restores no other.)
  */
 function verdictFor(listing: Listing, rules: FileRules): VerdictRow | undefined {
 	// [folders, files, bytes, maxBytes, allowHardLinks, taken at] (listings.ts VerdictRow).
 	const { verdict } = listing;
-	if (!verdict || verdict[3] !== rules.maxBytes || verdict[4] !== rules.allowHardLinks) return undefined;
-	if (!settled(listing, verdict[5]) || verdict[0].some((name) => SKIPPED_DIRS.has(name))) return undefined;
-	return verdict;
+	return verdict && verdict[3] === rules.maxBytes && verdict[4] === rules.allowHardLinks ? verdict : undefined;
 }
 
 /**
@@ -199,9 +191,9 @@ function takeVerdict(
 	tree: SkillTree,
 	dirStats: (Stats | undefined)[],
 	rules: FileRules,
-): Tally | TreeProblem {
-	const dirs = verdict[0];
-	for (const name of dirs) {
+	tally: Tally,
+): TreeProblem | undefined {
+	for (const name of verdict[0]) {
 		tree.dirs.push(rel ? `${rel}/${name}` : name);
 		dirStats.push(undefined);
 	}
@@ -216,10 +208,15 @@ function takeVerdict(
 		if (problem) return problem;
 		tree.files.push({ rel: SKILL_FILE, stats });
 	}
-	return { files: verdict[1], bytes: verdict[2], dirs, settled: true, spared: verdict[1] };
+	tally.files += verdict[1];
+	tally.bytes += verdict[2];
+	return overLimit(tally, tree);
 }
 
-/** One full pass over a folder's entries: each one's `lstat` (SKILL.md's, when vouched for, excepted). */
+/**
+ * One full pass over a folder's entries: each one's `lstat` (SKILL.md's, when vouched for, excepted). With `now`
+ * (verdicts kept), what a verdict of the folder needs is counted as well.
+ */
 function walkEntries(
 	entries: readonly string[],
 	rel: string,
@@ -228,25 +225,16 @@ function walkEntries(
 	dirStats: (Stats | undefined)[],
 	rules: FileRules,
 	vouched: VouchedSkillFile | undefined,
-	now: number,
-	totals: { files: number; bytes: number },
-): Tally | TreeProblem {
-	const tally: Tally = { files: 0, bytes: 0, dirs: [], settled: true, spared: 0 };
+	now: number | undefined,
+	tally: Tally,
+): TreeProblem | undefined {
 	// The limits are checked as entries come, so a folder of a million entries costs no million `lstat`s.
-	const tooMany = (): TreeProblem | undefined =>
-		totals.files + tally.files > SKILL_FILE_LIMIT
-			? { code: "mcp.too-many-files", message: `more than ${SKILL_FILE_LIMIT} files` }
-			: tree.dirs.length > SKILL_FILE_LIMIT
-				? { code: "mcp.too-many-files", message: `more than ${SKILL_FILE_LIMIT} folders` }
-				: totals.bytes + tally.bytes > SKILL_BYTE_LIMIT
-					? { code: "mcp.too-large", message: "more than 16 MiB of files" }
-					: undefined;
 	for (const name of entries) {
 		const path = rel ? `${rel}/${name}` : name;
 		if (vouched && path === SKILL_FILE) {
 			tally.files++;
 			tally.bytes += vouched.size;
-			const problem = tooMany();
+			const problem = overLimit(tally, tree);
 			if (problem) return problem;
 			continue;
 		}
@@ -260,8 +248,8 @@ function walkEntries(
 			if (SKIPPED_DIRS.has(name)) continue;
 			tree.dirs.push(path);
 			dirStats.push(stats);
-			tally.dirs.push(name);
-			const problem = tooMany();
+			tally.names?.push(name);
+			const problem = overLimit(tally, tree);
 			if (problem) return problem;
 			continue;
 		}
@@ -269,15 +257,27 @@ function walkEntries(
 		if (SKIPPED_DIRS.has(name) && stats.isFile()) continue;
 		const problem = fileProblem(path, stats, rules);
 		if (problem) return problem;
-		if (!settled(stats, now)) tally.settled = false;
-		if (path !== SKILL_FILE) tally.spared++;
+		if (now !== undefined) {
+			if (!settled(stats, now)) tally.settled = false;
+			if (path !== SKILL_FILE) tally.spared++;
+		}
 		tally.files++;
 		tally.bytes += stats.size;
 		tree.files.push({ rel: path, stats });
-		const over = tooMany();
+		const over = overLimit(tally, tree);
 		if (over) return over;
 	}
-	return tally;
+	return undefined;
+}
+
+/** The first of SEP-2640's per-skill limits the walk so far is over, if any. */
+function overLimit(tally: Tally, tree: SkillTree): TreeProblem | undefined {
+	if (tally.files > SKILL_FILE_LIMIT)
+		return { code: "mcp.too-many-files", message: `more than ${SKILL_FILE_LIMIT} files` };
+	if (tree.dirs.length > SKILL_FILE_LIMIT)
+		return { code: "mcp.too-many-files", message: `more than ${SKILL_FILE_LIMIT} folders` };
+	if (tally.bytes > SKILL_BYTE_LIMIT) return { code: "mcp.too-large", message: "more than 16 MiB of files" };
+	return undefined;
 }
 
 function fileProblem(path: string, stats: Stats, rules: FileRules): TreeProblem | undefined {

@@ -1,11 +1,12 @@
 // Issue 23: the per-request checks of the HTTP fast path take shortcuts for what clients send every time (the same
 // `Host`, plain skill URIs). Written as an attacker: a shortcut must never accept what the full check refuses, nor
 // refuse what it accepts, however many spellings were seen before.
-import { request } from "node:http";
+import { type IncomingMessage, request } from "node:http";
 import { join } from "node:path";
 import { createSkillServer, type HttpServing, type SkillServer, serveHttp } from "skillset/mcp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isCanonicalSkillUri } from "../../src/mcp/http-fast.ts";
+import { checkRequest, digestOf, MAX_ACCEPTED_HOSTS, type RequestRules } from "../../src/mcp/http-guard.ts";
 import { uriSegments } from "../../src/mcp/uri.ts";
 import { skillMd, tempDir, writeTree } from "../helpers/temp.ts";
 import { initializeBody } from "./fast-path-helpers.ts";
@@ -60,6 +61,30 @@ describe("the Host check on every request", () => {
 		expect(await statusWithHost("localhost:1000")).toBe(200);
 		expect(await statusWithHost("evil.example")).toBe(403);
 	}, 120_000);
+});
+
+describe("the Host values a server remembers", () => {
+	it("remembers none from a request the token check refused: tokenless local callers cannot fill the slots", () => {
+		const rules: RequestRules = {
+			loopback: true,
+			hosts: [],
+			origins: new Set(),
+			token: digestOf("the-token"),
+			acceptedHosts: new Set(),
+		};
+		const ask = (host: string, authorization?: string) =>
+			checkRequest({ headers: { host, ...(authorization ? { authorization } : {}) } } as IncomingMessage, rules);
+		// A local process without the token sends one spelling of localhost per slot, each refused.
+		for (let port = 1; port <= MAX_ACCEPTED_HOSTS; port++) expect(ask(`localhost:${port}`)?.status).toBe(401);
+		// An Origin refusal is no acceptance either.
+		expect(
+			checkRequest({ headers: { host: "localhost:99", origin: "http://evil.example" } } as IncomingMessage, rules)
+				?.status,
+		).toBe(403);
+		// The real client's Host, sent with the token, is still the one remembered.
+		expect(ask("127.0.0.1:4000", "Bearer the-token")).toBeUndefined();
+		expect([...(rules.acceptedHosts ?? [])]).toEqual(["127.0.0.1:4000"]);
+	});
 });
 
 describe("the canonical skill URI test", () => {

@@ -32,8 +32,11 @@ afterAll(async () => {
 
 const readBody = (id: number) => ({ jsonrpc: "2.0", id, method: "resources/read", params: { uri: URI } });
 
-/** Pipelines `count` reads of the large file on one socket in one write; resolves with every answer's body. */
-function pipelinedFlood(url: string, session: string, count: number): Promise<string[]> {
+/**
+ * Pipelines `count` reads of the large file on one socket in one write; resolves with every answer's body. `onFirst`
+ * runs when the first answer is whole: the flood's other reads are still waiting then.
+ */
+function pipelinedFlood(url: string, session: string, count: number, onFirst: () => void): Promise<string[]> {
 	const { hostname, port } = new URL(url);
 	const wire = Array.from({ length: count }, (_, i) => {
 		const text = JSON.stringify(readBody(i + 1));
@@ -57,6 +60,7 @@ function pipelinedFlood(url: string, session: string, count: number): Promise<st
 			for (let answer = nextAnswer(received); answer; answer = nextAnswer(received)) {
 				answers.push(answer.body);
 				received = received.subarray(answer.used);
+				if (answers.length === 1) onFirst();
 			}
 			if (answers.length === count) socket.end();
 		});
@@ -118,16 +122,29 @@ describe.skipIf(process.platform !== "linux")("a fair share of the large-read qu
 			const url = urlOf();
 			const session = await initialize(url, LEGACY);
 			const count = MAX_WAITING_LARGE_READS + 16;
-			const answers = await pipelinedFlood(url, session, count);
+			// Other connections' reads (ids of their own within the session) go out as soon as the flood's first answer is in, so they meet its reads still
+			// waiting: as many as one connection's share (the flood keeps at most that many, leaving them room), while
+			// without the share the flood holds every place but the one or two answered so far and they are refused.
+			let others: Promise<Awaited<ReturnType<typeof post>>>[] = [];
+			let waitingWhenSent = 0;
+			const answers = await pipelinedFlood(url, session, count, () => {
+				waitingWhenSent = count - 1;
+				others = Array.from({ length: MAX_WAITING_PER_CONNECTION }, (_, i) =>
+					post(url, readBody(count + 1 + i), headersOf(session)),
+				);
+			});
 			const served = answers.filter((body) => body.includes(BIG.slice(0, 64))).length;
 			const busy = answers.filter((body) => body.includes('"mcp.busy"')).length;
 			expect(answers.length).toBe(count);
 			expect(served + busy).toBe(count);
 			expect(served).toBeGreaterThanOrEqual(1);
 			expect(served).toBeLessThan(MAX_WAITING_LARGE_READS);
-			const next = await post(url, readBody(1), headersOf(session));
-			expect(next.status).toBe(200);
-			expect(JSON.parse(next.body).result.contents[0].text).toBe(BIG);
+			expect(waitingWhenSent).toBeGreaterThan(0);
+			for (const next of await Promise.all(others)) {
+				expect(next.status).toBe(200);
+				expect(next.body).not.toContain("mcp.busy");
+				expect(JSON.parse(next.body).result.contents[0].text).toBe(BIG);
+			}
 		},
 		120_000,
 	);
