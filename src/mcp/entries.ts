@@ -5,6 +5,7 @@ import { type HeldRoots, mediaTypeOf, readContainedAsync, type SkillsLock } from
 import type { BufferPool, Lease } from "./buffer-pool.ts";
 import type { McpCode } from "./codes.ts";
 import type { FileBytes } from "./deferred.ts";
+import { SKIPPED_DIRS, settled } from "./folder-rules.ts";
 import {
 	LARGE_READ_BYTES,
 	type LargeReadRefusal,
@@ -15,7 +16,7 @@ import {
 } from "./large-reads.ts";
 import type { JsonValue, ServedSkill, ServePlan } from "./plan.ts";
 import { directoryUri, fileUri, uriSegments } from "./uri.ts";
-import { type FileRules, SKIPPED_DIRS, type SkillTree, settled, type TreeProblem, walkSkill } from "./walk.ts";
+import { type FileRules, type SkillTree, type TreeProblem, walkSkill } from "./walk.ts";
 
 /** How files are served: the read rules, the large-answer queue and, in verify mode, the lock every file must match. */
 export interface ServeRules extends FileRules {

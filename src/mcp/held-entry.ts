@@ -1,8 +1,9 @@
 import { lstatSync, type Stats } from "node:fs";
 import { join } from "node:path";
 import type { SkillEntry } from "./entries.ts";
+import { settled } from "./folder-rules.ts";
 import type { FileRules, SkillFile, SkillTree } from "./walk.ts";
-import { settled, walkSkill } from "./walk.ts";
+import { walkSkill } from "./walk.ts";
 
 /**
  * A skill entry kept with the identity of everything it was built from: every folder of the skill (a folder's

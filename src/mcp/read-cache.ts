@@ -2,8 +2,8 @@ import type { Stats } from "node:fs";
 import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { derivedKey, readDerived, writeDerived } from "../discovery/derived-cache.ts";
+import { RACY_MARGIN_MS, settled } from "./folder-rules.ts";
 import type { ListingCache } from "./listings.ts";
-import { RACY_MARGIN_MS, settled } from "./walk.ts";
 
 // What each checked SKILL.md's frontmatter parsed to (or that it does not parse as written), and the listings of
 // skill folders, kept between runs so a warm start-up checks each skill with `lstat`s instead of reading, parsing

@@ -46,9 +46,6 @@ export interface TreeProblem {
 export const SKILL_FILE_LIMIT = 512;
 export const SKILL_BYTE_LIMIT: number = 16 * 1024 * 1024;
 
-// The racy rule and the skipped folders live where listings.ts can take them too (it may not import this module).
-export { RACY_MARGIN_MS, SKIPPED_DIRS, settled } from "./folder-rules.ts";
-
 const SKILL_FILE = "SKILL.md";
 
 /** How a walk may spare `lstat`s (a warm start-up's plan); every other walk looks at every entry itself. */
