@@ -64,13 +64,13 @@ export function createDiscovery(options: DiscoverOptions = {}): Discovery {
 			// Nothing changed: the same index, so callers (and watchers) can tell at a glance.
 			if (changes && !changes.structure && changes.files.size === 0)
 				return unchangedResult(previous, started, cache.size);
+			const origins = keptOrigins(cache.originWalks);
 			// Only SKILL.md contents changed: the folders are as they were, so the last walk stands.
 			if (changes && !changes.structure && cache.walks)
-				return scanOnce(fixed, cache, { walks: cache.walks, origins: cache.originWalks ?? [], changed: changes.files });
+				return scanOnce(fixed, cache, { walks: cache.walks, origins, changed: changes.files });
 			// Only folders listed too close to a change to vouch for themselves: the local roots are walked again, the
 			// origins (no folder of theirs changed) are kept as loaded.
-			if (changes?.racyOnly && cache.originWalks)
-				return scanOnce(fixed, cache, { origins: cache.originWalks, changed: changes.files });
+			if (changes?.racyOnly && origins) return scanOnce(fixed, cache, { origins, changed: changes.files });
 		}
 		return scanOnce(fixed, cache);
 	};
@@ -94,8 +94,8 @@ export function createDiscovery(options: DiscoverOptions = {}): Discovery {
 interface Reuse {
 	/** The local roots' walks, when no folder changed; the SKILL.md files in `changed` are read again. */
 	walks?: RootWalk[];
-	/** The origins' walks of that scan: no folder changed, so no origin is fetched again for a file's edit. */
-	origins: RootWalk[];
+	/** The origins' walks of that scan, when each reached its origin (see {@link keptOrigins}); else loaded again. */
+	origins?: RootWalk[];
 	changed: Set<string>;
 }
 
@@ -151,7 +151,7 @@ async function scanOnce(
 		if (rootCache) caches.set(walk.root, rootCache);
 	}
 	// Origin code loads only with origins: start-up pays for every module.
-	const originWalks = reuse
+	const originWalks = reuse?.origins
 		? reuse.origins
 		: options.origins?.length
 			? await (await import("./origins.ts")).walkOrigins(options.origins, roots.length)
@@ -303,6 +303,17 @@ function rootKey(root: DiscoveryRoot, options: DiscoverOptions): string {
 function limitsFor(root: DiscoveryRoot, options: DiscoverOptions): WalkLimits {
 	const defaults = root.source === "option" ? DEFAULT_EXPLICIT_WALK_LIMITS : DEFAULT_WALK_LIMITS;
 	return { ...defaults, ...options.limits };
+}
+
+/**
+ * The last scan's origin walks, for a rescan in which no folder changed: undefined when one could not reach its
+ * origin (failed, or served from the cache), so that a passing network fault does not last until a folder changes.
+ */
+function keptOrigins(walks: RootWalk[] | undefined): RootWalk[] | undefined {
+	const reached = walks?.every((walk) =>
+		walk.diagnostics.every((d) => d.code !== "origin.failed" && d.code !== "origin.cached"),
+	);
+	return reached ? walks : undefined;
 }
 
 /** The previous result with this check's timing: everything was reused. */

@@ -42,3 +42,34 @@ describe("a rescan with only SKILL.md contents to read again", { timeout: 30_000
 		expect(loads).toBe(1);
 	});
 });
+
+describe("a rescan after an origin could not be reached", { timeout: 30_000 }, () => {
+	it("tries the origin again when only a SKILL.md changed, and takes its skills once it answers", async () => {
+		const base = await tempDir();
+		const local = await writeTree(join(base, "local"), { "alpha/SKILL.md": skillMd("alpha", "First.") });
+		const folder = await writeTree(join(base, "origin"), { "remote/SKILL.md": skillMd("remote", "Remote.") });
+		let loads = 0;
+		const provider: OriginProvider = {
+			origin: "index:flaky",
+			load: async () => {
+				loads++;
+				if (loads === 1) throw new Error("connection refused");
+				return { folder, skills: [{ dir: "remote" }], diagnostics: [] };
+			},
+		};
+		const discovery = createDiscovery({
+			cwd: base,
+			home: join(base, "no-home"),
+			defaultRoots: false,
+			roots: [local],
+			origins: [provider],
+		});
+		expect((await discovery.scan()).index.get("remote")).toBeUndefined();
+		await pastRacyWindow();
+		writeFileSync(join(local, "alpha", "SKILL.md"), skillMd("alpha", "Edited."));
+		const again = await discovery.scan();
+		expect(loads).toBe(2);
+		expect(again.index.get("remote")).toBeDefined();
+		expect(again.index.get("alpha")?.properties.description).toBe("Edited.");
+	});
+});
