@@ -171,6 +171,10 @@ export class ListingCache {
 	}
 }
 
+// The kernel stamps a file from a coarse clock (one tick, up to 10 ms, behind `Date.now()`): a cache saved within a
+// tick of the plan's start can bear a time before the verdicts it holds were taken.
+const FILE_CLOCK_SLACK_MS = 50;
+
 /**
  * A saved verdict read back as strictly as input: its folders are entries of the listing in strictly ascending
  * order (so each once, as a walk lists them) and none a skipped one, it counts no more files than the other entries,
@@ -187,7 +191,7 @@ function verdictOf(row: unknown, names: readonly string[], changed: number, save
 	const allowHardLinks = cells[4];
 	const at = cells[5];
 	if (!Array.isArray(dirs) || !isCount(files) || !isCount(bytes) || !isCount(maxBytes)) return undefined;
-	if (typeof allowHardLinks !== "boolean" || !isTime(at) || !(at <= savedAt)) return undefined;
+	if (typeof allowHardLinks !== "boolean" || !isTime(at) || !(at <= savedAt + FILE_CLOCK_SLACK_MS)) return undefined;
 	if (!(changed < at - RACY_MARGIN_MS)) return undefined;
 	if (dirs.length + files > names.length || bytes > files * maxBytes) return undefined;
 	for (let i = 0; i < dirs.length; i++) {

@@ -132,6 +132,15 @@ describe("the saved verdicts of a warm MCP start-up", () => {
 		expect(names(await plan(cacheDir))).toEqual(["linked", "other", "plain"]);
 	});
 
+	it("take a verdict taken a few ms after the cache file's time (the kernel stamps files from a coarser clock)", async () => {
+		const { cacheDir, file, saved } = await savedCache();
+		const at = takenAt(saved);
+		forgePayload(file, withRow(saved, "dirs", folder(), vouching([[], 2, 40, CAP, false, at])));
+		// A small tree is planned and saved within one tick of the kernel's clock: the file can be stamped before `at`.
+		utimesSync(file, new Date(at - 3), new Date(at - 3));
+		expect(names(await plan(cacheDir))).toEqual(["linked", "other", "plain"]);
+	});
+
 	const defects: [string, (at: number) => unknown][] = [
 		["a folder that is not among the names", (at) => [["elsewhere"], 2, 40, CAP, false, at]],
 		["a folder named twice", (at) => [["guide.md", "guide.md"], 0, 0, CAP, false, at]],
