@@ -16,9 +16,13 @@ export interface HeldEntry {
 	/** Absolute paths: the folders, then the files. */
 	paths: string[];
 	stats: Float64Array;
+	/** The same paths in UTF-8, one after another, and where each ends: a long check hands them to a helper thread. */
+	bytes: Uint8Array;
+	ends: Int32Array;
 }
 
-const FIELDS = 6;
+/** Numbers kept per path: device, inode, size, mtime, ctime and mode (held-check.ts spells the 6 in its helper). */
+export const FIELDS = 6;
 
 function fieldsOf(stats: Stats, into: Float64Array, at: number): void {
 	into[at] = stats.dev;
@@ -90,7 +94,17 @@ export function holdEntry(entry: SkillEntry, dir: string, tree: SkillTree, rules
 		fieldsOf(file.stats, stats, paths.length * FIELDS);
 		paths.push(join(dir, file.rel));
 	}
-	return { entry, paths, stats };
+	return { entry, paths, stats, ...pathBytes(paths) };
+}
+
+function pathBytes(paths: readonly string[]): { bytes: Uint8Array; ends: Int32Array } {
+	const ends = new Int32Array(paths.length);
+	let end = 0;
+	paths.forEach((path, i) => {
+		end += Buffer.byteLength(path);
+		ends[i] = end;
+	});
+	return { bytes: Buffer.from(paths.join("")), ends };
 }
 
 function sameFiles(before: readonly SkillFile[], after: readonly SkillFile[]): boolean {
