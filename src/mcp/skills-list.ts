@@ -118,7 +118,8 @@ export class SkillEntries {
 			const held = this.#heldStretch(ordered, first, end, MAX_PAGE_RESOURCES - files, skills.length === 0);
 			for (; at < end && built < size.built; at++) {
 				const served = ordered[at] as ServedSkill;
-				let entry: SkillEntry | TreeProblem | undefined = held[at - first];
+				// One left out of the stretch's check (it seemed not to fit) is checked alone when it is reached after all.
+				let entry: SkillEntry | TreeProblem | undefined = held[at - first] ?? this.held(served);
 				if (!entry) {
 					built++;
 					entry = await this.#build(served);
