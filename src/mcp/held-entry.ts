@@ -49,7 +49,8 @@ function lstatOrUndefined(path: string): Stats | undefined {
 
 /**
  * Whether every folder and file the entry was built from is still what it was. A warm listing is this check for
- * every skill (one `lstat` per path, which no faster check can replace): nothing else is made per path.
+ * every skill (one `lstat` per path, which no faster check can replace), made for a stretch of skills at once by
+ * held-check.ts, on this thread and a helper, with the same comparison.
  */
 export function stillHeld(held: HeldEntry): boolean {
 	const { paths, stats: kept } = held;
