@@ -169,10 +169,21 @@ let current: Helper | undefined;
 /** Set once a helper failed: from then on every check runs on this thread alone. */
 let broken = false;
 
-/** The helper, started with an arena for checks of `count` paths and `size` bytes and more. */
+/** When the last long check ran (`performance.now()`). */
+let lastLongCheck = Number.NEGATIVE_INFINITY;
+
+/**
+ * The helper, started with an arena for checks of `count` paths and `size` bytes and more. It starts at the second
+ * long check within {@link HELPER_IDLE_MS} of the one before: one listing of a small tree (a single stretch) never
+ * pays for starting a thread, and an enumeration of a big one starts it at its second stretch.
+ */
 function helper(count: number, size: number): Helper | undefined {
 	if (broken) return undefined;
-	current ??= startHelper(sharedArena(Math.max(2 * count, ARENA_PATHS), Math.max(2 * size, ARENA_BYTES)));
+	const now = performance.now();
+	const again = now - lastLongCheck < HELPER_IDLE_MS;
+	lastLongCheck = now;
+	if (!current && again)
+		current = startHelper(sharedArena(Math.max(2 * count, ARENA_PATHS), Math.max(2 * size, ARENA_BYTES)));
 	return current;
 }
 
