@@ -10,7 +10,7 @@ import { FIELDS, type HeldEntry, stillHeld } from "./held-entry.ts";
 // answer is the same either way (every path is compared field for field with what the entry was built from).
 
 /** Paths per chunk claimed from the shared counter: small enough to balance a page's stretch between two threads. */
-const CHUNK = 32;
+const CHUNK = 16;
 /** Checks of fewer paths run on this thread alone: posting them to the helper costs more than it saves. */
 export const PARALLEL_MIN_PATHS = 128;
 /** The helper ends after this long without a check; its thread never keeps the process alive. */
