@@ -16,9 +16,13 @@ export interface HeldEntry {
 	/** Absolute paths: the folders, then the files. */
 	paths: string[];
 	stats: Float64Array;
+	/** The same paths in UTF-8, one after another, and where each ends: a long check hands them to a helper thread. */
+	bytes: Uint8Array;
+	ends: Int32Array;
 }
 
-const FIELDS = 6;
+/** Numbers kept per path: device, inode, size, mtime, ctime and mode (held-check.ts spells the 6 in its helper). */
+export const FIELDS = 6;
 
 function fieldsOf(stats: Stats, into: Float64Array, at: number): void {
 	into[at] = stats.dev;
@@ -45,7 +49,8 @@ function lstatOrUndefined(path: string): Stats | undefined {
 
 /**
  * Whether every folder and file the entry was built from is still what it was. A warm listing is this check for
- * every skill (one `lstat` per path, which no faster check can replace): nothing else is made per path.
+ * every skill (one `lstat` per path, which no faster check can replace), made for a stretch of skills at once by
+ * held-check.ts, on this thread and a helper, with the same comparison.
  */
 export function stillHeld(held: HeldEntry): boolean {
 	const { paths, stats: kept } = held;
@@ -90,7 +95,17 @@ export function holdEntry(entry: SkillEntry, dir: string, tree: SkillTree, rules
 		fieldsOf(file.stats, stats, paths.length * FIELDS);
 		paths.push(join(dir, file.rel));
 	}
-	return { entry, paths, stats };
+	return { entry, paths, stats, ...pathBytes(paths) };
+}
+
+function pathBytes(paths: readonly string[]): { bytes: Uint8Array; ends: Int32Array } {
+	const ends = new Int32Array(paths.length);
+	let end = 0;
+	paths.forEach((path, i) => {
+		end += Buffer.byteLength(path);
+		ends[i] = end;
+	});
+	return { bytes: Buffer.from(paths.join("")), ends };
 }
 
 function sameFiles(before: readonly SkillFile[], after: readonly SkillFile[]): boolean {

@@ -1,6 +1,7 @@
 import { isUtf8 } from "node:buffer";
 import { ProtocolError, ProtocolErrorCode, type StandardSchemaV1 } from "@modelcontextprotocol/server";
 import { type DigestCache, entryFromTree, type ServeRules, type SkillEntry } from "./entries.ts";
+import { checkHeld } from "./held-check.ts";
 import { type HeldEntry, holdEntry, stillHeld } from "./held-entry.ts";
 import type { ServedSkill, ServePlan } from "./plan.ts";
 import { type TreeProblem, walkSkill } from "./walk.ts";
@@ -109,25 +110,70 @@ export class SkillEntries {
 		let files = 0;
 		let built = 0;
 		let at = start;
-		for (; at < ordered.length && at - start < size.skills && built < size.built; at++) {
+		while (at < ordered.length && at - start < size.skills && built < size.built) {
 			// A long page of held entries is a run of lstats: other requests are served between two stretches.
-			if (at > start && (at - start) % PAGE_STRETCH === 0) await nextTurn();
-			const served = ordered[at] as ServedSkill;
-			let entry: SkillEntry | TreeProblem | undefined = this.held(served);
-			if (!entry) {
-				built++;
-				entry = await this.#build(served);
+			if (at > start) await nextTurn();
+			const end = Math.min(ordered.length, at + PAGE_STRETCH, start + size.skills);
+			const first = at;
+			const held = this.#heldStretch(ordered, first, end, MAX_PAGE_RESOURCES - files, skills.length === 0);
+			for (; at < end && built < size.built; at++) {
+				const served = ordered[at] as ServedSkill;
+				// One left out of the stretch's check (it seemed not to fit) is checked alone when it is reached after all.
+				let entry: SkillEntry | TreeProblem | undefined = held[at - first] ?? this.held(served);
+				if (!entry) {
+					built++;
+					entry = await this.#build(served);
+				}
+				if ("code" in entry) {
+					warn(`${served.uri} left out of skills/list: ${entry.message} (${entry.code})`);
+					continue;
+				}
+				if (skills.length > 0 && files + entry.resources.length > MAX_PAGE_RESOURCES)
+					return this.#ended(ordered, at, skills);
+				skills.push(entry);
+				files += entry.resources.length;
 			}
-			if ("code" in entry) {
-				warn(`${served.uri} left out of skills/list: ${entry.message} (${entry.code})`);
-				continue;
-			}
-			if (skills.length > 0 && files + entry.resources.length > MAX_PAGE_RESOURCES) break;
-			skills.push(entry);
-			files += entry.resources.length;
 		}
+		return this.#ended(ordered, at, skills);
+	}
+
+	/** The page of `skills`, with a cursor after the last skill before `at` when more remain. */
+	#ended(ordered: readonly ServedSkill[], at: number, skills: SkillEntry[]): SkillsPage {
 		const last = ordered[at - 1];
 		return at < ordered.length && last ? { skills, nextCursor: cursorAfter(last.uri) } : { skills };
+	}
+
+	/**
+	 * The entries of `ordered[from, end)` that are held and still what their folders hold (all checked in one run of
+	 * lstats, shared with a helper thread when long), index for index from `from` (a gap where one must be built).
+	 * Only as many as can fit in `room` files are checked: the rest of the stretch is built or checked when reached.
+	 */
+	#heldStretch(
+		ordered: readonly ServedSkill[],
+		from: number,
+		end: number,
+		room: number,
+		empty: boolean,
+	): (SkillEntry | undefined)[] {
+		const found: HeldEntry[] = [];
+		const at: number[] = [];
+		let files = 0;
+		for (let i = from; i < end; i++) {
+			const held = this.#held.get(ordered[i] as ServedSkill);
+			if (!held) continue;
+			files += held.entry.resources.length;
+			if (files > room && !(empty && found.length === 0)) break;
+			found.push(held);
+			at.push(i - from);
+		}
+		const verdicts = checkHeld(found);
+		const entries: (SkillEntry | undefined)[] = new Array(end - from);
+		verdicts.forEach((same, i) => {
+			const held = found[i] as HeldEntry;
+			if (same) entries[at[i] as number] = held.entry;
+			else this.#held.delete(ordered[from + (at[i] as number)] as ServedSkill);
+		});
+		return entries;
 	}
 
 	#orderedOf(plan: ServePlan): readonly ServedSkill[] {

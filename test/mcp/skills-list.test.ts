@@ -284,6 +284,37 @@ describe("skills/list after the files change under a server that does not watch"
 		}
 	}, 60_000);
 
+	it("ends warm pages at the file bound and lists every skill once when a held skill changes mid-page", async () => {
+		const files: Record<string, string> = {};
+		const names = Array.from({ length: 12 }, (_, i) => `w-${String(i).padStart(2, "0")}`);
+		for (const name of names) {
+			files[`${name}/SKILL.md`] = skillMd(name);
+			for (let i = 0; i < 299; i++) files[`${name}/references/r${i}.md`] = `# ${i}\n`;
+		}
+		const root = await writeTree(await tempDir(), files);
+		await new Promise((resolve) => setTimeout(resolve, 2200));
+		const server = await createSkillServer({ cwd: root, home: root, defaultRoots: false, roots: [root], watch: false });
+		const serving = await serveHttp(server, { port: 0 });
+		try {
+			const list = listerOf((await httpClient(serving.url)).client);
+			const shape = async () => {
+				const all = await pages(list);
+				const uris = all.flatMap((page) => page.skills.map((skill) => skill.uri));
+				expect(uris).toEqual(names.map((name) => `skill://${name}/SKILL.md`));
+				return all.map((page) => page.skills.reduce((sum, skill) => sum + skill.resources.length, 0));
+			};
+			// Six skills of 300 files fill a page (2,048 at most): cold, then from held entries.
+			expect(await shape()).toEqual([1800, 1800]);
+			expect(await shape()).toEqual([1800, 1800]);
+			// A held skill of the first page loses most of its files: the page now takes a seventh skill.
+			for (let i = 50; i < 299; i++) rmSync(join(root, `w-02/references/r${i}.md`));
+			expect(await shape()).toEqual([1851, 1500]);
+		} finally {
+			await serving.close();
+			await server.close();
+		}
+	}, 60_000);
+
 	it("answers on when a held skill's category folder becomes a file (its paths then fail with ENOTDIR)", async () => {
 		const root = await writeTree(await tempDir(), {
 			"team/held/SKILL.md": skillMd("held"),
