@@ -186,9 +186,9 @@ describe("the cached catalog", () => {
 		const [result] = cached(cacheDir, "discovery-result");
 		if (!result) throw new Error("no saved result");
 		const payload = readResultPayload(result) as { skills: unknown[][] };
-		const row = payload.skills.find((cells) => cells[3] === "skill-3");
+		const row = payload.skills.find((cells) => cells[2] === "skill-3");
 		if (!row) throw new Error("no saved row for skill-3");
-		(row[9] as Record<string, unknown>).description = "Forged description of skill three.";
+		(row[8] as Record<string, unknown>).description = "Forged description of skill three.";
 		forgeResultPayload(result, payload);
 		const forged = await catalogText(cacheDir, 5000);
 		expect(forged).toContain("Forged description of skill three.");
