@@ -283,9 +283,12 @@ function checkResolution(
 	const off = new Set(disabled);
 	const names = new Set<string>();
 	const qualified = new Map<string, IndexedSkill>();
+	// Each rank's first root, as a search of the list finds it.
+	const ranks = new Map<number, DiscoveryRoot>();
+	for (const root of roots) if (!ranks.has(root.rank)) ranks.set(root.rank, root);
 	for (const skill of skills) {
-		const trusted = roots.find((root) => root.rank === skill.rank)?.trusted === true;
-		const isOff = off.has(skill.id) || off.has(skill.qualifiedName);
+		const trusted = ranks.get(skill.rank)?.trusted === true;
+		const isOff = off.size > 0 && (off.has(skill.id) || off.has(skill.qualifiedName));
 		const status = !trusted ? "untrusted" : isOff ? "disabled" : undefined;
 		const agrees =
 			// Its name, or its folder's when two skills of one root declare the same name.
@@ -299,7 +302,11 @@ function checkResolution(
 		qualified.set(skill.qualifiedName, skill);
 		if (skill.status === "selected") names.add(skill.name);
 	}
-	const lockedIds = new Set(skills.filter((s) => lockedRoot(roots, s.rank)).map((s) => s.id));
+	const locked = (rank: number) => ranks.get(rank)?.locked === true;
+	// No locked root (the usual case): no id is a locked root's.
+	const lockedIds = new Set(
+		roots.some((root) => root.locked) ? skills.filter((s) => locked(s.rank)).map((s) => s.id) : [],
+	);
 	for (const skill of skills) {
 		const winner = skill.shadowedBy === undefined ? undefined : qualified.get(skill.shadowedBy);
 		const shadowing =
@@ -307,11 +314,7 @@ function checkResolution(
 				? winner?.status === "selected" && winner.id === skill.id && winner.rank < skill.rank
 				: skill.shadowedBy === undefined;
 		const competing = skill.status === "selected" || skill.status === "shadowed";
-		if (!shadowing || (competing && lockedIds.has(skill.id) && !lockedRoot(roots, skill.rank)))
+		if (!shadowing || (competing && lockedIds.size > 0 && lockedIds.has(skill.id) && !locked(skill.rank)))
 			throw new IndexFormatError("a skill disagrees with what resolution decides");
 	}
-}
-
-function lockedRoot(roots: readonly DiscoveryRoot[], rank: number): boolean {
-	return roots.find((root) => root.rank === rank)?.locked === true;
 }

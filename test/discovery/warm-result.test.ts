@@ -196,6 +196,26 @@ describe("the saved result of a discover()", { timeout: 60_000 }, () => {
 		expectSame(warm, await discover(options()));
 	});
 
+	it("is passed over when a row lets a copy of a locked admin root's name stand beside it", async () => {
+		const cacheDir = join(base, `cache-${caches++}`);
+		const locked: DiscoverOptions = { ...options(cacheDir), roots: [rootA], adminRoots: [rootB], adminLocked: true };
+		const cold = await discover(locked);
+		expect(cold.report.rejected.map((r) => r.diagnostics.map((d) => d.code))).toContainEqual(["collision.locked"]);
+		const file = resultFile(cacheDir);
+		const payload = readResultPayload(file) as unknown as Payload;
+		// The workspace copy of "shared" (rejected: the locked root holds the name) forged back in under its
+		// qualified name, which every other rule lets stand.
+		const winner = rowOf(payload, "shared");
+		const at = ((payload.checks[0] as unknown[])[8] as string[]).indexOf("shared/SKILL.md");
+		const copy = structuredClone(winner);
+		copy.splice(0, 5, 0, at, "shared", "shared@workspace", null);
+		payload.skills.unshift(copy);
+		forgeResultPayload(file, payload as unknown as Record<string, unknown>);
+		const warm = await discover(locked);
+		expect(warm.index.get("shared@workspace")).toBeUndefined();
+		expect(warm.index.skills).toStrictEqual(cold.index.skills);
+	});
+
 	it("is passed over when its two lines are one, its values are missing, or a third line follows", async () => {
 		const layouts: [string, (head: string, values: string, file: string) => void][] = [
 			["one line", (_head, _values, file) => forgePayload(file, readResultPayload(file))],
