@@ -48,6 +48,8 @@ beforeAll(async () => {
 		"outer/inner/SKILL.md": skillMd("inner", "Nested."),
 		".hidden/secret/SKILL.md": skillMd("secret", "Hidden."),
 		"off/SKILL.md": skillMd("off", "Switched off."),
+		// Not ASCII: the saved result must read back as written (most are ASCII, and read as such).
+		"unicode/SKILL.md": skillMd("unicode", "Grüße, 日本語 and 🚀 in a description."),
 	});
 	await writeTree(rootB, {
 		"shared/SKILL.md": skillMd("shared", "The user copy is shadowed."),
@@ -156,6 +158,7 @@ describe("the saved result of a discover()", { timeout: 60_000 }, () => {
 		expect(warm.report.rejected.length).toBeGreaterThanOrEqual(2);
 		expect(Object.getPrototypeOf(warm.index.get("plain")?.properties.metadata)).toBeNull();
 		expect(Object.isFrozen(warm.index.skills[0])).toBe(true);
+		expect(warm.index.get("unicode")?.description).toBe("Grüße, 日本語 and 🚀 in a description.");
 		// It is the saved result that answered: a value changed in it (with a valid digest) shows.
 		const { cacheDir: forged } = await forgedCache();
 		expect(described(await discover(options(forged)))).toBe("FORGED");
