@@ -19,12 +19,14 @@ interface CacheableOptions {
 /**
  * How a value keeps its fitted entries on disk: most are the very entries it was built from, which the key
  * already names, so each such entry is saved as its number among them (a catalog of 10,000 skills then saves and
- * reads half the bytes). `pack` gives the value with `refs` applied to its entry lists; `unpack` undoes that with
- * `deref` on whatever was read (not yet checked).
+ * reads half the bytes). `pack` gives the value with `refs` applied to its entry lists, without its catalog's text,
+ * which `text` gives to be kept after it as it is (read back as a part of the file's text, not parsed into a copy);
+ * `unpack` undoes both with `deref` and that text on whatever was read (not yet checked).
  */
 export interface EntryCodec<T> {
 	pack(value: T, refs: (fitted: readonly CatalogEntry[]) => (CatalogEntry | number)[]): unknown;
-	unpack(saved: unknown, deref: (list: unknown) => unknown): unknown;
+	text(value: T): string;
+	unpack(saved: unknown, deref: (list: unknown) => unknown, text: string | undefined): unknown;
 }
 
 /** The entries a value is built from, and where they came from when that names them all. */
@@ -52,12 +54,12 @@ export async function memoized<T>(
 	const key = entriesKey(kind, rest, source);
 	if (key === undefined) return build();
 	const read = readDerived(cacheDir, kind, key);
-	const saved = read && codec.unpack(read.value, (list) => derefEntries(list, entries));
+	const saved = read && codec.unpack(read.value, (list) => derefEntries(list, entries), read.tail);
 	if (valid(saved)) return saved;
 	const built = await build();
 	const numbers = new Map(entries.map((entry, i) => [entry, i]));
 	const refs = (fitted: readonly CatalogEntry[]) => fitted.map((entry) => numbers.get(entry) ?? entry);
-	writeDerived(cacheDir, kind, key, codec.pack(built, refs));
+	writeDerived(cacheDir, kind, key, codec.pack(built, refs), codec.text(built));
 	return built;
 }
 

@@ -235,8 +235,10 @@ function emptyCatalog(format: string, budget: Catalog["report"]["budget"], token
 
 /** How a catalog keeps its entries in the cache (see {@link EntryCodec}). */
 export const CATALOG_CODEC: EntryCodec<Catalog> = {
-	pack: (catalog, refs) => ({ ...catalog, entries: refs(catalog.entries) }),
-	unpack: (saved, deref) => (isRecord(saved) ? { ...saved, entries: deref(saved.entries) } : saved),
+	// The text is kept after the value (null in it): whatever the value says, the text is the tail's.
+	pack: (catalog, refs) => ({ ...catalog, text: null, entries: refs(catalog.entries) }),
+	text: (catalog) => catalog.text,
+	unpack: (saved, deref, text) => (isRecord(saved) ? { ...saved, text, entries: deref(saved.entries) } : saved),
 };
 
 /** True when `value` has the shape of a {@link Catalog}. */

@@ -134,9 +134,10 @@ const SECTION_CODEC: EntryCodec<SkillsSection> = {
 			at === -1 ? section.text : { before: section.text.slice(0, at), after: section.text.slice(at + inner.length) };
 		return { ...section, text, catalog: CATALOG_CODEC.pack(section.catalog, refs) };
 	},
-	unpack: (saved, deref) => {
+	text: (section) => CATALOG_CODEC.text(section.catalog),
+	unpack: (saved, deref, tail) => {
 		if (!isRecord(saved)) return saved;
-		const catalog = CATALOG_CODEC.unpack(saved.catalog, deref);
+		const catalog = CATALOG_CODEC.unpack(saved.catalog, deref, tail);
 		const { text } = saved;
 		// Anything but two texts around a catalog's text stays as it is, for the shape check to refuse.
 		const around = isRecord(text) && typeof text.before === "string" && typeof text.after === "string";

@@ -82,22 +82,39 @@ function fileWriter(fd: number): { write: (text: string) => void } {
 		write: (text) => {
 			if (failed) return;
 			try {
-				// A string is encoded by the write itself, with no buffer made for it here; only a short write (a size
-				// limit reached) makes one, for the rest.
-				const wrote = writeSync(fd, text);
-				const size = Buffer.byteLength(text, "utf8");
-				if (wrote === size) return;
-				const bytes = Buffer.from(text, "utf8");
-				for (let done = wrote; done < size; ) {
-					const more = writeSync(fd, bytes, done);
-					if (more === 0) throw Object.assign(new Error("no byte written"), { code: "EIO" });
-					done += more;
+				// A large text (a 10k-skill catalog is 3 MB) goes in pieces: encoding it whole would make a buffer of
+				// its size at the run's peak of memory. A piece never ends between the two halves of a surrogate pair.
+				for (let start = 0; start < text.length; ) {
+					let end = Math.min(start + PIECE, text.length);
+					if (end < text.length && isHighSurrogate(text.charCodeAt(end - 1))) end--;
+					writeWhole(fd, start === 0 && end === text.length ? text : text.slice(start, end));
+					start = end;
 				}
 			} catch (error) {
 				failed = error as NodeJS.ErrnoException;
 			}
 		},
 	};
+}
+
+/** UTF-16 units written to a file at once. */
+const PIECE = 1 << 16;
+
+function isHighSurrogate(unit: number): boolean {
+	return unit >= 0xd800 && unit <= 0xdbff;
+}
+
+/** Writes all of `text`: encoded by the write itself; only a short write (a size limit reached) makes a buffer. */
+function writeWhole(fd: number, text: string): void {
+	const wrote = writeSync(fd, text);
+	const size = Buffer.byteLength(text, "utf8");
+	if (wrote === size) return;
+	const bytes = Buffer.from(text, "utf8");
+	for (let done = wrote; done < size; ) {
+		const more = writeSync(fd, bytes, done);
+		if (more === 0) throw Object.assign(new Error("no byte written"), { code: "EIO" });
+		done += more;
+	}
 }
 
 /**

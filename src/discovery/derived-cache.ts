@@ -47,29 +47,42 @@ export function derivedKey(
 }
 
 /**
- * The value saved under `key` in `<cacheDir>/<kind>/` and when it was written (its file's mtime, for the racy-git
- * rule), or undefined when there is none or it cannot be trusted.
+ * The value saved under `key` in `<cacheDir>/<kind>/`, the text saved after it as it is (see {@link writeDerived}),
+ * and when it was written (its file's mtime, for the racy-git rule), or undefined when there is none or it cannot
+ * be trusted.
  */
 export function readDerived(
 	cacheDir: string,
 	kind: string,
 	key: string,
-): { value: unknown; mtimeMs: number } | undefined {
+): { value: unknown; tail?: string; mtimeMs: number } | undefined {
 	const folder = derivedFolder(cacheDir, kind);
 	const read = folder === undefined ? undefined : readKept(folder, key);
 	if (!read) return undefined;
+	// JSON text holds no raw line break: the first one ends the value, and the tail follows it.
+	const split = read.text.indexOf("\n");
 	try {
-		const saved = JSON.parse(read.text) as { key?: unknown; value?: unknown };
-		return saved?.key === key ? { value: saved.value, mtimeMs: read.mtimeMs } : undefined;
+		const saved = JSON.parse(split === -1 ? read.text : read.text.slice(0, split)) as {
+			key?: unknown;
+			value?: unknown;
+		};
+		if (saved?.key !== key) return undefined;
+		const found = { value: saved.value, mtimeMs: read.mtimeMs };
+		return split === -1 ? found : { ...found, tail: read.text.slice(split + 1) };
 	} catch {
 		return undefined;
 	}
 }
 
-/** Saves `value` under `key`; a failed write only costs the next run its speed. */
-export function writeDerived(cacheDir: string, kind: string, key: string, value: unknown): void {
+/**
+ * Saves `value` under `key`, and `tail` after it as it is: a large text (a 10k-skill catalog's is 3 MB) read back as
+ * a part of the file's text, neither escaped nor parsed into a copy. A failed write only costs the next run its speed.
+ */
+export function writeDerived(cacheDir: string, kind: string, key: string, value: unknown, tail?: string): void {
 	const folder = derivedFolder(cacheDir, kind);
-	if (folder) writeKept(folder, key, () => JSON.stringify({ key, value }), Date.now());
+	const text = () =>
+		tail === undefined ? JSON.stringify({ key, value }) : `${JSON.stringify({ key, value })}\n${tail}`;
+	if (folder) writeKept(folder, key, text, Date.now());
 }
 
 /** The checked folder of `kind`, or undefined when it cannot be used. */

@@ -58,7 +58,7 @@ export function createDiscovery(options: DiscoverOptions = {}): Discovery {
 	const scan = async (): Promise<DiscoveryResult> => {
 		const previous = current;
 		if (previous) {
-			const started = performance.now();
+			const started = clock();
 			const roots = await resolveRoots({ ...fixed, home: fixed.home ?? homedir() });
 			const changes = cache.changes(roots.map((root) => rootKey(root, fixed)));
 			// Nothing changed: the same index, so callers (and watchers) can tell at a glance.
@@ -104,7 +104,7 @@ async function scanOnce(
 	given: ScanCache | undefined,
 	reuse?: Reuse,
 ): Promise<DiscoveryResult> {
-	const started = performance.now();
+	const started = clock();
 	// Wall-clock time before any stat: what changed since (or just before) may have changed while being read.
 	const scanStart = Date.now();
 	const cache = given ?? (options.cacheDir ? new ScanCache() : undefined);
@@ -159,7 +159,7 @@ async function scanOnce(
 	walks.push(...originWalks);
 	if (cache)
 		for (const walk of originWalks) caches.set(walk.root, cache.root(`origin\0${walk.root.path}`, walk.root.path));
-	const walked = performance.now();
+	const walked = clock();
 	diagnostics.push(...walks.flatMap((walk) => walk.diagnostics));
 	const candidates = uniqueCandidates(walks, diagnostics);
 	const loadOptions: LoadOptions = {
@@ -178,7 +178,7 @@ async function scanOnce(
 					? rootCache.load(candidate, loadOptions, known, loadCandidate)
 					: loadCandidate(candidate, loadOptions);
 			});
-	const loadedAt = performance.now();
+	const loadedAt = clock();
 	const walkRejected = walks.flatMap((walk) => walk.rejected).map(rejectedAtWalk);
 	const resolution = resolveSkills([...loaded, ...walkRejected], {
 		policy: options.policy ?? "precedence",
@@ -210,7 +210,7 @@ async function scanOnce(
 			if (digest !== undefined) rememberResultDigest(index, digest);
 		}
 	}
-	const done = performance.now();
+	const done = clock();
 	const report = buildReport({
 		cwd,
 		policy: options.policy ?? "precedence",
@@ -249,7 +249,7 @@ function savedResult(
 	const index = adoptIntoIndex(saved.skills);
 	if (saved.digest !== undefined) rememberResultDigest(index, saved.digest);
 	if (stats) keepScanStats(index, stats);
-	const totalMs = round(performance.now() - started);
+	const totalMs = round(clock() - started);
 	const report = assembleReport({
 		cwd,
 		policy: options.policy ?? "precedence",
@@ -322,7 +322,7 @@ function unchangedResult(
 	started: number,
 	reused: DiscoveryReport["reused"],
 ): DiscoveryResult {
-	const totalMs = round(performance.now() - started);
+	const totalMs = round(clock() - started);
 	const timings = { walkMs: totalMs, loadMs: 0, resolveMs: 0, totalMs };
 	return { index: previous.index, report: { ...previous.report, timings, reused } };
 }
@@ -359,6 +359,14 @@ function rejectedAtWalk(candidate: Candidate): LoadedSkill {
 /** False only when `path` surely does not exist (anything a walk would report loads the index). */
 function mayExist(path: string): boolean {
 	return statState(path) !== "absent";
+}
+
+/**
+ * Milliseconds on a monotonic clock, for the report's timings: `performance` is not touched, since its first use
+ * loads the perf_hooks modules, a few milliseconds of every run's start-up.
+ */
+function clock(): number {
+	return Number(process.hrtime.bigint()) / 1e6;
 }
 
 function round(ms: number): number {

@@ -1,3 +1,4 @@
+import { isAscii } from "node:buffer";
 import { createHash, randomBytes } from "node:crypto";
 import {
 	closeSync,
@@ -139,7 +140,9 @@ function checkedPayload(bytes: Buffer): { text: string; sha256: string } | undef
 	const payload = bytes.subarray(end + 1);
 	if (header?.skillset !== HEADER_NAME || typeof header.sha256 !== "string") return undefined;
 	if (createHash("sha256").update(payload).digest("hex") !== header.sha256) return undefined;
-	return { text: payload.toString("utf8"), sha256: header.sha256 };
+	// JSON text is nearly always ASCII, which reads the same as Latin-1: a large one then becomes a string kept
+	// outside the JS heap (no UTF-8 decoding, no copy that counts towards the next full collection).
+	return { text: payload.toString(isAscii(payload) ? "latin1" : "utf8"), sha256: header.sha256 };
 }
 
 /**

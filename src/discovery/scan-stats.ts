@@ -24,7 +24,10 @@ export interface ScannedFile {
 /** The stats one scan took of SKILL.md files, by the path it stat'ed, and when it began (wall-clock ms). */
 export class ScanStats {
 	readonly since: number;
-	readonly #slots = new Map<string, number>();
+	/** The paths in the order they were stat'ed: slot i's values are at `i * FIELDS`. */
+	readonly #paths: string[] = [];
+	/** Each path's slot, made at the first look-up: most runs (list, scan, catalog) never look one up. */
+	#slots: Map<string, number> | undefined;
 	#values = new Float64Array(FIELDS * 64);
 
 	constructor(since: number) {
@@ -34,8 +37,7 @@ export class ScanStats {
 	/** Keeps the stat of `path` when it is a SKILL.md (the only files a later stage asks about). */
 	add(path: string, info: Stats): void {
 		if (!path.endsWith(SKILL_FILE_SUFFIX)) return;
-		// A path met twice (nested roots) keeps its slot: a new one would be the next path's too.
-		const slot = this.#slots.get(path) ?? this.#slots.size;
+		const slot = this.#paths.length;
 		let values = this.#values;
 		if ((slot + 1) * FIELDS > values.length) {
 			values = new Float64Array(values.length * 2);
@@ -50,11 +52,17 @@ export class ScanStats {
 		values[at + 4] = info.size;
 		values[at + 5] = info.mtimeMs;
 		values[at + 6] = info.ctimeMs;
-		this.#slots.set(path, slot);
+		this.#paths.push(path);
+		this.#slots?.set(path, slot);
 	}
 
 	/** What the scan's stat of `path` said, if it took one. */
 	get(path: string): ScannedFile | undefined {
+		if (!this.#slots) {
+			// A path met twice (nested roots) answers with its last stat, as it would have been kept.
+			this.#slots = new Map();
+			for (const [slot, known] of this.#paths.entries()) this.#slots.set(known, slot);
+		}
 		const slot = this.#slots.get(path);
 		if (slot === undefined) return undefined;
 		const values = this.#values;

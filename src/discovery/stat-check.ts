@@ -1,5 +1,6 @@
 import { statSync } from "node:fs";
-import { Worker } from "node:worker_threads";
+import { createRequire } from "node:module";
+import type { Worker } from "node:worker_threads";
 import type { FileSignature } from "../skill/index.ts";
 
 // A rescan with nothing changed costs one stat per folder and SKILL.md, and on a big tree those stats are nearly all
@@ -198,7 +199,9 @@ function helper(): Helper | undefined {
 function startHelper(): Helper | undefined {
 	let worker: Worker;
 	try {
-		worker = new Worker(HELPER_SOURCE, { eval: true });
+		// Loaded here, not with this module: a one-off scan never starts a helper, and start-up pays for every module.
+		const threads = createRequire(import.meta.url)("node:worker_threads") as typeof import("node:worker_threads");
+		worker = new threads.Worker(HELPER_SOURCE, { eval: true });
 	} catch {
 		broken = true;
 		return undefined;

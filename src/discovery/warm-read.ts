@@ -64,18 +64,18 @@ export function readResult(
 	if (checks.length !== roots.length) throw new IndexFormatError("it has checks for other roots");
 	const reals: (string | undefined)[] = [];
 	const reused = { dirs: 0, files: 0 };
-	// Every SKILL.md a check covers: a saved skill must be one of them (as it was when the result was saved).
-	const checked = new Set<string>();
+	// What each root's checks cover: a saved skill names one of its SKILL.md files by place (see RESULT_FORMAT).
+	const covered: (Checked | undefined)[] = [];
 	for (const [i, root] of roots.entries()) {
-		const real = checkRoot(checks[i], root, indexFiles[i] as string, writtenAt, reused, checked, stats);
-		if (real === false) return undefined;
-		reals.push(real);
+		const done = checkRoot(checks[i], root, indexFiles[i] as string, writtenAt, reused, stats);
+		if (done === false) return undefined;
+		reals.push(done?.real);
+		covered.push(done);
 	}
 	// Only now that the result stands are its values parsed (see RESULT_FORMAT).
 	const values = parsedRecord(payload.slice(split + 1), "the result's values");
 	const diagnostic = (row: unknown) => decodeDiagnostic(row, roots);
-	const skills = list(values.skills, "skills").map((row) => decodeSkill(row, roots, reals, diagnostic));
-	if (skills.some((skill) => !checked.has(skill.file))) throw new IndexFormatError("a skill's file is not checked");
+	const skills = list(values.skills, "skills").map((row) => decodeSkill(row, roots, covered, diagnostic));
 	const rejected = list(values.rejected, "rejected").map((row) => {
 		const [i, rel, fileName, name, diagnostics] = tuple(row, 5, "a rejected skill");
 		const { root, where } = place(roots, reals, i, rel, fileName);
@@ -98,8 +98,20 @@ export function readResult(
 	};
 }
 
+/** A root whose checks stand: its real path, and the SKILL.md files its checks cover, for its skills to name. */
+interface Checked {
+	real: string;
+	/** Each checked path below the root (`/`-separated), and its place's signature (five numbers each). */
+	rels: unknown[];
+	signatures: unknown[];
+	/** Where the SKILL.md files begin among them (after the folders and probes). */
+	first: number;
+	/** Which of them a skill has named already (one skill per file). */
+	taken: Uint8Array;
+}
+
 /**
- * Checks a root's part: false when anything changed (or is racy), else the root's real path (undefined for a root
+ * Checks a root's part: false when anything changed (or is racy), else what its checks cover (undefined for a root
  * that did not exist and still does not).
  */
 function checkRoot(
@@ -108,9 +120,8 @@ function checkRoot(
 	indexFile: string,
 	writtenAt: number,
 	reused: { dirs: number; files: number },
-	checked: Set<string>,
 	stats: ScanStats | undefined,
-): string | undefined | false {
+): Checked | undefined | false {
 	// A root saved as absent stands while a walk would still count it absent (a link loop now is reported).
 	if (value === null) return statState(root.path) === "absent" ? undefined : false;
 	const cells = tuple(value, 10, "a root's checks");
@@ -135,10 +146,7 @@ function checkRoot(
 		const info = statOrUndefined(path);
 		if (!info || !sameSignatureAt(info, signatures, at)) return false;
 		// Folders and probes come first; what follows them is a SKILL.md a saved skill may stand for.
-		if (i >= dirs + probes) {
-			checked.add(path);
-			stats?.add(path, info);
-		}
+		if (i >= dirs + probes) stats?.add(path, info);
 	}
 	try {
 		if (realpathSync.native(root.path) !== real) return false;
@@ -147,7 +155,7 @@ function checkRoot(
 	}
 	reused.dirs += dirs;
 	reused.files += rels.length - dirs - probes;
-	return real;
+	return { real, rels, signatures, first: dirs + probes, taken: new Uint8Array(rels.length) };
 }
 
 function place(
@@ -168,21 +176,29 @@ function place(
 function decodeSkill(
 	row: unknown,
 	roots: readonly DiscoveryRoot[],
-	reals: readonly (string | undefined)[],
+	covered: readonly (Checked | undefined)[],
 	diagnostic: (row: unknown) => DiscoveryDiagnostic,
 ): IndexedSkill {
-	const cells = tuple(row, 15, "a skill");
-	const { root, where } = place(roots, reals, cells[0], cells[1], cells[2]);
-	const status = text(cells[6], "a status");
+	const cells = tuple(row, 12, "a skill");
+	const index = count(cells[0], "a root number");
+	const root = roots[index];
+	const checked = covered[index];
+	if (!root || !checked) throw new IndexFormatError("a skill is in a root that does not exist");
+	// Its SKILL.md: one its root's checks just stat'ed (so its size and time are that stat's), named by one skill.
+	const at = count(cells[1], "a file's place");
+	if (at < checked.first || at >= checked.rels.length || checked.taken[at] === 1)
+		throw new IndexFormatError("a skill's file is not one its root's checks cover");
+	checked.taken[at] = 1;
+	const where = fileAt(root, checked, at);
+	const id = text(cells[2], "an id");
+	const status = text(cells[5], "a status");
 	if (!STATUSES.has(status)) throw new IndexFormatError("a skill has an unknown status");
-	if (typeof cells[8] !== "boolean") throw new IndexFormatError("model invocation is not true or false");
-	const mtimeMs = cells[13];
-	if (typeof mtimeMs !== "number" || !Number.isFinite(mtimeMs)) throw new IndexFormatError("a time is not a number");
-	const properties = decodeProperties(cells[9]);
+	if (typeof cells[7] !== "boolean") throw new IndexFormatError("model invocation is not true or false");
+	const properties = decodeProperties(cells[8]);
 	const skill: IndexedSkill = {
-		id: text(cells[3], "an id"),
-		name: text(cells[4], "a name"),
-		qualifiedName: text(cells[5], "a qualified name"),
+		id,
+		name: cells[3] === null ? id : text(cells[3], "a name"),
+		qualifiedName: cells[4] === null ? `${id}@${root.scope}` : text(cells[4], "a qualified name"),
 		// Not saved: it follows from the properties, as resolution builds it (half the bytes of a typical row).
 		description: indexedDescription(properties),
 		scope: root.scope,
@@ -193,16 +209,24 @@ function decodeSkill(
 		realFile: where.realFile,
 		status: status as SkillStatus,
 		trusted: root.trusted,
-		modelInvocable: cells[8],
+		modelInvocable: cells[7],
 		properties,
-		bodyOffset: count(cells[10], "a body offset"),
-		bodyLine: count(cells[11], "a body line"),
-		size: count(cells[12], "a size"),
-		mtimeMs,
-		diagnostics: decodeDiagnostics(cells[14], diagnostic),
+		bodyOffset: count(cells[9], "a body offset"),
+		bodyLine: count(cells[10], "a body line"),
+		size: checked.signatures[at * 5 + 2] as number,
+		mtimeMs: checked.signatures[at * 5 + 3] as number,
+		diagnostics: decodeDiagnostics(cells[11], diagnostic),
 	};
-	if (cells[7] !== null) skill.shadowedBy = text(cells[7], "a shadowing name");
+	if (cells[6] !== null) skill.shadowedBy = text(cells[6], "a shadowing name");
 	return skill;
+}
+
+/** The paths of the SKILL.md at `at` among a root's checks (its path there was checked to stay below the root). */
+function fileAt(root: DiscoveryRoot, checked: Checked, at: number) {
+	const rel = checked.rels[at] as string;
+	const slash = rel.lastIndexOf("/");
+	const fileName = skillFileName(rel.slice(slash + 1));
+	return placed(root, checked.real, slash === -1 ? "" : rel.slice(0, slash), fileName);
 }
 
 /** A saved diagnostics list read back; an empty one (most skills') is taken as it was parsed, not copied. */
@@ -259,9 +283,12 @@ function checkResolution(
 	const off = new Set(disabled);
 	const names = new Set<string>();
 	const qualified = new Map<string, IndexedSkill>();
+	// Each rank's first root, as a search of the list finds it.
+	const ranks = new Map<number, DiscoveryRoot>();
+	for (const root of roots) if (!ranks.has(root.rank)) ranks.set(root.rank, root);
 	for (const skill of skills) {
-		const trusted = roots.find((root) => root.rank === skill.rank)?.trusted === true;
-		const isOff = off.has(skill.id) || off.has(skill.qualifiedName);
+		const trusted = ranks.get(skill.rank)?.trusted === true;
+		const isOff = off.size > 0 && (off.has(skill.id) || off.has(skill.qualifiedName));
 		const status = !trusted ? "untrusted" : isOff ? "disabled" : undefined;
 		const agrees =
 			// Its name, or its folder's when two skills of one root declare the same name.
@@ -275,7 +302,11 @@ function checkResolution(
 		qualified.set(skill.qualifiedName, skill);
 		if (skill.status === "selected") names.add(skill.name);
 	}
-	const lockedIds = new Set(skills.filter((s) => lockedRoot(roots, s.rank)).map((s) => s.id));
+	const locked = (rank: number) => ranks.get(rank)?.locked === true;
+	// No locked root (the usual case): no id is a locked root's.
+	const lockedIds = new Set(
+		roots.some((root) => root.locked) ? skills.filter((s) => locked(s.rank)).map((s) => s.id) : [],
+	);
 	for (const skill of skills) {
 		const winner = skill.shadowedBy === undefined ? undefined : qualified.get(skill.shadowedBy);
 		const shadowing =
@@ -283,11 +314,7 @@ function checkResolution(
 				? winner?.status === "selected" && winner.id === skill.id && winner.rank < skill.rank
 				: skill.shadowedBy === undefined;
 		const competing = skill.status === "selected" || skill.status === "shadowed";
-		if (!shadowing || (competing && lockedIds.has(skill.id) && !lockedRoot(roots, skill.rank)))
+		if (!shadowing || (competing && lockedIds.size > 0 && lockedIds.has(skill.id) && !locked(skill.rank)))
 			throw new IndexFormatError("a skill disagrees with what resolution decides");
 	}
-}
-
-function lockedRoot(roots: readonly DiscoveryRoot[], rank: number): boolean {
-	return roots.find((root) => root.rank === rank)?.locked === true;
 }

@@ -22,8 +22,11 @@ import { descend } from "./walk-snapshot.ts";
  * 3: two JSON lines, what the result depends on first (format, key, checks, walks), then its values (skills,
  * rejected, diagnostics): a warm run takes every stat before the values exist, so the garbage of ten thousand stats
  * is collected without copying them, and a stale result's values are never parsed.
+ * 4: a skill names its SKILL.md by its place among its root's checked files (no path, file name, size or time of
+ * its own: they are the check's, just stat'ed), and its name and qualified name are null when they are what they
+ * usually are (its id, `id@scope`): fewer bytes to parse and fewer strings to make on every warm run.
  */
-export const RESULT_FORMAT = 3;
+export const RESULT_FORMAT = 4;
 
 /** What a result depends on besides the files: every input of resolution and of the report. */
 export interface ResultInputs {
@@ -98,21 +101,24 @@ export function encodeResult(fileKey: string, scan: FinishedScan): string | unde
 			// The description is not saved: a read rebuilds it from the properties, so it must be what they give.
 			if (skill.description !== indexedDescription(skill.properties)) throw new NotKept();
 			const [i, rel, fileName] = skillPlace(skill, scan.roots, reals);
+			const check = checks[i];
+			const at = check?.[10].get(skill.file);
+			// Its file must be one its root's checks cover, with the size and time its check's stat gives back.
+			if (!check || at === undefined || check[8][at] !== (rel === "" ? fileName : `${rel}/${fileName}`))
+				throw new NotKept();
+			if (check[9][at * 5 + 2] !== skill.size || check[9][at * 5 + 3] !== skill.mtimeMs) throw new NotKept();
 			return [
 				i,
-				rel,
-				fileName,
+				at,
 				skill.id,
-				skill.name,
-				skill.qualifiedName,
+				skill.name === skill.id ? null : skill.name,
+				skill.qualifiedName === `${skill.id}@${skill.scope}` ? null : skill.qualifiedName,
 				skill.status,
 				skill.shadowedBy ?? null,
 				skill.modelInvocable,
 				skill.properties,
 				skill.bodyOffset,
 				skill.bodyLine,
-				skill.size,
-				skill.mtimeMs,
 				skill.diagnostics.map(diagnostic),
 			];
 		});
@@ -135,7 +141,9 @@ export function encodeResult(fileKey: string, scan: FinishedScan): string | unde
 		if (scan.diagnostics.some((d) => d.code.startsWith("index."))) throw new NotKept();
 		const diagnostics = scan.diagnostics.map(diagnostic);
 		// JSON text holds no raw line break (one in a string is escaped): the first one ends the first part.
-		const head = JSON.stringify({ format: RESULT_FORMAT, key: fileKey, checks, walks });
+		// Each root's file positions stay in memory: only what a read can check is written.
+		const saved = checks.map((check) => (check ? check.slice(0, 10) : null));
+		const head = JSON.stringify({ format: RESULT_FORMAT, key: fileKey, checks: saved, walks });
 		return `${head}\n${JSON.stringify({ skills, rejected, diagnostics })}`;
 	} catch (error) {
 		if (error instanceof NotKept) return undefined;
@@ -143,7 +151,8 @@ export function encodeResult(fileKey: string, scan: FinishedScan): string | unde
 	}
 }
 
-type Checks = [string, number, number, number, number, number, number, number, string[], number[]];
+/** A root's checks as saved (the first ten cells), and where each SKILL.md it covers is among them. */
+type Checks = [string, number, number, number, number, number, number, number, string[], number[], Map<string, number>];
 
 /**
  * What a root's part of the result depends on: null for a root that does not exist (and must not, to reuse it),
@@ -169,14 +178,17 @@ function rootChecks({ root, walk, cache, indexFile }: SavedRoot, scanStart: numb
 		add(path, dir.signature);
 	}
 	for (const [path, signature] of snapshot.probes) add(path, signature);
+	const files = new Map<string, number>();
 	for (const candidate of walk.candidates) {
 		const file = cache.files.get(candidate.file);
-		if (!file || file.racy || !savable(candidate.file, file)) throw new NotKept();
+		if (!file || file.racy || !savable(candidate.file, file) || files.has(candidate.file)) throw new NotKept();
+		files.set(candidate.file, rels.length);
 		add(candidate.file, file.signature);
 	}
 	const info = lstatOrUndefined(indexFile);
 	if (!info?.isFile()) throw new NotKept();
-	return [snapshot.real, ...signatureRow(info), cache.dirs.size, snapshot.probes.size, rels, signatures];
+	const sizes = [cache.dirs.size, snapshot.probes.size] as const;
+	return [snapshot.real, ...signatureRow(info), ...sizes, rels, signatures, files];
 }
 
 /** A skill's (or a rejected one's) root, folder and file name, checked to give back exactly its paths. */

@@ -13,7 +13,7 @@ import {
 	folderAttacks,
 	forgePayload,
 	forgeResultPayload,
-	readPayload,
+	forgeText,
 	readResultPayload,
 } from "../discovery/index-helpers.ts";
 import { pastRacyWindow } from "../helpers/racy.ts";
@@ -49,6 +49,30 @@ function optionsFor(cacheDir?: string): DiscoverOptions {
 		roots: [root],
 		...(cacheDir ? { cacheDir } : {}),
 	};
+}
+
+/**
+ * A cached catalog's (or section's) payload, the catalog's text (kept raw after the JSON value) put back as the
+ * value's `text` (a catalog's; a section keeps its own text in the value, and the tail is its catalog's).
+ */
+function readPayload(file: string): { key: string; value: Record<string, unknown>; tail?: string } {
+	const text = readFileSync(file, "utf8");
+	const body = text.slice(text.indexOf("\n") + 1);
+	const split = body.indexOf("\n");
+	const saved = JSON.parse(split === -1 ? body : body.slice(0, split));
+	return split === -1 ? saved : { ...saved, tail: body.slice(split + 1) };
+}
+
+/** A cached catalog forged in place with a matching digest: a text given as the value's goes in the tail. */
+function forgeCatalog(file: string, payload: { key: string; value: Record<string, unknown> }): void {
+	const { text, ...rest } = payload.value;
+	if (typeof text !== "string") forgePayload(file, payload);
+	else forgeText(file, `${JSON.stringify({ key: payload.key, value: { ...rest, text: null } })}\n${text}`);
+}
+
+/** A cached catalog's text: its tail. */
+function savedText(file: string): string | undefined {
+	return readPayload(file).tail;
 }
 
 /** The cached values of one kind (full paths). */
@@ -123,16 +147,22 @@ describe("the cached catalog", () => {
 			["a changed byte", () => writeFileSync(file, readFileSync(file, "utf8").replace("Handles", "Hijacks"))],
 			["a cut", () => writeFileSync(file, readFileSync(file).subarray(0, 200))],
 			["not a catalog", () => forgePayload(file, { key: saved.key, value: { ...saved.value, text: 42 } })],
-			["another key", () => forgePayload(file, { key: "0".repeat(64), value: { ...saved.value, text: "Hijacked" } })],
+			// The text is kept after the value: one in the value (no tail) is not taken, nor is a tail that is cut.
+			[
+				"a text in the value",
+				() => forgePayload(file, { key: saved.key, value: { ...saved.value, text: "Hijacked" } }),
+			],
+			["no text", () => forgeCatalog(file, { key: saved.key, value: { ...saved.value, text: null } })],
+			["another key", () => forgeCatalog(file, { key: "0".repeat(64), value: { ...saved.value, text: "Hijacked" } })],
 			// Fitted entries that are the input entries are saved as their numbers; a number that names none is refused.
 			...[999, -1, 0.5, "0", null].map((ref): [string, () => void] => [
 				`an entry saved as ${JSON.stringify(ref)}`,
-				() => forgePayload(file, { key: saved.key, value: { ...saved.value, text: "Hijacked", entries: [ref] } }),
+				() => forgeCatalog(file, { key: saved.key, value: { ...saved.value, text: "Hijacked", entries: [ref] } }),
 			]),
 			[
 				"group-writable",
 				() => {
-					forgePayload(file, { key: saved.key, value: { ...saved.value, text: "Hijacked" } });
+					forgeCatalog(file, { key: saved.key, value: { ...saved.value, text: "Hijacked" } });
 					chmodSync(file, 0o664);
 				},
 			],
@@ -145,7 +175,7 @@ describe("the cached catalog", () => {
 		}
 		// The same forgery with its digest, key, owner and mode is what a warm run takes: the checks above are what
 		// kept it out (anyone who can write the user's files can change the skills themselves).
-		forgePayload(file, { key: saved.key, value: { ...saved.value, text: "Forged" } });
+		forgeCatalog(file, { key: saved.key, value: { ...saved.value, text: "Forged" } });
 		expect(await catalogText(cacheDir)).toBe("Forged");
 	});
 
@@ -156,11 +186,11 @@ describe("the cached catalog", () => {
 			const [file] = cached(cacheDir, "catalog");
 			if (!file) throw new Error("no cached catalog");
 			const saved = readPayload(file) as unknown as { key: string; value: { text: string } };
-			forgePayload(file, { key: saved.key, value: { ...saved.value, text: "Forged" } });
+			forgeCatalog(file, { key: saved.key, value: { ...saved.value, text: "Forged" } });
 			attack(join(cacheDir, "catalog"));
 			expect(await catalogText(cacheDir), what).toBe(truth);
 			// Nor is the real one written into such a folder: the forged file is as it was.
-			expect((readPayload(file) as unknown as { value: { text: string } }).value.text, what).toBe("Forged");
+			expect(savedText(file), what).toBe("Forged");
 		}
 	});
 
@@ -186,9 +216,9 @@ describe("the cached catalog", () => {
 		const [result] = cached(cacheDir, "discovery-result");
 		if (!result) throw new Error("no saved result");
 		const payload = readResultPayload(result) as { skills: unknown[][] };
-		const row = payload.skills.find((cells) => cells[3] === "skill-3");
+		const row = payload.skills.find((cells) => cells[2] === "skill-3");
 		if (!row) throw new Error("no saved row for skill-3");
-		(row[9] as Record<string, unknown>).description = "Forged description of skill three.";
+		(row[8] as Record<string, unknown>).description = "Forged description of skill three.";
 		forgeResultPayload(result, payload);
 		const forged = await catalogText(cacheDir, 5000);
 		expect(forged).toContain("Forged description of skill three.");
@@ -204,7 +234,7 @@ describe("the cached catalog", () => {
 		const [file] = cached(cacheDir, "catalog");
 		if (!file) throw new Error("no cached catalog");
 		const saved = readPayload(file) as unknown as { key: string; value: { text: string } };
-		forgePayload(file, { key: saved.key, value: { ...saved.value, text: "Kept by the cold run" } });
+		forgeCatalog(file, { key: saved.key, value: { ...saved.value, text: "Kept by the cold run" } });
 		// Warm: the saved result read back finds the cold run's catalog, and fits and keeps no second one.
 		const warm = await discover(optionsFor(cacheDir));
 		expect(warm.report.reused.files).toBeGreaterThan(0);
@@ -222,7 +252,7 @@ describe("the cached catalog", () => {
 		const [file] = cached(cacheDir, "catalog");
 		if (!file) throw new Error("no cached catalog");
 		const saved = readPayload(file) as unknown as { key: string; value: { text: string } };
-		forgePayload(file, { key: saved.key, value: { ...saved.value, text: "Forged" } });
+		forgeCatalog(file, { key: saved.key, value: { ...saved.value, text: "Forged" } });
 		// An MCP server's index of the skills it serves, when it serves them all: the same catalog skills.
 		const same = new SkillIndex(index.skills);
 		expect((await buildCatalog(same, { budget: { tokens: 5000 }, cacheDir })).text).toBe("Forged");
@@ -246,15 +276,19 @@ describe("the cached catalog", () => {
 		expect(await buildSkillsSection(index, { ...options, cacheDir })).toEqual(truth);
 		const [file] = cached(cacheDir, "catalog-section");
 		if (!file) throw new Error("no cached section");
-		const saved = readPayload(file) as unknown as { key: string; value: Record<string, unknown> };
+		const saved = readPayload(file);
 		expect(saved.value.text).toEqual({ before: expect.any(String), after: "\n" });
 		const shapes: unknown[] = [{ before: 1, after: "" }, { before: "Hijacked" }, 42, null, ["Hijacked", ""]];
+		// The catalog's text stays after the value: only the section's own text is reshaped.
+		const forgeSection = (text: unknown) =>
+			forgeText(file, `${JSON.stringify({ key: saved.key, value: { ...saved.value, text } })}\n${saved.tail}`);
+		expect(saved.tail).toBe(truth.catalog.text);
 		for (const text of shapes) {
-			forgePayload(file, { key: saved.key, value: { ...saved.value, text } });
+			forgeSection(text);
 			expect(await buildSkillsSection(index, { ...options, cacheDir }), JSON.stringify(text)).toEqual(truth);
 		}
 		// Two texts around the catalog's, with the digest, key, owner and mode kept, are what a warm run takes.
-		forgePayload(file, { key: saved.key, value: { ...saved.value, text: { before: "Forged\n", after: "" } } });
+		forgeSection({ before: "Forged\n", after: "" });
 		const forged = await buildSkillsSection(index, { ...options, cacheDir });
 		expect(forged.text).toBe(`Forged\n${truth.catalog.text}`);
 	});

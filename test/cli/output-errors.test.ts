@@ -44,3 +44,23 @@ describe("output to a file that refuses the write", () => {
 		expect(cut.equals(full.subarray(0, 4096))).toBe(true);
 	}, 90_000);
 });
+
+// A large text goes to a file in pieces (src/cli/io.ts): a piece that ended between the two halves of a surrogate
+// pair would write each half as U+FFFD, changing the output.
+describe("output to a file in pieces", () => {
+	it("writes a large text byte for byte, a surrogate pair across every piece boundary included", async () => {
+		const root = await tempDir();
+		const io = join(import.meta.dirname, "..", "..", "dist", "cli", "io.js");
+		// Emoji at odd offsets: wherever a piece ends, one of them straddles it.
+		const make = `"x".repeat(65535) + "😀".repeat(40000) + "é".repeat(70000) + "😀"`;
+		const script = `import(${JSON.stringify(io)}).then(({ processIo }) => processIo().stdout(${make}))`;
+		const out = join(root, "out.txt");
+		const run = spawnSync("bash", ["-c", `exec "${process.execPath}" -e '${script}' > "${out}"`], {
+			encoding: "utf8",
+			timeout: 30_000,
+		});
+		expect(run.stderr).toBe("");
+		const expected = Buffer.from(["x".repeat(65535), "😀".repeat(40000), "é".repeat(70000), "😀"].join(""), "utf8");
+		expect((await readFile(out)).equals(expected)).toBe(true);
+	}, 60_000);
+});

@@ -48,6 +48,8 @@ beforeAll(async () => {
 		"outer/inner/SKILL.md": skillMd("inner", "Nested."),
 		".hidden/secret/SKILL.md": skillMd("secret", "Hidden."),
 		"off/SKILL.md": skillMd("off", "Switched off."),
+		// Not ASCII: the saved result must read back as written (most are ASCII, and read as such).
+		"unicode/SKILL.md": skillMd("unicode", "Grüße, 日本語 and 🚀 in a description."),
 	});
 	await writeTree(rootB, {
 		"shared/SKILL.md": skillMd("shared", "The user copy is shadowed."),
@@ -95,13 +97,28 @@ type Payload = {
 
 /** The saved row of the skill named `name` (the first with `status`, when given). */
 function rowOf(payload: Payload, name: string, status?: string): unknown[] {
-	const row = payload.skills.find((r) => r[3] === name && (status === undefined || r[6] === status));
+	const row = payload.skills.find((r) => r[2] === name && (status === undefined || r[5] === status));
 	if (!row) throw new Error(`no saved row for ${name}`);
 	return row;
 }
 
+/** Renames the checked path of `name`'s SKILL.md to `fileName` in its folder. */
+function renameChecked(payload: Payload, name: string, fileName: string): void {
+	const [root, at] = rowOf(payload, name) as [number, number];
+	const rels = (payload.checks[root] as unknown[])[8] as string[];
+	rels[at] = (rels[at] as string).replace(/SKILL\.md$/, fileName);
+}
+
+/** A copy of a skill's row under another name, for the same SKILL.md (what resolution alone would let stand). */
+function twinOf(row: unknown[]): unknown[] {
+	const twin = structuredClone(row);
+	twin[2] = "twin";
+	(twin[8] as Record<string, unknown>).name = "twin";
+	return twin;
+}
+
 function setStatus(payload: Payload, name: string, to: string, from?: string): void {
-	rowOf(payload, name, from)[6] = to;
+	rowOf(payload, name, from)[5] = to;
 }
 
 /** A cache with a saved result, and the result file with the description of `plain` replaced (digest kept valid). */
@@ -110,10 +127,10 @@ async function forgedCache(forge?: (payload: Payload) => void): Promise<{ cacheD
 	await discover(options(cacheDir));
 	const file = resultFile(cacheDir);
 	const payload = readResultPayload(file) as unknown as Payload;
-	const plain = payload.skills.find((row) => row[4] === "plain");
+	const plain = payload.skills.find((row) => row[2] === "plain");
 	if (!plain) throw new Error("no plain skill saved");
 	// The description is not saved apart: it follows from the properties, so that is where a forger changes it.
-	(plain[9] as Record<string, unknown>).description = "FORGED";
+	(plain[8] as Record<string, unknown>).description = "FORGED";
 	forge?.(payload);
 	forgeResultPayload(file, payload as unknown as Record<string, unknown>);
 	return { cacheDir, file };
@@ -141,22 +158,26 @@ describe("the saved result of a discover()", { timeout: 60_000 }, () => {
 		expect(warm.report.rejected.length).toBeGreaterThanOrEqual(2);
 		expect(Object.getPrototypeOf(warm.index.get("plain")?.properties.metadata)).toBeNull();
 		expect(Object.isFrozen(warm.index.skills[0])).toBe(true);
+		expect(warm.index.get("unicode")?.description).toBe("Grüße, 日本語 and 🚀 in a description.");
 		// It is the saved result that answered: a value changed in it (with a valid digest) shows.
 		const { cacheDir: forged } = await forgedCache();
 		expect(described(await discover(options(forged)))).toBe("FORGED");
 	});
 
 	const FORGERIES: [string, (payload: Payload) => void][] = [
-		["a skill folder outside its root", (p) => ((p.skills[0] as unknown[])[1] = "../outside")],
-		["a skill file that is not a SKILL.md", (p) => ((p.skills[0] as unknown[])[2] = "notes.md")],
+		// A skill names its SKILL.md by its place among its root's checks: a folder's place, or one past them, is none.
+		["a skill file that is a checked folder", (p) => (rowOf(p, "plain")[1] = 0)],
+		["a skill file past the checks", (p) => (rowOf(p, "plain")[1] = 1_000_000)],
+		["a skill file that is not a SKILL.md", (p) => renameChecked(p, "plain", "notes.md")],
+		["two skills naming one SKILL.md", (p) => p.skills.push(twinOf(rowOf(p, "plain")))],
 		["a checked path outside its root", (p) => (p.checks[0] as unknown[][])[8]?.splice(1, 1, "../../etc")],
 		["a root number past the roots", (p) => ((p.skills[0] as unknown[])[0] = 7)],
-		["a status nobody knows", (p) => ((p.skills[0] as unknown[])[6] = "root")],
+		["a status nobody knows", (p) => ((p.skills[0] as unknown[])[5] = "root")],
 		["a diagnostic code nobody knows", (p) => ((p.diagnostics[0] as unknown[])[0] = "grant.all")],
 		// Lines and columns count from 1, as the per-root index reads them: no diagnostic is placed at line 0.
 		["a diagnostic placed at line 0", (p) => (p.diagnostics[0] as unknown[]).splice(5, 2, 0, 0)],
-		["a property nobody knows", (p) => (((p.skills[0] as unknown[])[9] as Record<string, unknown>).grant = "all")],
-		["a description that is not text", (p) => ((rowOf(p, "plain")[9] as Record<string, unknown>).description = 7)],
+		["a property nobody knows", (p) => (((p.skills[0] as unknown[])[8] as Record<string, unknown>).grant = "all")],
+		["a description that is not text", (p) => ((rowOf(p, "plain")[8] as Record<string, unknown>).description = 7)],
 		["a description saved beside the properties", (p) => rowOf(p, "plain").splice(6, 0, "FORGED")],
 		["a forged key", (p) => (p.key = p.key.replace(rootB, join(base, "other")))],
 		["a changed signature", (p) => (p.checks[0] as unknown[][])[9]?.splice(3, 1, 1)],
@@ -165,9 +186,10 @@ describe("the saved result of a discover()", { timeout: 60_000 }, () => {
 		["a disabled skill marked selected", (p) => setStatus(p, "off", "selected")],
 		["a shadowed copy marked selected", (p) => setStatus(p, "shared", "selected", "shadowed")],
 		["a trusted skill marked untrusted", (p) => setStatus(p, "only-b", "untrusted")],
-		["model invocation against the properties", (p) => (rowOf(p, "plain")[8] = false)],
-		["an id that is not the skill's name", (p) => (rowOf(p, "plain")[3] = "grant")],
-		["a skill whose SKILL.md no check covers", (p) => (rowOf(p, "plain")[1] = "nowhere")],
+		["model invocation against the properties", (p) => (rowOf(p, "plain")[7] = false)],
+		["an id that is not the skill's name", (p) => (rowOf(p, "plain")[2] = "grant")],
+		["a name that is neither its id nor its qualified name", (p) => (rowOf(p, "plain")[3] = "grant")],
+		["a place that is not a count", (p) => (rowOf(p, "plain")[1] = "plain/SKILL.md")],
 	];
 
 	it.each(FORGERIES)("is passed over when it holds %s (the scan runs and is right)", async (_name, forge) => {
@@ -175,6 +197,26 @@ describe("the saved result of a discover()", { timeout: 60_000 }, () => {
 		const warm = await discover(options(cacheDir));
 		expect(described(warm)).toBe("A plain skill.");
 		expectSame(warm, await discover(options()));
+	});
+
+	it("is passed over when a row lets a copy of a locked admin root's name stand beside it", async () => {
+		const cacheDir = join(base, `cache-${caches++}`);
+		const locked: DiscoverOptions = { ...options(cacheDir), roots: [rootA], adminRoots: [rootB], adminLocked: true };
+		const cold = await discover(locked);
+		expect(cold.report.rejected.map((r) => r.diagnostics.map((d) => d.code))).toContainEqual(["collision.locked"]);
+		const file = resultFile(cacheDir);
+		const payload = readResultPayload(file) as unknown as Payload;
+		// The workspace copy of "shared" (rejected: the locked root holds the name) forged back in under its
+		// qualified name, which every other rule lets stand.
+		const winner = rowOf(payload, "shared");
+		const at = ((payload.checks[0] as unknown[])[8] as string[]).indexOf("shared/SKILL.md");
+		const copy = structuredClone(winner);
+		copy.splice(0, 5, 0, at, "shared", "shared@workspace", null);
+		payload.skills.unshift(copy);
+		forgeResultPayload(file, payload as unknown as Record<string, unknown>);
+		const warm = await discover(locked);
+		expect(warm.index.get("shared@workspace")).toBeUndefined();
+		expect(warm.index.skills).toStrictEqual(cold.index.skills);
 	});
 
 	it("is passed over when its two lines are one, its values are missing, or a third line follows", async () => {
@@ -255,8 +297,8 @@ describe("the saved result of a discover()", { timeout: 60_000 }, () => {
 	it("never stands in for activation: a forged body position changes nothing a model receives", async () => {
 		const { cacheDir } = await forgedCache((payload) => {
 			for (const row of payload.skills) {
-				row[10] = 0;
-				row[11] = 1;
+				row[9] = 0;
+				row[10] = 1;
 			}
 		});
 		const warm = await discover(options(cacheDir));
