@@ -2,17 +2,34 @@ import { constants, type Stats } from "node:fs";
 import { basename, sep } from "node:path";
 import { type IndexedSkill, type ScanStats, type SkillIndex, takeScanStats } from "../discovery/index.ts";
 import { readContained, type SkillsLock, sha256 } from "../runtime/index.ts";
-import { codePointLength, type ParsedSkill, parseSkillFrontmatter, validateParsedSkill } from "../skill/index.ts";
+import {
+	codePointLength,
+	type ParsedSkill,
+	parseSkillFrontmatter,
+	SkillsetError,
+	validateParsedSkill,
+} from "../skill/index.ts";
 import type { McpCode } from "./codes.ts";
-import type { FrontmatterCache, FrontmatterProblem } from "./read-cache.ts";
+import { FrontmatterCache, type FrontmatterProblem } from "./read-cache.ts";
+import { readSavedPlan, type SavedRow, savedPlanKey, writeSavedPlan } from "./saved-plan.ts";
 import { skillFileUri, skillPathOf } from "./uri.ts";
 import { type FileRules, walkSkill } from "./walk.ts";
 
 /** What a plan checks files against: the read rules and, in verify mode, the lock. */
 export interface PlanRules extends FileRules {
 	lock?: SkillsLock;
-	/** What served SKILL.md files parsed to in earlier runs (never used with a lock: that needs the bytes). */
+	/**
+	 * The start-up cache's folder (never used with a lock: that needs the bytes): saved plans, and what served
+	 * SKILL.md files parsed to in earlier runs (opened only when a plan is made, not taken).
+	 */
+	cacheDir?: string;
+	/** The frontmatter cache, once opened. */
 	reads?: FrontmatterCache;
+	/**
+	 * True when no served skill's frontmatter is ever used (`--check` reports names): a saved plan's is then not
+	 * read, and a served skill reads its own SKILL.md if it is asked for it after all.
+	 */
+	planOnly?: boolean;
 }
 
 /** A JSON value, as frontmatter is sent. */
@@ -58,6 +75,11 @@ const SCAN_STATS_FRESH_MS = 10_000;
  * the skill's id (the URI's last segment), the fields clients check, and a folder with no links and within limits.
  */
 export function planServe(index: SkillIndex, rules: PlanRules): ServePlan {
+	const cacheDir = rules.lock ? undefined : rules.cacheDir;
+	const key = cacheDir === undefined ? undefined : savedPlanKey(index, rules);
+	const saved = key === undefined ? undefined : takeSaved(index, rules, cacheDir as string, key);
+	if (saved) return saved;
+	if (cacheDir !== undefined) rules.reads ??= FrontmatterCache.open(cacheDir, rules);
 	const plan: ServePlan = { served: [], byPath: new Map(), leftOut: [] };
 	const reads = rules.lock ? undefined : rules.reads;
 	// The SKILL.md stats the scan that made the index took (a fresh warm scan's, used once): where one matches
@@ -69,26 +91,126 @@ export function planServe(index: SkillIndex, rules: PlanRules): ServePlan {
 	const now = scanned ? Math.min(Date.now(), scanned.since) : Date.now();
 	// Every skill whose file was looked at: what a warm start-up may take from the cache instead.
 	const checked = new Set<string>();
+	const rows: SavedRow[] = [];
+	const checking: Checking = { reads, now, scanned, keep: reads !== undefined, final: false };
 	for (const skill of index.selected) {
-		const result = checkSkill(skill, rules, reads, now, scanned);
+		const result = checkSkill(skill, rules, checking);
 		if (!skill.origin) checked.add(skill.realFile);
-		if ("code" in result) plan.leftOut.push(result);
-		else {
-			plan.served.push(result);
-			plan.byPath.set(result.path, result);
-		}
+		addTo(plan, result);
+		if (key !== undefined) rows.push(checking.final ? savedRowOf(result) : null);
 	}
 	reads?.save(checked, now);
+	if (key !== undefined) writeSavedPlan(cacheDir as string, key, rows);
 	return plan;
 }
 
-function checkSkill(
-	skill: IndexedSkill,
-	rules: PlanRules,
-	reads: FrontmatterCache | undefined,
-	now: number,
-	scanned: ScanStats | undefined,
-): ServedSkill | LeftOutSkill {
+function addTo(plan: ServePlan, result: ServedSkill | LeftOutSkill): void {
+	if ("code" in result) plan.leftOut.push(result);
+	else {
+		plan.served.push(result);
+		plan.byPath.set(result.path, result);
+	}
+}
+
+function savedRowOf(result: ServedSkill | LeftOutSkill): SavedRow {
+	return "code" in result
+		? { code: result.code, message: result.message }
+		: { frontmatter: JSON.stringify(result.frontmatter) };
+}
+
+/**
+ * The plan saved for `index` (saved-plan.ts says why it stands), with its rows to plan again planned now; undefined
+ * when there is none or a row is not one this index can have (the plan is then made fresh, and saved again).
+ */
+function takeSaved(index: SkillIndex, rules: PlanRules, cacheDir: string, key: string): ServePlan | undefined {
+	const selected = index.selected;
+	const rows = readSavedPlan(cacheDir, key, selected.length, rules.planOnly !== true);
+	if (!rows) return undefined;
+	const plan: ServePlan = { served: [], byPath: new Map(), leftOut: [] };
+	// Rows planned again walk and read as a cold plan does, keeping no cache but noting whether they could be saved.
+	const checking: Checking = { reads: undefined, now: Date.now(), scanned: undefined, keep: true, final: false };
+	let settledNow = false;
+	for (const [at, row] of rows.entries()) {
+		const skill = selected[at] as IndexedSkill;
+		if (row === null) {
+			const result = checkSkill(skill, rules, checking);
+			addTo(plan, result);
+			if (checking.final) {
+				rows[at] = savedRowOf(result);
+				settledNow = true;
+			}
+		} else if ("code" in row)
+			plan.leftOut.push({ name: skill.name, file: skill.file, code: row.code, message: row.message });
+		else {
+			const served = row.frontmatter === undefined ? namedOnly(skill, rules) : savedServed(skill, row.frontmatter);
+			if (!served) return undefined;
+			addTo(plan, served);
+		}
+	}
+	if (settledNow) writeSavedPlan(cacheDir, key, rows);
+	return plan;
+}
+
+/** A saved served row, checked as the plan checks a skill it reads (path, URI and folder are the skill's own). */
+function savedServed(skill: IndexedSkill, text: string): ServedSkill | undefined {
+	if (skill.origin || !skill.realFile.endsWith(SKILL_FILE_TAIL)) return undefined;
+	let frontmatter: unknown;
+	try {
+		frontmatter = JSON.parse(text);
+	} catch {
+		return undefined;
+	}
+	if (typeof frontmatter !== "object" || frontmatter === null || Array.isArray(frontmatter)) return undefined;
+	const checked = frontmatter as Frontmatter;
+	if (nameProblem(checked, skill) || fieldProblem(checked)) return undefined;
+	return servedSkill(skill, checked);
+}
+
+/**
+ * A saved served row taken without its frontmatter (`--check`, which only names it): should the frontmatter be
+ * asked for after all, it is read from SKILL.md and checked as a plan checks it.
+ */
+function namedOnly(skill: IndexedSkill, rules: PlanRules): ServedSkill | undefined {
+	if (skill.origin || !skill.realFile.endsWith(SKILL_FILE_TAIL)) return undefined;
+	const named = servedSkill(skill, {});
+	let frontmatter: Frontmatter | undefined;
+	return Object.defineProperty(named, "frontmatter", {
+		enumerable: true,
+		get(): Frontmatter {
+			frontmatter ??= readChecked(skill, named.dir, rules);
+			return frontmatter;
+		},
+	});
+}
+
+/** SKILL.md's frontmatter, read now, when it passes the plan's checks; else the error that it does not. */
+function readChecked(skill: IndexedSkill, dir: string, rules: PlanRules): Frontmatter {
+	const read = readFrontmatter(skill, dir, rules);
+	const problem =
+		"code" in read ? read.message : (nameProblem(read.frontmatter, skill)?.message ?? fieldProblem(read.frontmatter));
+	if (problem === undefined && !("code" in read)) return read.frontmatter;
+	throw new SkillsetError("internal", `${skill.file}: ${problem}; it changed after the plan was made`);
+}
+
+function servedSkill(skill: IndexedSkill, frontmatter: Frontmatter): ServedSkill {
+	const path = skillPathOf(skill);
+	const dir = skill.realFile.slice(0, -SKILL_FILE_TAIL.length) || sep;
+	return { skill, path, uri: skillFileUri(path), dir, frontmatter };
+}
+
+/** How skills are checked in one plan; `final` tells, after each check, whether its verdict may be saved. */
+interface Checking {
+	reads: FrontmatterCache | undefined;
+	now: number;
+	scanned: ScanStats | undefined;
+	/** Whether walks keep folder verdicts (and so tell whether they met anything racy). */
+	keep: boolean;
+	final: boolean;
+}
+
+function checkSkill(skill: IndexedSkill, rules: PlanRules, checking: Checking): ServedSkill | LeftOutSkill {
+	const { reads, now, scanned } = checking;
+	checking.final = false;
 	const leave = (code: McpCode, message: string): LeftOutSkill => ({
 		name: skill.name,
 		file: skill.file,
@@ -99,15 +221,17 @@ function checkSkill(
 	if (skill.origin)
 		return leave("mcp.remote", `${skill.qualifiedName} comes from ${skill.origin}; it is not served again`);
 	// Real paths are absolute: one that ends so is named SKILL.md (and no path is cut for the ten thousand that do).
-	if (!skill.realFile.endsWith(SKILL_FILE_TAIL))
+	if (!skill.realFile.endsWith(SKILL_FILE_TAIL)) {
+		checking.final = true;
 		return leave("mcp.skill-file", `${basename(skill.realFile)} is not named SKILL.md`);
+	}
 	const dir = skill.realFile.slice(0, -SKILL_FILE_TAIL.length) || sep;
 	const known = scanned && reads ? knownFrontmatter(skill.realFile, scanned, reads, rules) : undefined;
 	// The folder is walked first (its problems still come last): its lstat of SKILL.md tells whether the file is
 	// the one an earlier run parsed. With the start-up cache on (never in verify mode), a folder's kept verdict
 	// stands for its files (walk.ts says why that is safe); `--no-cache` checks every file.
 	// One object literal of one shape (a spread per skill cost more than the walk's own bookkeeping).
-	const walked = walkSkill(dir, rules, rules.listings, { vouched: known, verdicts: reads !== undefined, now });
+	const walked = walkSkill(dir, rules, rules.listings, { vouched: known, verdicts: checking.keep, now });
 	let frontmatter: Frontmatter | FrontmatterProblem | undefined;
 	let stats: Stats | undefined;
 	if ("files" in walked) {
@@ -122,20 +246,38 @@ function checkSkill(
 		// What the bytes say is kept either way; a read that failed is not (it may work next time).
 		const kept = "code" in read ? read.problem : read.frontmatter;
 		if (stats && kept) reads?.set(skill.realFile, stats, kept, now);
-		if ("code" in read) return leave(read.code, read.message);
+		if ("code" in read) {
+			checking.final = read.problem !== undefined;
+			return leave(read.code, read.message);
+		}
 		frontmatter = read.frontmatter;
 	}
+	// From here on every verdict follows from SKILL.md's bytes, but the walk's own problem or its racy look.
+	checking.final = true;
 	if (typeof frontmatter === "string") return leave("mcp.frontmatter", FRONTMATTER_PROBLEMS[frontmatter]);
-	const name = frontmatter.name;
-	if (typeof name !== "string" || name.length > MAX_NAME_LENGTH || !NAME_PATTERN.test(name))
-		return leave("mcp.name-invalid", `the frontmatter name ${JSON.stringify(name ?? null)} is not a spec-valid name`);
-	if (name !== skill.id)
-		return leave("mcp.name-mismatch", `the frontmatter name '${name}' differs from the indexed name '${skill.id}'`);
+	const named = nameProblem(frontmatter, skill);
+	if (named) return leave(named.code, named.message);
 	const field = fieldProblem(frontmatter);
 	if (field) return leave("mcp.field-invalid", field);
+	checking.final = "files" in walked && walked.unsettled !== true;
 	if ("code" in walked) return leave(walked.code, walked.message);
-	const path = skillPathOf(skill);
-	return { skill, path, uri: skillFileUri(path), dir, frontmatter };
+	return servedSkill(skill, frontmatter);
+}
+
+/** Why the frontmatter's name cannot end the skill's URIs, if it cannot. */
+function nameProblem(frontmatter: Frontmatter, skill: IndexedSkill): { code: McpCode; message: string } | undefined {
+	const name = frontmatter.name;
+	if (typeof name !== "string" || name.length > MAX_NAME_LENGTH || !NAME_PATTERN.test(name))
+		return {
+			code: "mcp.name-invalid",
+			message: `the frontmatter name ${JSON.stringify(name ?? null)} is not a spec-valid name`,
+		};
+	if (name !== skill.id)
+		return {
+			code: "mcp.name-mismatch",
+			message: `the frontmatter name '${name}' differs from the indexed name '${skill.id}'`,
+		};
+	return undefined;
 }
 
 type Frontmatter = { [key: string]: JsonValue };
