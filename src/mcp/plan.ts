@@ -172,15 +172,31 @@ function savedServed(skill: IndexedSkill, text: string): ServedSkill | undefined
  */
 function namedOnly(skill: IndexedSkill, rules: PlanRules): ServedSkill | undefined {
 	if (skill.origin || !skill.realFile.endsWith(SKILL_FILE_TAIL)) return undefined;
-	const named = servedSkill(skill, {});
-	let frontmatter: Frontmatter | undefined;
-	return Object.defineProperty(named, "frontmatter", {
-		enumerable: true,
-		get(): Frontmatter {
-			frontmatter ??= readChecked(skill, named.dir, rules);
-			return frontmatter;
-		},
-	});
+	const path = skillPathOf(skill);
+	return new NamedOnly(skill, path, skillFileUri(path), skill.realFile.slice(0, -SKILL_FILE_TAIL.length) || sep, rules);
+}
+
+/** A served skill whose frontmatter is read when first asked for (one class: no property defined per skill). */
+class NamedOnly implements ServedSkill {
+	readonly skill: IndexedSkill;
+	readonly path: string;
+	readonly uri: string;
+	readonly dir: string;
+	readonly #rules: PlanRules;
+	#frontmatter: Frontmatter | undefined;
+
+	constructor(skill: IndexedSkill, path: string, uri: string, dir: string, rules: PlanRules) {
+		this.skill = skill;
+		this.path = path;
+		this.uri = uri;
+		this.dir = dir;
+		this.#rules = rules;
+	}
+
+	get frontmatter(): Frontmatter {
+		this.#frontmatter ??= readChecked(this.skill, this.dir, this.#rules);
+		return this.#frontmatter;
+	}
 }
 
 /** SKILL.md's frontmatter, read now, when it passes the plan's checks; else the error that it does not. */
