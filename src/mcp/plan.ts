@@ -1,15 +1,17 @@
 import { constants, type Stats } from "node:fs";
 import { basename, sep } from "node:path";
 import { type IndexedSkill, type ScanStats, type SkillIndex, takeScanStats } from "../discovery/index.ts";
-import { readContained, type SkillsLock, sha256 } from "../runtime/index.ts";
-import {
-	codePointLength,
-	type ParsedSkill,
-	parseSkillFrontmatter,
-	SkillsetError,
-	validateParsedSkill,
-} from "../skill/index.ts";
+import type { SkillsLock } from "../runtime/index.ts";
+import { SkillsetError } from "../skill/index.ts";
 import type { McpCode } from "./codes.ts";
+import {
+	FRONTMATTER_PROBLEMS,
+	type Frontmatter,
+	fieldProblem,
+	type JsonValue,
+	nameProblem,
+	readFrontmatter,
+} from "./frontmatter-rules.ts";
 import { FrontmatterCache, type FrontmatterProblem } from "./read-cache.ts";
 import { readSavedPlan, type SavedRow, savedPlanKey, writeSavedPlan } from "./saved-plan.ts";
 import { skillFileUri, skillPathOf } from "./uri.ts";
@@ -31,9 +33,6 @@ export interface PlanRules extends FileRules {
 	 */
 	planOnly?: boolean;
 }
-
-/** A JSON value, as frontmatter is sent. */
-export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 
 /** A skill the server serves: where it lives, its skill path and its frontmatter as written. */
 export interface ServedSkill {
@@ -62,9 +61,6 @@ export interface ServePlan {
 	leftOut: LeftOutSkill[];
 }
 
-// SEP-2640 clients check names against the spec's ASCII form; a name outside it cannot be a URI's last segment.
-const NAME_PATTERN = /^[a-z0-9]+(-[a-z0-9]+)*$/;
-const MAX_NAME_LENGTH = 64;
 const SKILL_FILE_TAIL = `${sep}SKILL.md`;
 /** How old a scan's stats may be for the plan to take them instead of its own (a CLI plans within a second). */
 const SCAN_STATS_FRESH_MS = 10_000;
@@ -280,24 +276,6 @@ function checkSkill(skill: IndexedSkill, rules: PlanRules, checking: Checking): 
 	return servedSkill(skill, frontmatter);
 }
 
-/** Why the frontmatter's name cannot end the skill's URIs, if it cannot. */
-function nameProblem(frontmatter: Frontmatter, skill: IndexedSkill): { code: McpCode; message: string } | undefined {
-	const name = frontmatter.name;
-	if (typeof name !== "string" || name.length > MAX_NAME_LENGTH || !NAME_PATTERN.test(name))
-		return {
-			code: "mcp.name-invalid",
-			message: `the frontmatter name ${JSON.stringify(name ?? null)} is not a spec-valid name`,
-		};
-	if (name !== skill.id)
-		return {
-			code: "mcp.name-mismatch",
-			message: `the frontmatter name '${name}' differs from the indexed name '${skill.id}'`,
-		};
-	return undefined;
-}
-
-type Frontmatter = { [key: string]: JsonValue };
-
 /**
  * What the read cache holds for `file` under the stat the scan took of it, when that stat is of a file the walk
  * would take (regular, not hard-linked unless allowed, within the cap). A stat that followed a link or met another
@@ -314,72 +292,4 @@ function knownFrontmatter(
 	if ((stat.nlink > 1 && !rules.allowHardLinks) || stat.size > rules.maxBytes) return undefined;
 	const frontmatter = reads.get(file, stat) as Frontmatter | FrontmatterProblem | undefined;
 	return frontmatter === undefined ? undefined : { frontmatter, size: stat.size, since: scanned.since };
-}
-
-const FRONTMATTER_PROBLEMS: Readonly<Record<FrontmatterProblem, string>> = {
-	unparsed: "the frontmatter does not parse",
-	repaired: "the frontmatter parses only after quoting values that contain ': '",
-};
-
-/** Reads and parses SKILL.md itself (contained, within the cap; in verify mode against the lock). */
-function readFrontmatter(
-	skill: IndexedSkill,
-	dir: string,
-	rules: PlanRules,
-): { frontmatter: Frontmatter } | { code: McpCode; message: string; problem?: FrontmatterProblem } {
-	const read = readContained(dir, "SKILL.md", { maxBytes: rules.maxBytes, allowHardLinks: rules.allowHardLinks });
-	if (!read.ok)
-		return { code: read.code === "resource.too-large" ? "mcp.too-large" : "mcp.unreadable", message: read.message };
-	if (rules.lock && rules.lock.skills[skill.name]?.files["SKILL.md"]?.sha256 !== sha256(read.bytes))
-		return { code: "mcp.lock-mismatch", message: "SKILL.md does not match the lock" };
-	const parsed = parseSkillFrontmatter(read.bytes, { profile: "lenient", complete: true });
-	if ("needMore" in parsed || !parsed.frontmatter) return frontmatterProblem("unparsed");
-	if (parsed.diagnostics.some((d) => d.code === "yaml.repaired")) return frontmatterProblem("repaired");
-	// The catalog, prompts and tools show what discovery read: in verify mode that must be the verified bytes too.
-	if (rules.lock && !sameProperties(skill, parsed))
-		return {
-			code: "mcp.lock-mismatch",
-			message: "SKILL.md changed after discovery read it; what it read was not verified",
-		};
-	return { frontmatter: JSON.parse(JSON.stringify(parsed.frontmatter.data)) as Frontmatter };
-}
-
-function frontmatterProblem(problem: FrontmatterProblem): {
-	code: McpCode;
-	message: string;
-	problem: FrontmatterProblem;
-} {
-	return { code: "mcp.frontmatter", message: FRONTMATTER_PROBLEMS[problem], problem };
-}
-
-/** Whether `parsed` (verified bytes) gives the properties discovery recorded for the skill. */
-function sameProperties(skill: IndexedSkill, parsed: ParsedSkill): boolean {
-	const checked = validateParsedSkill(parsed, { profile: "lenient", file: skill.file, dirName: basename(skill.dir) });
-	return JSON.stringify(checked.properties) === JSON.stringify(skill.properties);
-}
-
-/** True when `text` has more than `max` code points; a text of no more UTF-16 units than that is never counted. */
-function longerThan(text: string, max: number): boolean {
-	return text.length > max && codePointLength(text) > max;
-}
-
-/** The first rule of SEP-2640's entry validation that the frontmatter breaks, if any. */
-function fieldProblem(frontmatter: { [key: string]: JsonValue }): string | undefined {
-	const { description, compatibility, metadata } = frontmatter;
-	if (typeof description !== "string" || description === "" || longerThan(description, 1024))
-		return "description must be a string of 1-1,024 characters";
-	if (
-		compatibility !== undefined &&
-		(typeof compatibility !== "string" || compatibility === "" || longerThan(compatibility, 500))
-	)
-		return "compatibility must be a string of 1-500 characters";
-	if (
-		metadata !== undefined &&
-		(metadata === null ||
-			typeof metadata !== "object" ||
-			Array.isArray(metadata) ||
-			Object.values(metadata).some((value) => typeof value !== "string"))
-	)
-		return "metadata must map keys to strings";
-	return undefined;
 }
