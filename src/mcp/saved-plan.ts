@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { derivedKey, readDerived, resultDigestOf, writeDerived } from "../discovery/derived-cache.ts";
@@ -68,11 +69,14 @@ export function readSavedPlan(
 ): SavedRow[] | undefined {
 	const value = readDerived(cacheDir, KIND, key)?.value as Record<string, unknown> | undefined;
 	if (typeof value !== "object" || value === null) return undefined;
-	const { served, leftOut, recheck } = value;
+	const { served, leftOut, recheck, written } = value;
 	if (!Array.isArray(served) || !Array.isArray(leftOut) || !Array.isArray(recheck)) return undefined;
 	if (served.length + leftOut.length + recheck.length !== count) return undefined;
-	const texts = frontmatter ? readDerived(cacheDir, FRONTMATTER_KIND, key)?.value : [];
-	if (frontmatter && (!Array.isArray(texts) || texts.length !== served.length)) return undefined;
+	// The frontmatter of the same write (two runs may save plans under one key, and a run may stop between files).
+	const kept = frontmatter ? (readDerived(cacheDir, FRONTMATTER_KIND, key)?.value as Record<string, unknown>) : {};
+	const texts = frontmatter ? kept?.texts : [];
+	if (frontmatter && (kept?.written !== written || !Array.isArray(texts) || texts.length !== served.length))
+		return undefined;
 	const rows: (SavedRow | undefined)[] = new Array(count).fill(undefined);
 	// Each position exactly once: with the count above, every selected skill has a row.
 	const place = (at: unknown, row: SavedRow): boolean => {
@@ -112,6 +116,7 @@ export function writeSavedPlan(cacheDir: string, key: string, rows: readonly Sav
 			texts.push(row.frontmatter);
 		} else leftOut.push([at, row.code, row.message]);
 	}
-	writeDerived(cacheDir, FRONTMATTER_KIND, key, texts);
-	writeDerived(cacheDir, KIND, key, { served, leftOut, recheck });
+	const written = randomUUID();
+	writeDerived(cacheDir, FRONTMATTER_KIND, key, { written, texts });
+	writeDerived(cacheDir, KIND, key, { served, leftOut, recheck, written });
 }

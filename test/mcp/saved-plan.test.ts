@@ -35,8 +35,10 @@ type Attack = (typeof ATTACKS)[number];
 
 /** A saved plan as the cache holds it: its rows, and the served skills' frontmatter (JSON texts, in row order). */
 interface Saved {
-	value: { served: number[]; leftOut: [number, string, string][]; recheck: number[] };
+	value: { served: number[]; leftOut: [number, string, string][]; recheck: number[]; written: string };
 	texts: string[];
+	/** Which write the frontmatter says it belongs to. */
+	textsWritten: string;
 }
 
 /** The served row whose frontmatter names `name`. */
@@ -60,6 +62,14 @@ const ROWS: [string, (saved: Saved) => void][] = [
 	["an unknown code", ({ value }) => ((value.leftOut[0] as unknown[])[1] = "mcp.fine")],
 	["a code a saved row never has", ({ value }) => ((value.leftOut[0] as unknown[])[1] = "mcp.link")],
 	["frontmatter missing for a served row", ({ texts }) => texts.pop()],
+	[
+		"frontmatter of another write",
+		(saved) => {
+			const at = servedAt(saved, "bystander");
+			saved.texts[at] = JSON.stringify({ ...JSON.parse(saved.texts[at] as string), description: "Forged." });
+			saved.value.written = "another";
+		},
+	],
 	...["by/stander", "..", "by\0stander", "other"].map((forged): [string, (saved: Saved) => void] => [
 		`a frontmatter name ${JSON.stringify(forged)}`,
 		(saved) => {
@@ -146,12 +156,15 @@ function savedPlan(cacheDir: string): Saved & { file: string; key: string } {
 	const rows = read("mcp-plan");
 	const texts = read("mcp-plan-frontmatter");
 	expect(texts.key).toBe(rows.key);
-	return { file: rows.file, key: rows.key, value: rows.value as Saved["value"], texts: texts.value as string[] };
+	const kept = texts.value as { written: string; texts: string[] };
+	expect(kept.written).toBe((rows.value as { written: string }).written);
+	const value = rows.value as Saved["value"];
+	return { file: rows.file, key: rows.key, value, texts: kept.texts, textsWritten: kept.written };
 }
 
 /** Writes `saved` as the cache writes a plan (a valid digest, our file). */
 function writePlan(cacheDir: string, key: string, saved: Saved): void {
-	writeDerived(cacheDir, "mcp-plan-frontmatter", key, saved.texts);
+	writeDerived(cacheDir, "mcp-plan-frontmatter", key, { written: saved.textsWritten, texts: saved.texts });
 	writeDerived(cacheDir, "mcp-plan", key, saved.value);
 }
 
@@ -167,6 +180,7 @@ interface FirstUse {
 	served: boolean;
 	listed: string[];
 	names: unknown[];
+	descriptions: unknown[];
 	get: number | undefined;
 	read: { code: number | undefined; data: unknown; text: string };
 	directory: number | undefined;
@@ -178,7 +192,7 @@ async function firstUse(tree: string, attack: string, cacheDir: string | undefin
 	const { client, skills } = await connect(server);
 	try {
 		const page = (await client.request({ method: "skills/list", params: {} }, RAW)) as {
-			skills: { uri: string; frontmatter: { name: unknown } }[];
+			skills: { uri: string; frontmatter: { name: unknown; description: unknown } }[];
 		};
 		let read: FirstUse["read"] = { code: undefined, data: undefined, text: "" };
 		try {
@@ -191,6 +205,7 @@ async function firstUse(tree: string, attack: string, cacheDir: string | undefin
 			served: server.served.some((skill) => skill.name === attack),
 			listed: page.skills.map((entry) => entry.uri),
 			names: page.skills.map((entry) => entry.frontmatter.name),
+			descriptions: page.skills.map((entry) => entry.frontmatter.description),
 			get: await errorCode(skills.get(`skill://${attack}/SKILL.md`)),
 			read,
 			directory: await errorCode(skills.readDirectory(`skill://${attack}`)),
@@ -411,6 +426,7 @@ describe("a saved plan that cannot be trusted is refused and the plan made fresh
 			const cold = await firstUse(rowTree(what), "bystander", undefined, "SKILL.md");
 			expect(use.listed).toEqual(cold.listed);
 			expect(use.names).toEqual(cold.names);
+			expect(use.descriptions).toEqual(cold.descriptions);
 			expect(use.names).toContain("bystander");
 		}, 60_000);
 	}
