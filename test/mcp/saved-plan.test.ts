@@ -7,6 +7,7 @@ import {
 	readFileSync,
 	realpathSync,
 	renameSync,
+	rmSync,
 	statSync,
 	symlinkSync,
 	truncateSync,
@@ -95,7 +96,7 @@ function rowTree(what: string): string {
 
 let base: string;
 /** One tree per test (each attack changes its own, within the racy margin of the next test's runs). */
-const TREES = [...ATTACKS, "plain", "rule", "control", "owner", "writable", "digest", "cli-row"];
+const TREES = [...ATTACKS, "plain", "rule", "control", "owner", "writable", "digest", "cli-row", "fixed"];
 const treeFiles: Record<string, string> = {
 	"bystander/SKILL.md": skillMd("bystander"),
 	// Left out for what its SKILL.md says: a verdict the saved plan keeps.
@@ -112,6 +113,8 @@ beforeAll(async () => {
 	for (const tree of [...TREES, ...ROWS.map(([what]) => rowTree(what))])
 		await writeTree(join(base, "trees", tree), treeFiles);
 	writeFileSync(join(base, "outside.md"), `# Outside ${SECRET}\n`);
+	// Left out for what its subfolder holds (a link), which the saved result does not vouch for.
+	symlinkSync("/etc/passwd", join(rootOf("fixed"), "passwd", "references", "passwd.md"));
 	await pastRacyWindow();
 }, 30_000);
 
@@ -326,6 +329,18 @@ describe("a warm start-up that takes the saved plan", () => {
 			expectRefused(use, attack);
 		}, 60_000);
 	}
+
+	it("plans again on every run a skill left out for what its subfolder holds: fixed, it is served", async () => {
+		const cacheDir = await warmRuns("fixed");
+		expect(savedPlan(cacheDir).value.recheck).toHaveLength(1);
+		const before = await createSkillServer(optionsFor("fixed", cacheDir));
+		await before.close();
+		expect(before.leftOut).toContainEqual(expect.objectContaining({ name: "passwd", code: "mcp.link" }));
+		rmSync(join(rootOf("fixed"), "passwd", "references", "passwd.md"));
+		const after = await createSkillServer(optionsFor("fixed", cacheDir));
+		await after.close();
+		expect(after.served.map((skill) => skill.name)).toContain("passwd");
+	}, 60_000);
 
 	it("plans afresh when SKILL.md is edited in place to an invalid name with its size and times put back", async () => {
 		const cacheDir = await warmRuns("edited");
