@@ -5,7 +5,7 @@ import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { codeStamp, readKept, usableFolder, writeKept } from "./index-file.ts";
 
-export { type ResultName, resultNameOf } from "./result-digest.ts";
+export { type ResultName, resultDigestOf, resultNameOf } from "./result-digest.ts";
 
 // Values a later stage derives from discovery's results (the fitted catalog of an index), kept beside the index
 // in `<cacheDir>/<kind>/` with the index's file rules: no links, ours, writable by no one else, a digest over the

@@ -239,7 +239,11 @@ export function indexFileName(key: string): string {
 	return `${createHash("sha256").update(key).digest("hex").slice(0, 32)}.json`;
 }
 
+// Per process: a running process cannot load new code, so what its code folders hold is read once per folder
+// (the bundle folder is both stages' and every deriving stage's; one set of folders does not list it again for
+// the next). A changed file still changes the stamp of the next process, which is the one that could read it.
 const stamps = new Map<string, string>();
+const folderStamps = new Map<string, string>();
 
 /**
  * What the saved results depend on besides the files: this skillset's version and the files of its skill and
@@ -257,17 +261,24 @@ export function codeStamp(extraFolders: readonly string[] = []): string {
 	} catch {
 		hash.update("?");
 	}
-	for (const folder of [join(here, "..", "skill"), here, ...extraFolders]) {
-		for (const name of readdirSync(folder).sort()) {
-			// The code itself: compiled or source modules, not declaration files.
-			if (name.endsWith(".d.ts") || !/\.[cm]?[jt]s$/.test(name)) continue;
-			const info = statSync(join(folder, name));
-			hash.update(`\0${name}\0${info.size}\0${info.mtimeMs}`);
-		}
-	}
+	for (const folder of [join(here, "..", "skill"), here, ...extraFolders]) hash.update(folderStamp(folder));
 	const stamp = hash.digest("hex").slice(0, 16);
 	stamps.set(id, stamp);
 	return stamp;
+}
+
+function folderStamp(folder: string): string {
+	const known = folderStamps.get(folder);
+	if (known !== undefined) return known;
+	let text = "";
+	for (const name of readdirSync(folder).sort()) {
+		// The code itself: compiled or source modules, not declaration files.
+		if (name.endsWith(".d.ts") || !/\.[cm]?[jt]s$/.test(name)) continue;
+		const info = statSync(join(folder, name));
+		text += `\0${name}\0${info.size}\0${info.mtimeMs}`;
+	}
+	folderStamps.set(folder, text);
+	return text;
 }
 
 function unsafeOwner(info: Stats, user: number, what: string): string | undefined {

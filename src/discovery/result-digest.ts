@@ -17,6 +17,14 @@ export function rememberResultDigest(index: SkillIndex, digest: string): void {
 	recent.length = Math.min(recent.length, RECENT);
 }
 
+/**
+ * The digest of the saved result `index` is (read back whole, or the one a scan saved), or undefined for any other
+ * index, one that holds a part of such a result included.
+ */
+export function resultDigestOf(index: SkillIndex): string | undefined {
+	return digests.get(index);
+}
+
 /** What names an index's catalog skills: a saved result's digest, and which of its catalog skills are not there. */
 export interface ResultName {
 	digest: string;

@@ -9,29 +9,42 @@ import type { IndexedSkill } from "./resolve.ts";
 export class SkillIndex {
 	/** Every usable skill, in rank-then-name order. */
 	readonly skills: readonly IndexedSkill[];
-	readonly #byName = new Map<string, IndexedSkill>();
-	readonly #byQualifiedName = new Map<string, IndexedSkill>();
+	// Built on the first look-up, once, and never handed out: a host that only lists (a catalog, `mcp --check`)
+	// pays nothing for them, and what they answer cannot change since `skills` is frozen.
+	#byName: Map<string, IndexedSkill> | undefined;
+	#byQualifiedName: Map<string, IndexedSkill> | undefined;
+	#selected: readonly IndexedSkill[] | undefined;
 
 	constructor(skills: readonly IndexedSkill[]) {
 		this.skills = Object.freeze(adopting ? skills.map(freezeInPlace) : skills.map(freezeSkill));
-		for (const skill of this.skills) this.#byQualifiedName.set(skill.qualifiedName, skill);
-		// A bare name belongs to the selected copy first; shadowed copies answer only to their qualified names.
-		for (const status of ["selected", "disabled", "untrusted"] as const) {
-			for (const skill of this.skills) {
-				if (skill.status === status && !this.#byName.has(skill.name)) this.#byName.set(skill.name, skill);
-			}
-		}
 	}
 
 	/** The skill with this name or qualified name, whatever its status. */
 	get(name: string): IndexedSkill | undefined {
 		const normalized = name.trim().normalize("NFKC");
-		return this.#byName.get(normalized) ?? this.#byQualifiedName.get(normalized);
+		if (this.#byName === undefined || this.#byQualifiedName === undefined) this.#buildMaps();
+		return this.#byName?.get(normalized) ?? this.#byQualifiedName?.get(normalized);
+	}
+
+	#buildMaps(): void {
+		const byName = new Map<string, IndexedSkill>();
+		const byQualifiedName = new Map<string, IndexedSkill>();
+		for (const skill of this.skills) byQualifiedName.set(skill.qualifiedName, skill);
+		// A bare name belongs to the selected copy first; shadowed copies answer only to their qualified names.
+		for (const status of ["selected", "disabled", "untrusted"] as const) {
+			for (const skill of this.skills) {
+				if (skill.status === status && !byName.has(skill.name)) byName.set(skill.name, skill);
+			}
+		}
+		this.#byName = byName;
+		this.#byQualifiedName = byQualifiedName;
 	}
 
 	/** Selected skills: the ones a session may activate. */
 	get selected(): readonly IndexedSkill[] {
-		return this.skills.filter((skill) => skill.status === "selected");
+		// Filtered once; each caller gets its own array, as before, so changing one changes no other answer.
+		this.#selected ??= this.skills.filter((skill) => skill.status === "selected");
+		return [...this.#selected];
 	}
 
 	/** What a catalog lists: selected, trusted, enabled and model-invocable skills, in order. */

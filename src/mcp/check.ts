@@ -11,7 +11,6 @@ import { LARGE_READ_BYTES, LargeReads } from "./large-reads.ts";
 import { ListingCache } from "./listings.ts";
 import type { SkillServerOptions } from "./options.ts";
 import { type LeftOutSkill, type PlanRules, planServe, type ServePlan } from "./plan.ts";
-import { FrontmatterCache } from "./read-cache.ts";
 
 // What a server would serve is decided here, for the server and for `--check` alike, so the two cannot drift.
 
@@ -31,8 +30,7 @@ export function serveRules(options: SkillServerOptions): ServeRules & PlanRules 
 		buffers: new BufferPool(LARGE_READ_BYTES),
 	};
 	// A verified server checks every SKILL.md's bytes against the lock: nothing read earlier may stand in for them.
-	if (options.cacheDir !== undefined && !options.integrity)
-		rules.reads = FrontmatterCache.open(options.cacheDir, rules);
+	if (options.cacheDir !== undefined && !options.integrity) rules.cacheDir = options.cacheDir;
 	return rules;
 }
 
@@ -68,6 +66,7 @@ export interface ServeCheck {
  */
 export async function checkServe(index: SkillIndex, given: SkillServerOptions): Promise<ServeCheck> {
 	const options = serveOptions(given);
-	const { plan } = await planSnapshot(index, serveRules(options), options);
+	// The report names the served skills: a saved plan's frontmatter is not read for it.
+	const { plan } = await planSnapshot(index, { ...serveRules(options), planOnly: true }, options);
 	return { served: plan.served.map((served) => ({ name: served.skill.name, uri: served.uri })), leftOut: plan.leftOut };
 }

@@ -6,6 +6,7 @@ import type { BufferPool, Lease } from "./buffer-pool.ts";
 import type { McpCode } from "./codes.ts";
 import type { FileBytes } from "./deferred.ts";
 import { SKIPPED_DIRS, settled } from "./folder-rules.ts";
+import type { JsonValue } from "./frontmatter-rules.ts";
 import {
 	LARGE_READ_BYTES,
 	type LargeReadRefusal,
@@ -14,7 +15,7 @@ import {
 	MAX_WAITING_LARGE_READS,
 	MAX_WAITING_PER_CONNECTION,
 } from "./large-reads.ts";
-import type { JsonValue, ServedSkill, ServePlan } from "./plan.ts";
+import type { ServedSkill, ServePlan } from "./plan.ts";
 import { directoryUri, fileUri, uriSegments } from "./uri.ts";
 import { type FileRules, type SkillTree, type TreeProblem, walkSkill } from "./walk.ts";
 

@@ -24,6 +24,11 @@ export interface SkillTree {
 	dirs: string[];
 	/** True when SKILL.md was taken as vouched for (it is then not in `files`). */
 	skillFileVouched?: boolean;
+	/**
+	 * True when a walk that keeps verdicts met a folder or file changed within the racy margin: what it saw may not
+	 * stand for what is there (the plan saves no verdict of the skill then).
+	 */
+	unsettled?: boolean;
 }
 
 /**
@@ -158,7 +163,9 @@ export function walkSkill(
 			// A verdict that would spare no `lstat` (a folder of SKILL.md and subfolders only) is not kept: reading it
 			// back would cost more than it saves. Nor is one of a folder changed within the racy margin: an entry added
 			// within the same tick may not have changed its times (so a kept verdict always stands for its listing).
-			if (tally.settled && tally.spared > 0 && settled(listing, now))
+			const still = tally.settled && settled(listing, now);
+			if (!still) tree.unsettled = true;
+			if (still && tally.spared > 0)
 				listings.keepVerdict(listing, tally.names, tally.files - files, tally.bytes - bytes, rules, now);
 			else listings.dropVerdict(listing);
 		}

@@ -4,6 +4,7 @@ import {
 	readFileSync,
 	realpathSync,
 	renameSync,
+	rmSync,
 	statSync,
 	symlinkSync,
 	writeFileSync,
@@ -44,6 +45,9 @@ async function warmScan(attack: Attack): Promise<{ result: DiscoveryResult; cach
 	const cold = await discover(options);
 	await checkServe(cold.index, { cacheDir });
 	const result = await discover(options);
+	// The plan saved for this result (saved-plan.test.ts) would stand for the plan: these attacks are on a plan that
+	// is made, so it goes.
+	rmSync(join(cacheDir, "mcp-plan"), { recursive: true, force: true });
 	// The attack must meet the path it is about: a warm scan that stat'ed the real paths the plan walks.
 	expect(result.report.reused.files).toBeGreaterThan(0);
 	expect(result.index.get("victim")?.realFile).toBe(join(root, "victim", "SKILL.md"));

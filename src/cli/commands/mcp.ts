@@ -72,7 +72,9 @@ Options:
 ${sessionUsage}
   --check                    serve nothing: list the skills that would be served and every one left out
                              (the server's own plan: warm, a folder unchanged since the last run counts as it
-                             was then; --no-cache checks every file)
+                             was then, and a scan read back whole takes the plan saved with it, walking no skill
+                             folder; what changes below a skill's subfolders is caught when the file is used;
+                             --no-cache checks every file)
   --json                     with --check, print the result as JSON
 
 Exit status: 0 served until the client left (or --check found nothing left out), 1 skills left out or a
