@@ -15,6 +15,7 @@ import { warnFailedOrigins } from "../origin-warnings.ts";
 import { type IncompleteRoot, incompleteRoots, renderIncomplete } from "../render-bounds.ts";
 import { plural } from "../render-diagnostics.ts";
 import { loadIntegrity, lockPath, sessionFlags, sessionUsage } from "../session-flags.ts";
+import { terminalSafe } from "../terminal-text.ts";
 
 /** The command's options, for `node:util` parseArgs. */
 export const options: NonNullable<ParseArgsConfig["options"]> = {
@@ -221,12 +222,12 @@ export async function run(
 		process.once("SIGTERM", onSignal);
 		const end = await serveSkillsStdio(server, {
 			signal: stop.signal,
-			onError: (error) => io.stderr(`skillset mcp: error: ${printable(error.message)}\n`),
+			onError: (error) => io.stderr(`skillset mcp: error: ${terminalSafe(error.message)}\n`),
 		});
 		process.off("SIGINT", onSignal);
 		process.off("SIGTERM", onSignal);
 		if (end.failed) {
-			io.stderr(`skillset mcp: error: ${printable(end.message)}\n`);
+			io.stderr(`skillset mcp: error: ${terminalSafe(end.message)}\n`);
 			await server.close();
 			return { exitCode: EXIT_CONNECTION_FAILED, data: {} };
 		}
@@ -239,10 +240,14 @@ export async function run(
 export function render(data: McpCheck | Record<string, never>, style: Style): string {
 	if (!("served" in data)) return "";
 	const lines = [...renderIncomplete(data.incomplete, style), `${plural(data.served.length, "skill")} served`];
-	for (const skill of data.served) lines.push(`  ${skill.name}  ${style.dim(skill.uri)}`);
+	// Names, messages and paths come from a skill's files (an entry's name is in a left-out skill's message).
+	const safe = terminalSafe;
+	for (const skill of data.served) lines.push(`  ${safe(skill.name)}  ${style.dim(safe(skill.uri))}`);
 	if (data.leftOut.length > 0) lines.push(`${plural(data.leftOut.length, "skill")} left out`);
 	for (const skill of data.leftOut)
-		lines.push(`  ${style.yellow(skill.name)}: ${skill.message} ${style.dim(`(${skill.code}, ${skill.file})`)}`);
+		lines.push(
+			`  ${style.yellow(safe(skill.name))}: ${safe(skill.message)} ${style.dim(`(${skill.code}, ${safe(skill.file)})`)}`,
+		);
 	return `${lines.join("\n")}\n`;
 }
 
@@ -258,13 +263,8 @@ function checkOrigin(value: string): string {
 function checkHost(value: string): string {
 	const parsed = URL.canParse(`http://${value}`) ? new URL(`http://${value}`) : undefined;
 	if (!parsed || value === "" || parsed.host !== value.toLowerCase() || parsed.port !== "")
-		throw new UsageError(`--allow-host needs a host name such as skills.example.com, not '${printable(value)}'`);
+		throw new UsageError(`--allow-host needs a host name such as skills.example.com, not '${terminalSafe(value)}'`);
 	return parsed.hostname;
-}
-
-/** Text from a client or the SDK as log lines: control characters (escape sequences) become `?`. */
-function printable(text: string): string {
-	return text.replace(/(?![\n\t])\p{Cc}/gu, "?");
 }
 
 /** `[HOST:]PORT`, with `[v6]:PORT` for IPv6. */
