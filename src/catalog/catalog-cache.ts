@@ -9,6 +9,8 @@ import type { CatalogEntry } from "./render.ts";
 // A custom tokenizer is code we cannot name in a key, so a catalog counted with one is never kept.
 
 const HERE = dirname(fileURLToPath(import.meta.url));
+/** Half a surrogate pair (in a `u` pattern a pair is one code point, which is not in `Cs`). */
+const LONE_SURROGATE = /\p{Cs}/u;
 
 /** What the cache needs from a caller's options: where it is, and whether a tokenizer of its own was given. */
 interface CacheableOptions {
@@ -53,13 +55,16 @@ export async function memoized<T>(
 	const { entries } = source;
 	const key = entriesKey(kind, rest, source);
 	if (key === undefined) return build();
-	const read = readDerived(cacheDir, kind, key);
+	const read = readDerived(cacheDir, kind, key, { tail: true });
 	const saved = read && codec.unpack(read.value, (list) => derefEntries(list, entries), read.tail);
 	if (valid(saved)) return saved;
 	const built = await build();
 	const numbers = new Map(entries.map((entry, i) => [entry, i]));
 	const refs = (fitted: readonly CatalogEntry[]) => fitted.map((entry) => numbers.get(entry) ?? entry);
-	writeDerived(cacheDir, kind, key, codec.pack(built, refs), codec.text(built));
+	const text = codec.text(built);
+	// A file holds UTF-8, which has no form for half a surrogate pair: such a text would come back changed.
+	if (LONE_SURROGATE.test(text)) return built;
+	writeDerived(cacheDir, kind, key, codec.pack(built, refs), text);
 	return built;
 }
 

@@ -47,7 +47,8 @@ export function derivedKey(
 }
 
 /**
- * The value saved under `key` in `<cacheDir>/<kind>/`, the text saved after it as it is (see {@link writeDerived}),
+ * The value saved under `key` in `<cacheDir>/<kind>/`, with `tail` the text saved after it as it is (see
+ * {@link writeDerived}; without `tail`, a file with a text after its value is refused),
  * and when it was written (its file's mtime, for the racy-git rule), or undefined when there is none or it cannot
  * be trusted.
  */
@@ -55,12 +56,15 @@ export function readDerived(
 	cacheDir: string,
 	kind: string,
 	key: string,
+	options: { tail?: boolean } = {},
 ): { value: unknown; tail?: string; mtimeMs: number } | undefined {
 	const folder = derivedFolder(cacheDir, kind);
 	const read = folder === undefined ? undefined : readKept(folder, key);
 	if (!read) return undefined;
 	// JSON text holds no raw line break: the first one ends the value, and the tail follows it.
 	const split = read.text.indexOf("\n");
+	// Only a kind that keeps a text asks for one: any other value is the whole file, as it was written.
+	if (split !== -1 && options.tail !== true) return undefined;
 	try {
 		const saved = JSON.parse(split === -1 ? read.text : read.text.slice(0, split)) as {
 			key?: unknown;

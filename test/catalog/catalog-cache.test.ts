@@ -113,6 +113,19 @@ describe("the cached catalog", () => {
 		expect(cached(cacheDir, "catalog-section")).toHaveLength(1);
 	});
 
+	it("gives warm what a cold build gives when a description holds a lone surrogate (UTF-8 cannot keep one)", async () => {
+		const cacheDir = freshCache();
+		const odd = await writeTree(join(base, "odd"), {
+			"odd/SKILL.md":
+				'---\nname: odd\ndescription: "Half a pair \\uD800 here. Use when testing text a file cannot hold."\n---\n',
+		});
+		const { index } = await discover({ ...optionsFor(), roots: [odd] });
+		expect(index.get("odd")?.description).toContain("\uD800");
+		const cold = await buildCatalog(index, { budget: { tokens: 300 } });
+		expect(await buildCatalog(index, { budget: { tokens: 300 }, cacheDir })).toEqual(cold);
+		expect(await buildCatalog(index, { budget: { tokens: 300 }, cacheDir })).toEqual(cold);
+	});
+
 	it("shows a description changed within the same second, in a file of the same size and time", async () => {
 		const cacheDir = freshCache();
 		const file = join(root, "s3", "SKILL.md");

@@ -96,7 +96,7 @@ function rowTree(what: string): string {
 
 let base: string;
 /** One tree per test (each attack changes its own, within the racy margin of the next test's runs). */
-const TREES = [...ATTACKS, "plain", "rule", "control", "owner", "writable", "digest", "cli-row", "fixed"];
+const TREES = [...ATTACKS, "plain", "rule", "control", "owner", "writable", "digest", "tail", "cli-row", "fixed"];
 const treeFiles: Record<string, string> = {
 	"bystander/SKILL.md": skillMd("bystander"),
 	// Left out for what its SKILL.md says: a verdict the saved plan keeps.
@@ -413,6 +413,19 @@ describe("a saved plan that cannot be trusted is refused and the plan made fresh
 			const text = readFileSync(file, "utf8");
 			writeFileSync(file, text.replace('"forged"', '"FORGED"'));
 		});
+		expect(use.listed).toContain("skill://bystander/SKILL.md");
+	}, 60_000);
+
+	it("a plan with text after its value, under a valid digest (only a catalog keeps a text there)", async () => {
+		const cacheDir = await warmRuns("tail");
+		const { key, ...saved } = savedPlan(cacheDir);
+		const at = servedAt(saved, "bystander");
+		saved.value.leftOut.push([saved.value.served[at] as number, "mcp.field-invalid", "forged"]);
+		saved.value.served.splice(at, 1);
+		saved.texts.splice(at, 1);
+		writeDerived(cacheDir, "mcp-plan-frontmatter", key, { written: saved.textsWritten, texts: saved.texts }, "{}");
+		writeDerived(cacheDir, "mcp-plan", key, saved.value, "{}");
+		const use = await firstUse("tail", "forged", cacheDir, "notes.md");
 		expect(use.listed).toContain("skill://bystander/SKILL.md");
 	}, 60_000);
 
