@@ -271,7 +271,8 @@ function checkSkill(skill: IndexedSkill, rules: PlanRules, checking: Checking): 
 	if (named) return leave(named.code, named.message);
 	const field = fieldProblem(frontmatter);
 	if (field) return leave("mcp.field-invalid", field);
-	checking.final = "files" in walked && walked.unsettled !== true;
+	// Only a walk that kept verdicts looked for racy entries (walk.ts): any other cannot vouch for the folder.
+	checking.final = "files" in walked && walked.settled === true;
 	if ("code" in walked) return leave(walked.code, walked.message);
 	return servedSkill(skill, frontmatter);
 }

@@ -25,10 +25,10 @@ export interface SkillTree {
 	/** True when SKILL.md was taken as vouched for (it is then not in `files`). */
 	skillFileVouched?: boolean;
 	/**
-	 * True when a walk that keeps verdicts met a folder or file changed within the racy margin: what it saw may not
-	 * stand for what is there (the plan saves no verdict of the skill then).
+	 * True when a walk that keeps verdicts found every folder and file settled (none changed within the racy margin),
+	 * so what it saw stands for what is there; undefined when it met one, or kept no verdicts (it did not look).
 	 */
-	unsettled?: boolean;
+	settled?: boolean;
 }
 
 /**
@@ -119,6 +119,8 @@ export function walkSkill(
 	const tally: Tally = { files: 0, bytes: 0, names: keep ? [] : undefined, settled: true, spared: 0 };
 	// The `lstat` of each subfolder from its parent's listing: its own listing's signature.
 	const dirStats: (Stats | undefined)[] = [undefined];
+	// Whether a folder walked in full met an entry changed within the racy margin (a taken verdict was settled).
+	let racy = false;
 	for (let i = 0; i < tree.dirs.length; i++) {
 		const rel = tree.dirs[i] ?? "";
 		let listing: Listing | undefined;
@@ -164,12 +166,13 @@ export function walkSkill(
 			// back would cost more than it saves. Nor is one of a folder changed within the racy margin: an entry added
 			// within the same tick may not have changed its times (so a kept verdict always stands for its listing).
 			const still = tally.settled && settled(listing, now);
-			if (!still) tree.unsettled = true;
+			if (!still) racy = true;
 			if (still && tally.spared > 0)
 				listings.keepVerdict(listing, tally.names, tally.files - files, tally.bytes - bytes, rules, now);
 			else listings.dropVerdict(listing);
 		}
 	}
+	if (keep && !racy) tree.settled = true;
 	return tree;
 }
 
