@@ -74,7 +74,11 @@ export function planServe(index: SkillIndex, rules: PlanRules): ServePlan {
 	const cacheDir = rules.lock ? undefined : rules.cacheDir;
 	const key = cacheDir === undefined ? undefined : savedPlanKey(index, rules);
 	const saved = key === undefined ? undefined : takeSaved(index, rules, cacheDir as string, key);
-	if (saved) return saved;
+	if (saved) {
+		// The scan's SKILL.md stats are not needed: dropped now, not kept for as long as the index lives.
+		takeScanStats(index);
+		return saved;
+	}
 	if (cacheDir !== undefined) rules.reads ??= FrontmatterCache.open(cacheDir, rules);
 	const plan: ServePlan = { served: [], byPath: new Map(), leftOut: [] };
 	const reads = rules.lock ? undefined : rules.reads;
