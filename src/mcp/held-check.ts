@@ -1,5 +1,6 @@
 import { lstatSync } from "node:fs";
-import { Worker } from "node:worker_threads";
+import { createRequire } from "node:module";
+import type { Worker } from "node:worker_threads";
 import { FIELDS, type HeldEntry, stillHeld } from "./held-entry.ts";
 
 // A warm skills/list is one `lstat` per folder and file of every skill it lists (the floor a use pays: nothing else
@@ -169,6 +170,8 @@ let current: Helper | undefined;
 /** Set once a helper failed: from then on every check runs on this thread alone. */
 let broken = false;
 
+/** The largest check an arena was too small for: a new helper's arena fits it (no thread started per page). */
+let largest = { count: 0, size: 0 };
 /** When the last long check ran (`performance.now()`). */
 let lastLongCheck = Number.NEGATIVE_INFINITY;
 
@@ -182,15 +185,19 @@ function helper(count: number, size: number): Helper | undefined {
 	const now = performance.now();
 	const again = now - lastLongCheck < HELPER_IDLE_MS;
 	lastLongCheck = now;
-	if (!current && again)
-		current = startHelper(sharedArena(Math.max(2 * count, ARENA_PATHS), Math.max(2 * size, ARENA_BYTES)));
+	if (!current && again) {
+		const paths = Math.max(2 * count, 2 * largest.count, ARENA_PATHS);
+		current = startHelper(sharedArena(paths, Math.max(2 * size, 2 * largest.size, ARENA_BYTES)));
+	}
 	return current;
 }
 
 function startHelper(arena: Arena): Helper | undefined {
 	let worker: Worker;
 	try {
-		worker = new Worker(HELPER_SOURCE, { eval: true, workerData: { arena, tally: helperTally } });
+		// Loaded here, not with this module: a server that never lists a long stretch never starts a helper.
+		const threads = createRequire(import.meta.url)("node:worker_threads") as typeof import("node:worker_threads");
+		worker = new threads.Worker(HELPER_SOURCE, { eval: true, workerData: { arena, tally: helperTally } });
 	} catch {
 		broken = true;
 		return undefined;
@@ -214,7 +221,8 @@ function startHelper(arena: Arena): Helper | undefined {
 		claim(count, size) {
 			if (Atomics.compareExchange(control, 1, 0, 1) !== 0) return undefined;
 			if (results.length < count || arena.bytes.length < size) {
-				// Too small for this check: the next long one starts a helper with a bigger arena.
+				// Too small for this check: the next long one starts a helper with an arena that fits this one too.
+				largest = { count: Math.max(largest.count, count), size: Math.max(largest.size, size) };
 				stop();
 				return undefined;
 			}

@@ -116,12 +116,15 @@ export class SkillEntries {
 			const end = Math.min(ordered.length, at + PAGE_STRETCH, start + size.skills);
 			const first = at;
 			const held = this.#heldStretch(ordered, first, end, MAX_PAGE_RESOURCES - files, skills.length === 0);
+			// The stretch's check stands until this page awaits a build: after that each held entry is checked alone.
+			let fresh = true;
 			for (; at < end && built < size.built; at++) {
 				const served = ordered[at] as ServedSkill;
 				// One left out of the stretch's check (it seemed not to fit) is checked alone when it is reached after all.
-				let entry: SkillEntry | TreeProblem | undefined = held[at - first] ?? this.held(served);
+				let entry: SkillEntry | TreeProblem | undefined = (fresh ? held[at - first] : undefined) ?? this.held(served);
 				if (!entry) {
 					built++;
+					fresh = false;
 					entry = await this.#build(served);
 				}
 				if ("code" in entry) {
