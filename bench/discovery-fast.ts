@@ -25,6 +25,8 @@ export type { FastRow } from "./process.ts";
 
 const RUNS = 5;
 const STARTS = 15;
+/** Flat collections `skillset list` is measured on against `openskills list`. */
+const LIST_SIZES = [548, 1000, 10_000];
 const FLOOR = fileURLToPath(new URL("./discovery-floor.js", import.meta.url));
 /** Cold means no persistent index: neither read nor written. */
 const COLD = { SKILLSET_NO_CACHE: "1" };
@@ -151,7 +153,8 @@ export async function benchDiscoveryFast(sizes: readonly number[] = [1000, 10_00
 		const rows = startupRows(empty, context);
 		rows.push(...(await startupPeerRows(work, context)));
 		for (const count of sizes) rows.push(...(await scanRows(work, count, context)));
-		rows.push(...(await listRows(work, 548, context)));
+		// The issue's sizes: the real collection's count, then 1k and 10k (openskills is faster than no size).
+		for (const count of LIST_SIZES) rows.push(...(await listRows(work, count, context)));
 		return rows;
 	} finally {
 		await rm(work, { recursive: true, force: true });
