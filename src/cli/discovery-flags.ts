@@ -1,4 +1,4 @@
-import { stat } from "node:fs/promises";
+import { type Stats, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { resolve } from "node:path";
 import type { ParseArgsConfig } from "node:util";
@@ -133,7 +133,7 @@ export async function settingsFor(
 	extra: SettingsFlags = {},
 ): Promise<CommandSettings> {
 	const workspace = resolve(io.cwd, dir ?? ".");
-	if (dir !== undefined) await checkFolder(`DIR ${dir}`, workspace);
+	if (dir !== undefined) checkFolder(`DIR ${dir}`, workspace);
 	const settings = await resolveSettings({
 		cwd: io.cwd,
 		workspace,
@@ -165,9 +165,12 @@ export async function settingsFor(
 	return { ...settings, originList };
 }
 
-/** A folder the user named (a workspace DIR) must be one: anything else is a usage error, never silence. */
-async function checkFolder(what: string, path: string): Promise<void> {
-	const info = await stat(path).catch((error: NodeJS.ErrnoException) => error);
+/**
+ * A folder the user named (a workspace DIR) must be one: anything else is a usage error, never silence. One stat,
+ * synchronous: the promise API would cost every command that discovers its module and a thread pool.
+ */
+function checkFolder(what: string, path: string): void {
+	const info = statOrError(path);
 	if (info instanceof Error) {
 		const missing = info.code === "ENOENT" || info.code === "ENOTDIR";
 		throw new UsageError(missing ? `${what} does not exist` : `cannot read ${what}: ${info.code}`);
@@ -192,5 +195,13 @@ async function trustedByStore(workspace: string, io: CliIo): Promise<boolean> {
 		return (await loadTrustStore(file)).isTrusted(workspace);
 	} catch (error) {
 		throw new UsageError((error as Error).message);
+	}
+}
+
+function statOrError(path: string): Stats | NodeJS.ErrnoException {
+	try {
+		return statSync(path);
+	} catch (error) {
+		return error as NodeJS.ErrnoException;
 	}
 }

@@ -1,4 +1,4 @@
-import { readdir, stat } from "node:fs/promises";
+import { readdirSync, statSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import type { DiscoveryReport } from "../discovery/index.ts";
 import type { Diagnostic, Finding } from "../skill/index.ts";
@@ -26,7 +26,7 @@ export async function resolveNamedPath(path: string, cwd: string): Promise<Named
 	// An empty PATH would resolve to the working directory: a typo must not validate the whole tree.
 	if (path.trim() === "") return problem(path, { code: "path.not-found", message: "The path is empty" });
 	const absolute = resolve(cwd, path);
-	const info = await stat(absolute).catch((error: NodeJS.ErrnoException) => error);
+	const info = attempt(() => statSync(absolute));
 	if (info instanceof Error) {
 		const missing = info.code === "ENOENT" || info.code === "ENOTDIR";
 		const finding: Finding = missing
@@ -41,7 +41,7 @@ export async function resolveNamedPath(path: string, cwd: string): Promise<Named
 			message: `Not a skill folder, SKILL.md or collection: ${path}`,
 		});
 	}
-	const names = await readdir(absolute).catch((error: NodeJS.ErrnoException) => error);
+	const names = attempt(() => readdirSync(absolute));
 	if (names instanceof Error) {
 		return problem(path, { code: "file.unreadable", message: `Cannot list ${path}: ${names.code ?? names.message}` });
 	}
@@ -66,7 +66,8 @@ export async function findSkillFolders(dir: string, maxDirs = 5000, maxDepth = 8
 		const next: string[] = [];
 		for (const folder of level) {
 			if (listed++ >= maxDirs) break;
-			const entries = await readdir(folder, { withFileTypes: true }).catch(() => []);
+			const read = attempt(() => readdirSync(folder, { withFileTypes: true }));
+			const entries = read instanceof Error ? [] : read;
 			if (hasSkillFile(entries.map((e) => e.name))) {
 				found.push(folder);
 				continue;
@@ -130,4 +131,16 @@ function commonParent(paths: readonly string[]): string {
 async function problem(path: string, finding: Finding): Promise<NamedPath> {
 	const [diagnostic] = (await skillStage()).placeFindings([finding], { file: path, profile: "strict" });
 	return { path, kind: "problem", diagnostic: diagnostic as Diagnostic };
+}
+
+/**
+ * What `look` returns, or the error it threw. The file system is asked synchronously here: a few stats and listings
+ * of folders the user named, where the promise API would cost every command its module and a thread pool.
+ */
+function attempt<T>(look: () => T): T | NodeJS.ErrnoException {
+	try {
+		return look();
+	} catch (error) {
+		return error as NodeJS.ErrnoException;
+	}
 }

@@ -1,4 +1,4 @@
-import { readdir, stat } from "node:fs/promises";
+import { type Dirent, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { DEFAULT_CONVENTIONS } from "../discovery/index.ts";
 
@@ -9,13 +9,12 @@ import { DEFAULT_CONVENTIONS } from "../discovery/index.ts";
  */
 export async function isPlainSkillsFolder(dir: string, conventions: readonly string[] | undefined): Promise<boolean> {
 	for (const folder of new Set([...DEFAULT_CONVENTIONS, ...(conventions ?? [])])) {
-		if (await exists(join(dir, folder))) return false;
+		if (exists(join(dir, folder))) return false;
 	}
-	if (await hasSkillFile(dir)) return false;
-	const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
-	for (const entry of entries) {
+	if (hasSkillFile(dir)) return false;
+	for (const entry of listing(dir)) {
 		if (!entry.isDirectory() || entry.name.startsWith(".") || entry.name === "node_modules") continue;
-		if (await hasSkillFile(join(dir, entry.name))) return true;
+		if (hasSkillFile(join(dir, entry.name))) return true;
 	}
 	return false;
 }
@@ -25,11 +24,25 @@ export function conventionNames(conventions: readonly string[] | undefined): str
 	return [...new Set([...DEFAULT_CONVENTIONS, ...(conventions ?? [])])].join(", ");
 }
 
-async function hasSkillFile(dir: string): Promise<boolean> {
-	const names = await readdir(dir).catch(() => []);
-	return names.some((name) => name.toLowerCase() === "skill.md");
+// Asked synchronously: a few stats and listings of the one folder the user named (the promise API would cost every
+// command that discovers its module and a thread pool).
+
+function hasSkillFile(dir: string): boolean {
+	return listing(dir).some((entry) => entry.name.toLowerCase() === "skill.md");
 }
 
-async function exists(path: string): Promise<boolean> {
-	return (await stat(path).catch(() => undefined)) !== undefined;
+function listing(dir: string): Dirent[] {
+	try {
+		return readdirSync(dir, { withFileTypes: true });
+	} catch {
+		return [];
+	}
+}
+
+function exists(path: string): boolean {
+	try {
+		return statSync(path, { throwIfNoEntry: false }) !== undefined;
+	} catch {
+		return false;
+	}
 }

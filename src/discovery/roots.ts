@@ -1,4 +1,4 @@
-import { stat } from "node:fs/promises";
+import { statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 
 /** Where a root sits in the precedence order. */
@@ -156,7 +156,7 @@ interface RootDraft {
  */
 export async function resolveRoots(options: RootOptions & { home: string }): Promise<DiscoveryRoot[]> {
 	const cwd = resolve(options.cwd ?? process.cwd());
-	const drafts = await draftRoots(cwd, options);
+	const drafts = draftRoots(cwd, options);
 	const order = options.scopeOrder ?? DEFAULT_SCOPE_ORDER;
 	const sorted = order.flatMap((scope) => drafts.filter((draft) => draft.scope === scope));
 	const seen = new Set<string>();
@@ -174,7 +174,7 @@ export async function resolveRoots(options: RootOptions & { home: string }): Pro
 	return roots;
 }
 
-async function draftRoots(cwd: string, options: RootOptions & { home: string }): Promise<RootDraft[]> {
+function draftRoots(cwd: string, options: RootOptions & { home: string }): RootDraft[] {
 	const useDefaults = options.defaultRoots !== false;
 	const conventions = useDefaults ? (options.conventions ?? DEFAULT_CONVENTIONS) : [];
 	const presets = (options.presets ?? []).map((name) => ({ name, preset: PRESETS[name] }));
@@ -186,7 +186,7 @@ async function draftRoots(cwd: string, options: RootOptions & { home: string }):
 			pick(preset).map((folder): RootDraft => ({ path: join(base, folder), scope, source: "preset", preset: name })),
 		),
 	];
-	const workspaceDirs = await ancestorsToRepositoryRoot(cwd);
+	const workspaceDirs = ancestorsToRepositoryRoot(cwd);
 	return [
 		...explicit(options.roots, "workspace"),
 		...workspaceDirs.flatMap((dir) => relative(dir, "workspace", (preset) => preset.workspace)),
@@ -205,19 +205,22 @@ async function draftRoots(cwd: string, options: RootOptions & { home: string }):
  * The cwd and each ancestor up to the repository root (the nearest folder holding `.git`), nearest first. Outside
  * a repository only the cwd is used, so a scan never wanders up into unrelated folders.
  */
-async function ancestorsToRepositoryRoot(cwd: string): Promise<string[]> {
+function ancestorsToRepositoryRoot(cwd: string): string[] {
 	const chain: string[] = [];
 	for (let dir = cwd; ; dir = dirname(dir)) {
 		chain.push(dir);
-		if (await exists(join(dir, ".git"))) return chain;
+		if (exists(join(dir, ".git"))) return chain;
 		if (dirname(dir) === dir) return [cwd];
 	}
 }
 
-async function exists(path: string): Promise<boolean> {
+/**
+ * Whether anything is at `path`. Asked synchronously: one stat per ancestor folder, where the promise API would cost
+ * every scan its module and a thread pool started for these few stats.
+ */
+function exists(path: string): boolean {
 	try {
-		await stat(path);
-		return true;
+		return statSync(path, { throwIfNoEntry: false }) !== undefined;
 	} catch {
 		return false;
 	}

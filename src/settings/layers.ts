@@ -1,6 +1,6 @@
 // The config file, the catalog settings and how the layers merge: one module, since every command loads all three
 // (start-up pays per module).
-import { stat } from "node:fs/promises";
+import { statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import type { CatalogBudget, CatalogFormat } from "../catalog/index.ts";
 import {
@@ -118,8 +118,9 @@ export async function loadConfigFile(path: string | undefined, workspace: string
 	const place = filePlace(file);
 	let text: string;
 	try {
-		// Looked at first, so that a workspace without a config never loads the runtime stage (start-up time).
-		await stat(file);
+		// Looked at first, so that a workspace without a config never loads the runtime stage (start-up time); a
+		// synchronous stat, so that neither does it load the promise file API and start a thread pool for one stat.
+		statSync(file);
 		const { readRegularFile } = await import("../runtime/index.ts");
 		// Bounded, and a regular file only: a cloned workspace's config may be a FIFO or a link to /dev/zero.
 		text = await readRegularFile(file, MAX_CONFIG_BYTES);

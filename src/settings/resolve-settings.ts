@@ -1,4 +1,4 @@
-import { stat } from "node:fs/promises";
+import { type Stats, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { resolve } from "node:path";
 import {
@@ -133,7 +133,7 @@ export async function resolveSettings(options: ResolveSettingsOptions = {}): Pro
 	const cache = cacheOf(env, cwd, flags, sources);
 	const discover = discoverOptionsFrom(config, workspace, homeFrom(env, homedir()));
 	if (cache.use) discover.cacheDir = cache.dir;
-	await checkFlagRoots(flags.roots ?? [], cwd);
+	checkFlagRoots(flags.roots ?? [], cwd);
 	return {
 		workspace,
 		...(loaded.file ? { configFile: loaded.file } : {}),
@@ -251,11 +251,14 @@ function originsOf(config: SkillsetConfig, flags: SettingsFlags): OriginSettings
 	};
 }
 
-/** A root named on the command line must be a folder: anything else is an error, never silence. */
-async function checkFlagRoots(roots: readonly string[], cwd: string): Promise<void> {
+/**
+ * A root named on the command line must be a folder: anything else is an error, never silence. Looked at
+ * synchronously: a stat per named root, where the promise API would cost every command its module and a thread pool.
+ */
+function checkFlagRoots(roots: readonly string[], cwd: string): void {
 	for (const root of roots) {
 		const what = `--root ${root}`;
-		const info = await stat(resolve(cwd, root)).catch((error: NodeJS.ErrnoException) => error);
+		const info = statOrError(resolve(cwd, root));
 		const problem =
 			info instanceof Error
 				? info.code === "ENOENT" || info.code === "ENOTDIR"
@@ -372,4 +375,12 @@ export function discoverOptionsFor(settings: ResolvedSettings, discover: Discove
 		throw new SettingsError("settings.incomplete", message, { setting, source });
 	}
 	return merged;
+}
+
+function statOrError(path: string): Stats | NodeJS.ErrnoException {
+	try {
+		return statSync(path);
+	} catch (error) {
+		return error as NodeJS.ErrnoException;
+	}
 }

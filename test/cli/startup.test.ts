@@ -203,4 +203,37 @@ describe("the package's bin", () => {
 		expect(usage.stderr).toMatch(/^skillset: .*--no-such-flag/);
 		expect(usage.stdout).toBe("");
 	});
+
+	it("settles a warm run's settings and roots without loading the promise file API", async () => {
+		// A handful of "is it there" stats (a config file, a .git folder up the tree, the roots) once cost a warm run
+		// `node:fs/promises` and four thread-pool threads started for them.
+		const workspace = join(root, "sync-settings");
+		await writeTree(join(workspace, ".agents", "skills"), { "one/SKILL.md": skillMd("one") });
+		await mkdir(join(workspace, "sub", ".claude", "skills"), { recursive: true });
+		const list = join(root, "sync-modules.txt");
+		const report = join(root, "sync-report.cjs");
+		await writeFile(
+			report,
+			`process.on("exit", () => require("node:fs").writeFileSync(${JSON.stringify(list)}, process.moduleLoadList.join("\\n")));\n`,
+		);
+		const run = (...args: string[]) => {
+			const result = spawnSync(process.execPath, ["--require", report, bin, ...args], {
+				cwd: workspace,
+				encoding: "utf8",
+				env: { ...process.env, HOME: join(root, "home"), SKILLSET_CACHE_DIR: join(root, "cache"), NO_COLOR: "1" },
+				timeout: 30_000,
+			});
+			expect(result.status, result.stderr).toBe(0);
+			return { stdout: result.stdout, modules: readFileSync(list, "utf8").split("\n") };
+		};
+		// Out of the racy window, so that each second run is warm (a cold one reads SKILL.md files with the promise API).
+		await new Promise((done) => setTimeout(done, 2500));
+		for (const args of [["list"], ["list", "--root", "sub/.claude/skills"], ["scan", "--exit-zero"]]) {
+			run(...args);
+			const { stdout, modules } = run(...args);
+			expect(stdout).toContain("one");
+			expect(modules.filter((name) => /^NativeModule (fs\/promises|internal\/fs\/promises)$/.test(name))).toEqual([]);
+			expect(modules).toContain("NativeModule internal/fs/utils");
+		}
+	});
 });
