@@ -145,7 +145,10 @@ function checkRoot(
 		if (changedSince(ctimeMs, writtenAt)) return false;
 		const info = statOrUndefined(path);
 		if (!info || !sameSignatureAt(info, signatures, at)) return false;
-		// Folders and probes come first; what follows them is a SKILL.md a saved skill may stand for.
+		// Folders and probes come first; what follows them is a SKILL.md a saved skill may stand for. A matching
+		// signature only says the entry is as whoever wrote the file saw it: a folder check must still be a folder
+		// and a SKILL.md check a regular file (a walk saves no other kind), or a forged row could stand on a FIFO.
+		if (i < dirs ? !info.isDirectory() : i >= dirs + probes && !info.isFile()) return false;
 		if (i >= dirs + probes) stats?.add(path, info);
 	}
 	try {

@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import {
 	chmodSync,
 	chownSync,
@@ -6,6 +7,7 @@ import {
 	readFileSync,
 	renameSync,
 	rmSync,
+	statSync,
 	symlinkSync,
 	utimesSync,
 	writeFileSync,
@@ -342,6 +344,44 @@ describe("a warm run on a saved result sees every change", { timeout: 60_000 }, 
 		await discover(opts);
 		renameSync(other, y);
 		expect((await discover(opts)).index.get("y")?.description).toBe("Other.");
+	});
+
+	it("a SKILL.md swapped for a FIFO, with every check forged to the new stats, is not taken", async () => {
+		// Someone who can write the cache can stat anything and sign what they write. A forged check that matches
+		// only says the entry is as the forger saw it: a SKILL.md check must still be a regular file (and a folder
+		// check a folder), or a skill would stand on a FIFO until its first read refused it.
+		const root = join(base, "fifo");
+		await writeTree(root, { "f/SKILL.md": skillMd("f", "A file."), "r/SKILL.md": skillMd("r", "Regular.") });
+		await pastRacyWindow();
+		const cacheDir = join(base, `cache-${caches++}`);
+		const opts: DiscoverOptions = { ...options(cacheDir), roots: [root], disabled: [] };
+		await discover(opts);
+		const file = resultFile(cacheDir);
+		/** Re-signs every check of the saved result with what a stat of its path gives now. */
+		const forgeChecks = () => {
+			const payload = readResultPayload(file) as unknown as Payload;
+			const checks = payload.checks[0] as unknown[];
+			const signatures = checks[9] as number[];
+			for (const [i, rel] of (checks[8] as string[]).entries()) {
+				const info = statSync(rel === "" ? root : join(root, rel));
+				signatures.splice(i * 5, 5, info.dev, info.ino, info.size, info.mtimeMs, info.ctimeMs);
+			}
+			forgeResultPayload(file, payload as unknown as Record<string, unknown>);
+		};
+		// The control: a regular file put in place, the checks re-signed: the forged result is believed (the saved
+		// description, not the new one), so the forgery below fails only for what it points at.
+		writeFileSync(join(root, "r", "SKILL.md"), skillMd("r", "Replaced."));
+		await pastRacyWindow();
+		forgeChecks();
+		expect((await discover(opts)).index.get("r")?.description).toBe("Regular.");
+		rmSync(join(root, "f", "SKILL.md"));
+		execFileSync("mkfifo", [join(root, "f", "SKILL.md")]);
+		await pastRacyWindow();
+		forgeChecks();
+		const warm = await discover(opts);
+		expectSame(warm, await discover({ ...opts, cacheDir: undefined }));
+		expect(warm.index.get("f")).toBeUndefined();
+		expect(warm.index.get("r")?.description).toBe("Replaced.");
 	});
 
 	it("a skill folder swapped for a link between two runs", async () => {
