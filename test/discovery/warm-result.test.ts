@@ -318,14 +318,26 @@ describe("the saved result of a discover()", { timeout: 60_000 }, () => {
 	});
 });
 
+/**
+ * A root of its own made from `tree` (out of the racy window), with a cache folder of its own and the options that
+ * scan only that root; discovered once, so that a saved result is there.
+ */
+async function savedRoot(name: string, tree: Record<string, string>) {
+	const root = join(base, name);
+	await writeTree(root, tree);
+	await pastRacyWindow();
+	const cacheDir = join(base, `cache-${caches++}`);
+	const opts: DiscoverOptions = { ...options(cacheDir), roots: [root], disabled: [] };
+	await discover(opts);
+	return { root, cacheDir, opts };
+}
+
 describe("a warm run on a saved result sees every change", { timeout: 60_000 }, () => {
 	it("an edit within the same second that keeps size and mtime, and a same-size file replacing SKILL.md", async () => {
-		const root = join(base, "edits");
-		await writeTree(root, { "x/SKILL.md": skillMd("x", "Before."), "y/SKILL.md": skillMd("y", "First.") });
-		await pastRacyWindow();
-		const cacheDir = join(base, `cache-${caches++}`);
-		const opts: DiscoverOptions = { ...options(cacheDir), roots: [root], disabled: [] };
-		await discover(opts);
+		const { root, opts } = await savedRoot("edits", {
+			"x/SKILL.md": skillMd("x", "Before."),
+			"y/SKILL.md": skillMd("y", "First."),
+		});
 		expect((await discover(opts)).index.get("x")?.description).toBe("Before.");
 		const x = join(root, "x", "SKILL.md");
 		const stamp = new Date(Date.now() - 10_000);
@@ -350,12 +362,10 @@ describe("a warm run on a saved result sees every change", { timeout: 60_000 }, 
 		// Someone who can write the cache can stat anything and sign what they write. A forged check that matches
 		// only says the entry is as the forger saw it: a SKILL.md check must still be a regular file (and a folder
 		// check a folder), or a skill would stand on a FIFO until its first read refused it.
-		const root = join(base, "fifo");
-		await writeTree(root, { "f/SKILL.md": skillMd("f", "A file."), "r/SKILL.md": skillMd("r", "Regular.") });
-		await pastRacyWindow();
-		const cacheDir = join(base, `cache-${caches++}`);
-		const opts: DiscoverOptions = { ...options(cacheDir), roots: [root], disabled: [] };
-		await discover(opts);
+		const { root, cacheDir, opts } = await savedRoot("fifo", {
+			"f/SKILL.md": skillMd("f", "A file."),
+			"r/SKILL.md": skillMd("r", "Regular."),
+		});
 		const file = resultFile(cacheDir);
 		/** Re-signs every check of the saved result with what a stat of its path gives now. */
 		const forgeChecks = () => {
@@ -385,12 +395,10 @@ describe("a warm run on a saved result sees every change", { timeout: 60_000 }, 
 	});
 
 	it("a skill folder swapped for a link between two runs", async () => {
-		const root = join(base, "swap");
-		await writeTree(root, { "s/SKILL.md": skillMd("s", "Real folder."), "elsewhere/t/SKILL.md": skillMd("t", "T.") });
-		await pastRacyWindow();
-		const cacheDir = join(base, `cache-${caches++}`);
-		const opts: DiscoverOptions = { ...options(cacheDir), roots: [root], disabled: [] };
-		await discover(opts);
+		const { root, opts } = await savedRoot("swap", {
+			"s/SKILL.md": skillMd("s", "Real folder."),
+			"elsewhere/t/SKILL.md": skillMd("t", "T."),
+		});
 		await discover(opts);
 		renameSync(join(root, "s"), join(base, "moved-s"));
 		symlinkSync(join(root, "elsewhere", "t"), join(root, "s"));
