@@ -25,6 +25,26 @@ function listerOf(client: Client): Lister {
 		(await client.request({ method: "skills/list", params: cursor === undefined ? {} : { cursor } }, RAW)) as Page;
 }
 
+/**
+ * Serves a tree made of `files` over HTTP and runs `use` with its root and a lister, then closes both. The tree is
+ * let settle first: held entries stand only for files changed well before (the racy margin).
+ */
+async function withSettledServer(
+	files: Record<string, string>,
+	use: (root: string, list: Lister) => Promise<void>,
+): Promise<void> {
+	const root = await writeTree(await tempDir(), files);
+	await new Promise((resolve) => setTimeout(resolve, 2200));
+	const server = await createSkillServer({ cwd: root, home: root, defaultRoots: false, roots: [root], watch: false });
+	const serving = await serveHttp(server, { port: 0 });
+	try {
+		await use(root, listerOf((await httpClient(serving.url)).client));
+	} finally {
+		await serving.close();
+		await server.close();
+	}
+}
+
 /** Every page of an enumeration, following the cursor (at most 100 pages). */
 async function pages(list: Lister): Promise<Page[]> {
 	const all: Page[] = [];
@@ -249,13 +269,7 @@ describe("skills/list after the files change under a server that does not watch"
 			files[`${name}/notes.md`] = "# Notes, as first written\n";
 		}
 		for (let i = 0; i < 225; i++) files[`s-${String(i).padStart(3, "0")}/SKILL.md`] = skillMd(`s-${i}`);
-		const root = await writeTree(await tempDir(), files);
-		// Held entries stand only for files changed well before (the racy margin): let the tree settle.
-		await new Promise((resolve) => setTimeout(resolve, 2200));
-		const server = await createSkillServer({ cwd: root, home: root, defaultRoots: false, roots: [root], watch: false });
-		const serving = await serveHttp(server, { port: 0 });
-		try {
-			const list = listerOf((await httpClient(serving.url)).client);
+		await withSettledServer(files, async (root, list) => {
 			const sizes = async () => (await pages(list)).map((page) => page.skills.length);
 			// Cold: every entry is built (its digests read), a hundred per page; warm: held entries fill one page.
 			expect(await sizes()).toEqual([100, 100, 30]);
@@ -278,10 +292,7 @@ describe("skills/list after the files change under a server that does not watch"
 					digestOf(join(root, `${name}/notes.md`)),
 				);
 			expect(now.get("skill://add/SKILL.md")?.resources.map((r) => r.uri)).toContain("skill://add/extra.md");
-		} finally {
-			await serving.close();
-			await server.close();
-		}
+		});
 	}, 60_000);
 
 	it("ends warm pages at the file bound and lists every skill once when a held skill changes mid-page", async () => {
@@ -291,12 +302,7 @@ describe("skills/list after the files change under a server that does not watch"
 			files[`${name}/SKILL.md`] = skillMd(name);
 			for (let i = 0; i < 299; i++) files[`${name}/references/r${i}.md`] = `# ${i}\n`;
 		}
-		const root = await writeTree(await tempDir(), files);
-		await new Promise((resolve) => setTimeout(resolve, 2200));
-		const server = await createSkillServer({ cwd: root, home: root, defaultRoots: false, roots: [root], watch: false });
-		const serving = await serveHttp(server, { port: 0 });
-		try {
-			const list = listerOf((await httpClient(serving.url)).client);
+		await withSettledServer(files, async (root, list) => {
 			const shape = async () => {
 				const all = await pages(list);
 				const uris = all.flatMap((page) => page.skills.map((skill) => skill.uri));
@@ -309,33 +315,23 @@ describe("skills/list after the files change under a server that does not watch"
 			// A held skill of the first page loses most of its files: the page now takes a seventh skill.
 			for (let i = 50; i < 299; i++) rmSync(join(root, `w-02/references/r${i}.md`));
 			expect(await shape()).toEqual([1851, 1500]);
-		} finally {
-			await serving.close();
-			await server.close();
-		}
+		});
 	}, 60_000);
 
 	it("answers on when a held skill's category folder becomes a file (its paths then fail with ENOTDIR)", async () => {
-		const root = await writeTree(await tempDir(), {
+		const files = {
 			"team/held/SKILL.md": skillMd("held"),
 			"team/held/notes.md": "# Notes\n",
 			"other/SKILL.md": skillMd("other"),
-		});
-		await new Promise((resolve) => setTimeout(resolve, 2200));
-		const server = await createSkillServer({ cwd: root, home: root, defaultRoots: false, roots: [root], watch: false });
-		const serving = await serveHttp(server, { port: 0 });
-		try {
-			const list = listerOf((await httpClient(serving.url)).client);
+		};
+		await withSettledServer(files, async (root, list) => {
 			expect([...(await listed(list)).keys()].sort()).toEqual(["skill://held/SKILL.md", "skill://other/SKILL.md"]);
 			expect((await listed(list)).size).toBe(2);
 			// The folder above a held skill's own folder, swapped for a file between two listings.
 			rmSync(join(root, "team"), { recursive: true });
 			writeFileSync(join(root, "team"), "not a folder\n");
 			expect([...(await listed(list)).keys()]).toEqual(["skill://other/SKILL.md"]);
-		} finally {
-			await serving.close();
-			await server.close();
-		}
+		});
 	}, 30_000);
 
 	it("remembers nothing of a file changed within the racy margin: a rewrite in the same clock tick is seen", async () => {
