@@ -1,11 +1,11 @@
 // `npm run bench`, MCP under pressure, against the built CLI in its own process: memory over 100,000 requests at a
 // capped heap (mostly 2026-07-28 requests, a server each, and 2025 sessions opened and closed), and a small read's
 // latency while five clients read 8 MiB files.
-import { type ChildProcess, spawn } from "node:child_process";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { Agent, request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { type ServedChild, serveChild } from "./child.ts";
 import { createLoad } from "./mcp-load.ts";
 
 /** A row of the bench table (the shape `bench/run.ts` prints). */
@@ -22,34 +22,9 @@ const HEAP_MIB = 96;
 const BIG_BYTES = 8 * 1024 * 1024 - 4096;
 const SMALL_READS = 300;
 
-interface Served {
-	child: ChildProcess;
-	url: string;
-	gcTrace: () => string;
-	alive: () => boolean;
-}
-
-async function serve(ws: string, nodeArgs: string[]): Promise<Served> {
+function serve(ws: string, nodeArgs: string[]): Promise<ServedChild> {
 	const args = [...nodeArgs, BIN, "mcp", "--http", "127.0.0.1:0", "--no-default-roots", "--root", "skills"];
-	const child = spawn(process.execPath, args, { cwd: ws, env: { PATH: process.env.PATH ?? "", HOME: ws } });
-	let stderr = "";
-	let trace = "";
-	let alive = true;
-	child.stderr?.on("data", (chunk: Buffer) => {
-		stderr += chunk.toString();
-	});
-	child.stdout?.on("data", (chunk: Buffer) => {
-		trace += chunk.toString();
-	});
-	child.once("exit", () => {
-		alive = false;
-	});
-	while (!/listening on (\S+)/.test(stderr)) {
-		if (!alive) throw new Error(`the server did not start: ${stderr}`);
-		await new Promise((resolve) => setTimeout(resolve, 50));
-	}
-	const url = /listening on (\S+)/.exec(stderr)?.[1] ?? "";
-	return { child, url, gcTrace: () => trace, alive: () => alive };
+	return serveChild(args, { cwd: ws, env: { PATH: process.env.PATH ?? "", HOME: ws } });
 }
 
 async function workspace(name: string, files: Record<string, string>): Promise<string> {
@@ -77,7 +52,7 @@ async function memory(): Promise<PressureRow> {
 	const started = performance.now();
 	await load.run(5000, served.alive);
 	const rssBefore = await rssMiB(served.child.pid);
-	const mark = served.gcTrace().length;
+	const mark = served.stdout().length;
 	const result = await load.run(REQUESTS - 5000, served.alive);
 	const wallMs = performance.now() - started;
 	const rssAfter = await rssMiB(served.child.pid);
@@ -85,7 +60,7 @@ async function memory(): Promise<PressureRow> {
 	served.child.kill("SIGTERM");
 	const live = [
 		...served
-			.gcTrace()
+			.stdout()
 			.slice(mark)
 			.matchAll(/Mark-Compact [\d.]+ \([\d.]+\) -> ([\d.]+) \(/g),
 	].map((m) => Number(m[1]));
