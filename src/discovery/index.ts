@@ -8,6 +8,7 @@ export type { Discovery, DiscoveryResult } from "./discover.ts";
 export { createDiscovery, discover } from "./discover.ts";
 export type { Candidate, DirEntry, ListDir } from "./folder.ts";
 export { listDir } from "./folder.ts";
+export { HelperThread } from "./helper-thread.ts";
 export type { LoadedSkill, LoadOptions } from "./load.ts";
 export type { DiscoverOptions } from "./options.ts";
 export type { FilePin, OriginLoad, OriginProvider, OriginSkill } from "./origin-provider.ts";

@@ -1,7 +1,6 @@
 import { statSync } from "node:fs";
-import { createRequire } from "node:module";
-import type { Worker } from "node:worker_threads";
 import type { FileSignature } from "../skill/index.ts";
+import { HelperThread } from "./helper-thread.ts";
 
 // A rescan with nothing changed costs one stat per folder and SKILL.md, and on a big tree those stats are nearly all
 // of its time (in the kernel, not in JS). A stat blocks the thread that takes it, so a long list is shared with one
@@ -76,11 +75,7 @@ export function checkList(list: CheckList): CheckResult {
 		next,
 		structure: list.structure,
 	};
-	if (shared) {
-		const now = performance.now();
-		if (current || now - lastLongCheck < HELPER_IDLE_MS) helper()?.post(list, job);
-		lastLongCheck = now;
-	}
+	if (shared && helper.wanted()) post(list, job);
 	return { structure: runCheck(job), changed };
 }
 
@@ -162,18 +157,23 @@ function checkChunks(job: CheckJob, stat: typeof statSync): void {
 	if (job.tally) Atomics.add(job.tally, 0, decided);
 }
 
-/** The helper thread, its current list, and the timer that ends it when idle. */
-interface Helper {
-	post(list: CheckList, job: CheckJob): void;
-	stop(): void;
-}
+/** The paths the helper holds: a list made again after a scan that changed no path is not sent again. */
+let sent: readonly string[] | undefined;
 
-/** How many entries the helper thread decided, over every check: the proof that its code (built from text) runs. */
-const helperTally = new Int32Array(new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT));
+/** Hands `job` to the helper (started now if none runs), with `list`'s paths unless it holds them already. */
+function post(list: CheckList, job: CheckJob): void {
+	const worker = helper.worker ?? helper.start(undefined, () => (sent = undefined));
+	if (!worker) return;
+	const paths = sent && samePaths(sent, list.paths) ? undefined : list.paths;
+	sent = list.paths;
+	const { paths: _paths, sweep: _sweep, ...shared } = job;
+	worker.postMessage({ ...shared, paths, tally: helper.tally });
+	helper.busy();
+}
 
 /** How many entries of long lists the helper thread has decided so far, in this process. */
 export function statHelperDecided(): number {
-	return Atomics.load(helperTally, 0);
+	return Atomics.load(helper.tally, 0);
 }
 
 /**
@@ -181,61 +181,7 @@ export function statHelperDecided(): number {
  * on answering the same: a later long check starts a new helper (the thread is shared by every discovery).
  */
 export function stopStatHelper(): void {
-	current?.stop();
-}
-
-let current: Helper | undefined;
-/** When the last check of a long list ran (`performance.now()`). */
-let lastLongCheck = Number.NEGATIVE_INFINITY;
-/** Set once a helper failed: from then on every check runs on this thread alone. */
-let broken = false;
-
-function helper(): Helper | undefined {
-	if (broken) return undefined;
-	current ??= startHelper();
-	return current;
-}
-
-function startHelper(): Helper | undefined {
-	let worker: Worker;
-	try {
-		// Loaded here, not with this module: a one-off scan never starts a helper, and start-up pays for every module.
-		const threads = createRequire(import.meta.url)("node:worker_threads") as typeof import("node:worker_threads");
-		worker = new threads.Worker(HELPER_SOURCE, { eval: true });
-	} catch {
-		broken = true;
-		return undefined;
-	}
-	worker.unref();
-	// The paths the helper holds: a list made again after a scan that changed no path is not sent again.
-	let sent: readonly string[] | undefined;
-	let timer: NodeJS.Timeout | undefined;
-	const stop = () => {
-		if (current === self) current = undefined;
-		clearTimeout(timer);
-		sent = undefined;
-		void worker.terminate();
-	};
-	worker.on("error", () => {
-		broken = true;
-		stop();
-	});
-	worker.on("exit", () => {
-		if (current === self) current = undefined;
-	});
-	const self: Helper = {
-		post(list, job) {
-			const paths = sent && samePaths(sent, list.paths) ? undefined : list.paths;
-			sent = list.paths;
-			const { paths: _paths, sweep: _sweep, ...shared } = job;
-			worker.postMessage({ ...shared, paths, tally: helperTally });
-			clearTimeout(timer);
-			timer = setTimeout(stop, HELPER_IDLE_MS);
-			timer.unref();
-		},
-		stop,
-	};
-	return self;
+	helper.stop();
 }
 
 function samePaths(a: readonly string[], b: readonly string[]): boolean {
@@ -256,3 +202,5 @@ Promise.all([import("node:worker_threads"), import("node:fs")]).then(([{ parentP
 	});
 });
 `;
+/** The helper thread every discovery in this process shares. */
+const helper = new HelperThread(HELPER_SOURCE, HELPER_IDLE_MS);

@@ -1,6 +1,5 @@
 import { lstatSync } from "node:fs";
-import { createRequire } from "node:module";
-import type { Worker } from "node:worker_threads";
+import { HelperThread } from "../discovery/index.ts";
 import { FIELDS, type HeldEntry, stillHeld } from "./held-entry.ts";
 
 // A warm skills/list is one `lstat` per folder and file of every skill it lists (the floor a use pays: nothing else
@@ -75,7 +74,7 @@ export function checkHeld(held: readonly HeldEntry[]): boolean[] {
 		count += entry.paths.length;
 		size += entry.bytes.length;
 	}
-	const job = count >= PARALLEL_MIN_PATHS ? helper(count, size)?.claim(count, size) : undefined;
+	const job = count >= PARALLEL_MIN_PATHS ? claim(count, size) : undefined;
 	if (!job) return held.map(stillHeld);
 	const { bytes, ends, kept, results } = job;
 	let path = 0;
@@ -144,103 +143,56 @@ function checkChunks(job: HeldJob, lstat: typeof lstatSync): void {
 	if (job.tally) Atomics.add(job.tally, 0, decided);
 }
 
-interface Helper {
-	/**
-	 * The arena as a job of `count` paths (`size` bytes), for this thread to fill then `start`; undefined while the
-	 * helper is still on the last one (this thread then checks alone: it never waits for the helper).
-	 */
-	claim(count: number, size: number): (HeldJob & { start(): void }) | undefined;
-	stop(): void;
-}
+/** The arena of the running helper (a new helper gets a new one). */
+let arena: Arena | undefined;
+/** The largest check an arena was too small for: a new helper's arena fits it (no thread started per page). */
+let largest = { count: 0, size: 0 };
 
-/** How many paths the helper thread decided, over every check: the proof that its code (built from text) runs. */
-const helperTally = new Int32Array(new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT));
+/**
+ * The helper's arena as a job of `count` paths (`size` bytes), for this thread to fill then `start`: the helper is
+ * started (with an arena for checks this size and more) at the second long check within {@link HELPER_IDLE_MS} of the
+ * one before, so one listing of a small tree (a single stretch) never pays for starting a thread and an enumeration of
+ * a big one starts it at its second stretch. Undefined without a helper, or while it is still on the last check (this
+ * thread then checks alone: it never waits for the helper).
+ */
+function claim(count: number, size: number): (HeldJob & { start(): void }) | undefined {
+	if (!helper.wanted()) return undefined;
+	if (!helper.worker) {
+		const made = sharedArena(
+			Math.max(2 * count, 2 * largest.count, ARENA_PATHS),
+			Math.max(2 * size, 2 * largest.size, ARENA_BYTES),
+		);
+		if (!helper.start({ arena: made, tally: helper.tally }, () => (arena = undefined))) return undefined;
+		arena = made;
+	}
+	const shared = arena;
+	if (!shared || Atomics.compareExchange(shared.control, 1, 0, 1) !== 0) return undefined;
+	const { control, results } = shared;
+	if (results.length < count || shared.bytes.length < size) {
+		// Too small for this check: the next long one starts a helper with an arena that fits this one too.
+		largest = { count: Math.max(largest.count, count), size: Math.max(largest.size, size) };
+		helper.stop();
+		return undefined;
+	}
+	results.fill(0, 0, count);
+	control[0] = 0;
+	const start = () => {
+		Atomics.store(control, 3, count);
+		Atomics.add(control, 2, 1);
+		Atomics.notify(control, 2);
+		helper.busy();
+	};
+	return { ...shared, next: control, count, chunk: CHUNK, start };
+}
 
 /** How many paths of long checks the helper thread has decided so far, in this process. */
 export function heldHelperDecided(): number {
-	return Atomics.load(helperTally, 0);
+	return Atomics.load(helper.tally, 0);
 }
 
 /** Ends the helper thread now; checks answer the same, and a later long one starts a new helper. */
 export function stopHeldHelper(): void {
-	current?.stop();
-}
-
-let current: Helper | undefined;
-/** Set once a helper failed: from then on every check runs on this thread alone. */
-let broken = false;
-
-/** The largest check an arena was too small for: a new helper's arena fits it (no thread started per page). */
-let largest = { count: 0, size: 0 };
-/** When the last long check ran (`performance.now()`). */
-let lastLongCheck = Number.NEGATIVE_INFINITY;
-
-/**
- * The helper, started with an arena for checks of `count` paths and `size` bytes and more. It starts at the second
- * long check within {@link HELPER_IDLE_MS} of the one before: one listing of a small tree (a single stretch) never
- * pays for starting a thread, and an enumeration of a big one starts it at its second stretch.
- */
-function helper(count: number, size: number): Helper | undefined {
-	if (broken) return undefined;
-	const now = performance.now();
-	const again = now - lastLongCheck < HELPER_IDLE_MS;
-	lastLongCheck = now;
-	if (!current && again) {
-		const paths = Math.max(2 * count, 2 * largest.count, ARENA_PATHS);
-		current = startHelper(sharedArena(paths, Math.max(2 * size, 2 * largest.size, ARENA_BYTES)));
-	}
-	return current;
-}
-
-function startHelper(arena: Arena): Helper | undefined {
-	let worker: Worker;
-	try {
-		// Loaded here, not with this module: a server that never lists a long stretch never starts a helper.
-		const threads = createRequire(import.meta.url)("node:worker_threads") as typeof import("node:worker_threads");
-		worker = new threads.Worker(HELPER_SOURCE, { eval: true, workerData: { arena, tally: helperTally } });
-	} catch {
-		broken = true;
-		return undefined;
-	}
-	worker.unref();
-	let timer: NodeJS.Timeout | undefined;
-	const stop = () => {
-		if (current === self) current = undefined;
-		clearTimeout(timer);
-		void worker.terminate();
-	};
-	worker.on("error", () => {
-		broken = true;
-		stop();
-	});
-	worker.on("exit", () => {
-		if (current === self) current = undefined;
-	});
-	const { control, results } = arena;
-	const self: Helper = {
-		claim(count, size) {
-			if (Atomics.compareExchange(control, 1, 0, 1) !== 0) return undefined;
-			if (results.length < count || arena.bytes.length < size) {
-				// Too small for this check: the next long one starts a helper with an arena that fits this one too.
-				largest = { count: Math.max(largest.count, count), size: Math.max(largest.size, size) };
-				stop();
-				return undefined;
-			}
-			results.fill(0, 0, count);
-			control[0] = 0;
-			const start = () => {
-				Atomics.store(control, 3, count);
-				Atomics.add(control, 2, 1);
-				Atomics.notify(control, 2);
-				clearTimeout(timer);
-				timer = setTimeout(stop, HELPER_IDLE_MS);
-				timer.unref();
-			};
-			return { ...arena, next: control, count, chunk: CHUNK, start };
-		},
-		stop,
-	};
-	return self;
+	helper.stop();
 }
 
 // Runs as a script or as a module (a worker's eval follows the process's --input-type): so `import()`, not `require`.
@@ -260,3 +212,5 @@ Promise.all([import("node:worker_threads"), import("node:fs")]).then(([{ workerD
 	}
 });
 `;
+/** The helper thread of this process's servers. */
+const helper = new HelperThread(HELPER_SOURCE, HELPER_IDLE_MS);
