@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { buildCatalog, type DiscoverOptions, discover, loadDefaultTokenizer } from "skillset";
 import { type ChatMessage, createAgent, type ModelClient, type SavedConversation } from "skillset/agent";
+import { settle } from "./discovery-fast.ts";
 import { generateTree } from "./generate.ts";
 
 const SKILLS = 1000;
@@ -26,9 +27,9 @@ export interface AgentBenchRow {
 export async function benchAgent(): Promise<AgentBenchRow[]> {
 	const base = join(tmpdir(), "skillset-bench-agent");
 	const tree = await generateTree(join(base, "skills"), SKILLS);
-	// Folders changed moments ago are listed again at every rescan until the racy margin (2 s) has passed: a turn's
-	// overhead is measured on skills written before the conversation, as they are in use.
-	await new Promise((resolve) => setTimeout(resolve, 2100));
+	// Folders changed moments ago are listed again at every rescan until the racy window has passed: a turn's overhead
+	// is measured on skills written before the conversation, as they are in use.
+	await settle();
 	const workspace = join(base, "workspace");
 	await mkdir(workspace, { recursive: true });
 	await writeFile(join(workspace, "AGENTS.md"), "Run the tests before you finish.\n".repeat(40));
