@@ -15,21 +15,27 @@ import {
 	writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
-import { Client, InMemoryTransport } from "@modelcontextprotocol/client";
-import { SkillsClient } from "@modelcontextprotocol/client/ext/skills";
-import { createSkillServer, type SkillServer, type SkillServerOptions } from "skillset/mcp";
+import { createSkillServer, type SkillServerOptions } from "skillset/mcp";
 import { beforeAll, describe, expect, it } from "vitest";
 import { writeDerived } from "../../src/discovery/derived-cache.ts";
 import { pastRacyWindow } from "../helpers/racy.ts";
 import { skillMd, tempDir, writeTree } from "../helpers/temp.ts";
-import { BIN, errorCode, parseFrontmatter, RAW } from "./mcp-helpers.ts";
+import { BIN } from "./mcp-helpers.ts";
+import {
+	attackFiles,
+	expectRefused,
+	type FirstUse,
+	firstUse,
+	rootOptions,
+	SECRET,
+	warmStartups,
+} from "./warm-attacks.ts";
 
 // Issue 23: a warm `mcp` start-up whose discovery read its saved result back whole takes the plan saved with that
 // result (which skills are served, which left out and why) instead of walking every served skill. The saved result
 // vouches for every skill folder's own entries and every SKILL.md; what lies in a skill's subfolders is caught at
 // first use, which looks at the files itself. Every attack comes after a warm run, as an attacker would time it.
 
-const SECRET = "SECRET-BYTES-OF-A-REFUSED-FILE";
 const CAP = 8 * 1024 * 1024;
 const ATTACKS = ["passwd", "fifo", "hard-link", "large", "swap", "added", "edited", "forged"] as const;
 type Attack = (typeof ATTACKS)[number];
@@ -97,16 +103,10 @@ function rowTree(what: string): string {
 let base: string;
 /** One tree per test (each attack changes its own, within the racy margin of the next test's runs). */
 const TREES = [...ATTACKS, "plain", "rule", "control", "owner", "writable", "digest", "tail", "cli-row", "fixed"];
-const treeFiles: Record<string, string> = {
-	"bystander/SKILL.md": skillMd("bystander"),
+const treeFiles = attackFiles(ATTACKS, {
 	// Left out for what its SKILL.md says: a verdict the saved plan keeps.
 	"bad-field/SKILL.md": skillMd("bad-field", "Has an empty compatibility.", 'compatibility: ""'),
-};
-for (const attack of ATTACKS) {
-	treeFiles[`${attack}/SKILL.md`] = skillMd(attack);
-	treeFiles[`${attack}/notes.md`] = `# Notes ${SECRET}\n`;
-	treeFiles[`${attack}/references/guide.md`] = "# Guide\n";
-}
+});
 
 beforeAll(async () => {
 	base = realpathSync(await tempDir());
@@ -124,21 +124,13 @@ function rootOf(name: string): string {
 }
 
 function optionsFor(name: string, cacheDir?: string, more: Partial<SkillServerOptions> = {}): SkillServerOptions {
-	return {
-		cwd: base,
-		home: join(base, "no-home"),
-		defaultRoots: false,
-		roots: [rootOf(name)],
-		watch: false,
-		...(cacheDir ? { cacheDir } : {}),
-		...more,
-	};
+	return rootOptions(base, rootOf(name), cacheDir, more);
 }
 
 /** Two start-ups with the cache on: the second finds the saved result and saves (or takes) the plan. */
 async function warmRuns(name: string): Promise<string> {
 	const cacheDir = join(base, `cache-${name}`);
-	for (let i = 0; i < 2; i++) await (await createSkillServer(optionsFor(name, cacheDir))).close();
+	await warmStartups(optionsFor(name, cacheDir));
 	return cacheDir;
 }
 
@@ -171,52 +163,9 @@ function writePlan(cacheDir: string, key: string, saved: Saved): void {
 	writeDerived(cacheDir, "mcp-plan", key, saved.value);
 }
 
-async function connect(server: SkillServer): Promise<{ client: Client; skills: SkillsClient }> {
-	const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-	await server.connect(serverSide);
-	const client = new Client({ name: "attacker", version: "1" });
-	await client.connect(clientSide);
-	return { client, skills: new SkillsClient(client, { parseFrontmatter }) };
-}
-
-interface FirstUse {
-	served: boolean;
-	listed: string[];
-	names: unknown[];
-	descriptions: unknown[];
-	get: number | undefined;
-	read: { code: number | undefined; data: unknown; text: string };
-	directory: number | undefined;
-}
-
-/** What a warm server answers about the attacked skill at its first use. */
-async function firstUse(tree: string, attack: string, cacheDir: string | undefined, file: string): Promise<FirstUse> {
-	const server = await createSkillServer(optionsFor(tree, cacheDir));
-	const { client, skills } = await connect(server);
-	try {
-		const page = (await client.request({ method: "skills/list", params: {} }, RAW)) as {
-			skills: { uri: string; frontmatter: { name: unknown; description: unknown } }[];
-		};
-		let read: FirstUse["read"] = { code: undefined, data: undefined, text: "" };
-		try {
-			read.text = JSON.stringify(await client.readResource({ uri: `skill://${attack}/${file}` }));
-		} catch (error) {
-			const { code, data, message } = error as { code?: number; data?: unknown; message: string };
-			read = { code, data, text: message };
-		}
-		return {
-			served: server.served.some((skill) => skill.name === attack),
-			listed: page.skills.map((entry) => entry.uri),
-			names: page.skills.map((entry) => entry.frontmatter.name),
-			descriptions: page.skills.map((entry) => entry.frontmatter.description),
-			get: await errorCode(skills.get(`skill://${attack}/SKILL.md`)),
-			read,
-			directory: await errorCode(skills.readDirectory(`skill://${attack}`)),
-		};
-	} finally {
-		await client.close();
-		await server.close();
-	}
+/** What a warm (or, without `cacheDir`, cold) server of `tree` answers about `attack` at its first use. */
+function firstUseOf(tree: string, attack: string, cacheDir: string | undefined, file: string): Promise<FirstUse> {
+	return firstUse(optionsFor(tree, cacheDir), attack, file);
 }
 
 /** `skillset mcp --check --json` through the built CLI, with `args` added: its left-out skills. */
@@ -233,17 +182,6 @@ function cliCheck(
 	);
 	expect([0, 1], run.stderr).toContain(run.status);
 	return (JSON.parse(run.stdout) as { leftOut: { name: string; code: string; message: string }[] }).leftOut;
-}
-
-/** Every first use refuses the skill (or the file) without sending a byte of the refused file. */
-function expectRefused(use: FirstUse, attack: string): void {
-	expect(use.listed).toContain("skill://bystander/SKILL.md");
-	expect(use.listed).not.toContain(`skill://${attack}/SKILL.md`);
-	expect(use.get).toBe(-32602);
-	expect(use.read.code).toBeDefined();
-	expect(use.read.text).not.toContain(SECRET);
-	expect(use.read.text).not.toContain("root:x:0");
-	expect(use.directory).toBe(-32602);
 }
 
 describe("a warm start-up that takes the saved plan", () => {
@@ -299,7 +237,7 @@ describe("a warm start-up that takes the saved plan", () => {
 		it(`refuses at first use what is planted in a served skill's subfolder: ${attack}`, async () => {
 			const cacheDir = await warmRuns(attack);
 			act(join(rootOf(attack), attack));
-			const use = await firstUse(attack, attack, cacheDir, file);
+			const use = await firstUseOf(attack, attack, cacheDir, file);
 			expect(use.served).toBe(true);
 			expectRefused(use, attack);
 			expect(cliCheck(attack, cacheDir, ["--no-cache"])).toContainEqual(
@@ -324,7 +262,7 @@ describe("a warm start-up that takes the saved plan", () => {
 		it(`leaves out at start-up a skill whose folder shows the attack: ${attack}`, async () => {
 			const cacheDir = await warmRuns(attack);
 			act(join(rootOf(attack), attack));
-			const use = await firstUse(attack, attack, cacheDir, file);
+			const use = await firstUseOf(attack, attack, cacheDir, file);
 			expect(use.served).toBe(false);
 			expectRefused(use, attack);
 		}, 60_000);
@@ -390,7 +328,7 @@ describe("a saved plan that cannot be trusted is refused and the plan made fresh
 		saved.texts.splice(at, 1);
 		writePlan(cacheDir, key, saved);
 		spoil(file);
-		return firstUse(name, "forged", cacheDir, "notes.md");
+		return firstUseOf(name, "forged", cacheDir, "notes.md");
 	}
 
 	it("takes a well-formed plan in a file of ours (what the forgeries below would show if trusted)", async () => {
@@ -425,7 +363,7 @@ describe("a saved plan that cannot be trusted is refused and the plan made fresh
 		saved.texts.splice(at, 1);
 		writeDerived(cacheDir, "mcp-plan-frontmatter", key, { written: saved.textsWritten, texts: saved.texts }, "{}");
 		writeDerived(cacheDir, "mcp-plan", key, saved.value, "{}");
-		const use = await firstUse("tail", "forged", cacheDir, "notes.md");
+		const use = await firstUseOf("tail", "forged", cacheDir, "notes.md");
 		expect(use.listed).toContain("skill://bystander/SKILL.md");
 	}, 60_000);
 
@@ -450,8 +388,8 @@ describe("a saved plan that cannot be trusted is refused and the plan made fresh
 			const { key, ...saved } = savedPlan(cacheDir);
 			forge(saved);
 			writePlan(cacheDir, key, saved);
-			const use = await firstUse(rowTree(what), "bystander", cacheDir, "SKILL.md");
-			const cold = await firstUse(rowTree(what), "bystander", undefined, "SKILL.md");
+			const use = await firstUseOf(rowTree(what), "bystander", cacheDir, "SKILL.md");
+			const cold = await firstUseOf(rowTree(what), "bystander", undefined, "SKILL.md");
 			expect(use.listed).toEqual(cold.listed);
 			expect(use.names).toEqual(cold.names);
 			expect(use.descriptions).toEqual(cold.descriptions);

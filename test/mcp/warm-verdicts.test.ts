@@ -11,16 +11,15 @@ import {
 	writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
-import { Client, InMemoryTransport } from "@modelcontextprotocol/client";
-import { SkillsClient } from "@modelcontextprotocol/client/ext/skills";
 import { createLock, discover } from "skillset";
-import { createSkillServer, type SkillServer, type SkillServerOptions } from "skillset/mcp";
+import { createSkillServer, type SkillServerOptions } from "skillset/mcp";
 import { beforeAll, describe, expect, it } from "vitest";
 import { ListingCache } from "../../src/mcp/listings.ts";
 import { walkSkill } from "../../src/mcp/walk.ts";
 import { pastRacyWindow } from "../helpers/racy.ts";
-import { skillMd, tempDir, writeTree } from "../helpers/temp.ts";
-import { BIN, errorCode, parseFrontmatter, RAW } from "./mcp-helpers.ts";
+import { tempDir, writeTree } from "../helpers/temp.ts";
+import { BIN } from "./mcp-helpers.ts";
+import { attackFiles, expectRefused, firstUse, rootOptions, SECRET, warmStartups } from "./warm-attacks.ts";
 
 // Issue 23: a warm `mcp` start-up takes a served folder's last full verdict (every file servable) instead of an
 // `lstat` of each of its files while the folder's own `lstat` matches its kept listing. What a folder cannot show, a
@@ -29,7 +28,6 @@ import { BIN, errorCode, parseFrontmatter, RAW } from "./mcp-helpers.ts";
 // does show (a file swapped for a link or a FIFO, a subfolder swapped for a link, a new entry) voids the verdict, so the
 // warm start-up itself leaves the skill out. Every attack comes after a warm run, as an attacker would time it.
 
-const SECRET = "SECRET-BYTES-OF-A-REFUSED-FILE";
 const CAP = 8 * 1024 * 1024;
 const ATTACKS = ["grown", "hard-link", "file-link", "fifo", "folder-link", "added", "racy", "verified"] as const;
 type Attack = (typeof ATTACKS)[number];
@@ -39,74 +37,19 @@ let root: string;
 
 beforeAll(async () => {
 	base = realpathSync(await tempDir());
-	const files: Record<string, string> = { "bystander/SKILL.md": skillMd("bystander") };
-	for (const attack of ATTACKS) {
-		files[`${attack}/SKILL.md`] = skillMd(attack);
-		files[`${attack}/notes.md`] = `# Notes ${SECRET}\n`;
-		files[`${attack}/references/guide.md`] = "# Guide\n";
-	}
-	root = await writeTree(join(base, "skills"), files);
+	root = await writeTree(join(base, "skills"), attackFiles(ATTACKS));
 	await pastRacyWindow();
 }, 20_000);
 
 function optionsFor(cacheDir?: string): SkillServerOptions {
-	return {
-		cwd: base,
-		home: join(base, "no-home"),
-		defaultRoots: false,
-		roots: [root],
-		watch: false,
-		...(cacheDir ? { cacheDir } : {}),
-	};
+	return rootOptions(base, root, cacheDir);
 }
 
 /** Two start-ups with the cache on: the first walks every file and keeps its verdicts, the second takes them. */
 async function warmRuns(attack: Attack): Promise<string> {
 	const cacheDir = join(base, `cache-${attack}`);
-	for (let i = 0; i < 2; i++) await (await createSkillServer(optionsFor(cacheDir))).close();
+	await warmStartups(optionsFor(cacheDir));
 	return cacheDir;
-}
-
-async function connect(server: SkillServer): Promise<{ client: Client; skills: SkillsClient }> {
-	const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-	await server.connect(serverSide);
-	const client = new Client({ name: "attacker", version: "1" });
-	await client.connect(clientSide);
-	return { client, skills: new SkillsClient(client, { parseFrontmatter }) };
-}
-
-interface FirstUse {
-	served: boolean;
-	listed: string[];
-	get: number | undefined;
-	read: { code: number | undefined; data: unknown; text: string };
-	directory: number | undefined;
-}
-
-/** What a warm server answers about the attacked skill at its first use. */
-async function firstUse(attack: Attack, cacheDir: string, file: string): Promise<FirstUse> {
-	const server = await createSkillServer(optionsFor(cacheDir));
-	const { client, skills } = await connect(server);
-	try {
-		const page = (await client.request({ method: "skills/list", params: {} }, RAW)) as { skills: { uri: string }[] };
-		let read: FirstUse["read"] = { code: undefined, data: undefined, text: "" };
-		try {
-			read.text = JSON.stringify(await client.readResource({ uri: `skill://${attack}/${file}` }));
-		} catch (error) {
-			const { code, data, message } = error as { code?: number; data?: unknown; message: string };
-			read = { code, data, text: message };
-		}
-		return {
-			served: server.served.some((skill) => skill.name === attack),
-			listed: page.skills.map((entry) => entry.uri),
-			get: await errorCode(skills.get(`skill://${attack}/SKILL.md`)),
-			read,
-			directory: await errorCode(skills.readDirectory(`skill://${attack}`)),
-		};
-	} finally {
-		await client.close();
-		await server.close();
-	}
 }
 
 /** `skillset mcp --check --json` through the built CLI with the cache off (the flag, or the variable). */
@@ -118,16 +61,6 @@ function coldCheck(cacheDir: string, how: "flag" | "env"): { name: string; code:
 	const run = spawnSync(process.execPath, args, { cwd: base, env, encoding: "utf8", timeout: 60_000 });
 	expect(run.status, run.stderr).toBe(1);
 	return (JSON.parse(run.stdout) as { leftOut: { name: string; code: string }[] }).leftOut;
-}
-
-/** Every first use refuses the skill (or the file) without sending a byte of the refused file. */
-function expectRefused(use: FirstUse, attack: Attack): void {
-	expect(use.listed).toContain("skill://bystander/SKILL.md");
-	expect(use.listed).not.toContain(`skill://${attack}/SKILL.md`);
-	expect(use.get).toBe(-32602);
-	expect(use.read.code).toBeDefined();
-	expect(use.read.text).not.toContain(SECRET);
-	expect(use.directory).toBe(-32602);
 }
 
 describe("a warm start-up that takes kept folder verdicts", () => {
@@ -149,7 +82,7 @@ describe("a warm start-up that takes kept folder verdicts", () => {
 		const file = join(root, "grown", "notes.md");
 		truncateSync(file, CAP + 1);
 		try {
-			const use = await firstUse("grown", cacheDir, "notes.md");
+			const use = await firstUse(optionsFor(cacheDir), "grown", "notes.md");
 			// The folder cannot show an edit in place: start-up still names the skill (the documented window).
 			expect(use.served).toBe(true);
 			expectRefused(use, "grown");
@@ -170,7 +103,7 @@ describe("a warm start-up that takes kept folder verdicts", () => {
 		const outside = join(base, "hard-link-from-outside.md");
 		linkSync(join(root, "hard-link", "notes.md"), outside);
 		try {
-			const use = await firstUse("hard-link", cacheDir, "notes.md");
+			const use = await firstUse(optionsFor(cacheDir), "hard-link", "notes.md");
 			expect(use.served).toBe(true);
 			expectRefused(use, "hard-link");
 			expect(coldCheck(cacheDir, "flag")).toContainEqual(
@@ -212,7 +145,7 @@ describe("a warm start-up that takes kept folder verdicts", () => {
 		it(`leaves out at start-up a skill whose folder shows the attack: ${attack}`, async () => {
 			const cacheDir = await warmRuns(attack);
 			act(join(root, attack));
-			const use = await firstUse(attack, cacheDir, file);
+			const use = await firstUse(optionsFor(cacheDir), attack, file);
 			expect(use.served).toBe(false);
 			expectRefused(use, attack);
 			expect(coldCheck(cacheDir, "flag")).toContainEqual(expect.objectContaining({ name: attack, code: "mcp.link" }));
