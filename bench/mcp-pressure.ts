@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type ServedChild, serveChild } from "./child.ts";
 import { createLoad } from "./mcp-load.ts";
+import { BIN } from "./process.ts";
 
 /** A row of the bench table (the shape `bench/run.ts` prints). */
 export interface PressureRow {
@@ -16,7 +17,6 @@ export interface PressureRow {
 	note?: string;
 }
 
-const BIN = new URL("../../dist/cli/bin.js", import.meta.url).pathname;
 const REQUESTS = 100_000;
 const HEAP_MIB = 96;
 const BIG_BYTES = 8 * 1024 * 1024 - 4096;

@@ -10,6 +10,7 @@ import type { DiscoverOptions } from "skillset";
 import { createSkillServer, serveHttp } from "skillset/mcp";
 import { type ServedChild, serveChild, stopChild } from "./child.ts";
 import { generateTree } from "./generate.ts";
+import { BIN } from "./process.ts";
 
 /** A row of the bench table (the shape `bench/run.ts` prints). */
 export interface McpRow {
@@ -25,7 +26,6 @@ const CLIENTS = 16;
 const READS_PER_CLIENT = 200;
 /** Counted runs of the concurrent-read load, each against the server then the baseline (after one of each not counted). */
 const LOAD_ROUNDS = 5;
-const BIN = new URL("../../dist/cli/bin.js", import.meta.url).pathname;
 const BASELINE = new URL("./mcp-baseline-serve.js", import.meta.url).pathname;
 
 // Takes the result as it is: the bench measures the server, not the client's validation.
@@ -117,15 +117,16 @@ async function concurrentReads(root: string, files: string[]): Promise<LoadRuns>
 	const servers: ServedChild[] = [];
 	try {
 		const serverArgs = [BIN, "mcp", "--http", "127.0.0.1:0", "--no-default-roots", "--root", root];
-		servers.push(await serveChild(serverArgs, { cwd: root, env, timeoutMs: 300_000 }));
-		servers.push(await serveChild([BASELINE, root], { cwd: root, env }));
-		const [ours, bare] = servers.map((served) => served.url);
+		const ours = await serveChild(serverArgs, { cwd: root, env, timeoutMs: 300_000 });
+		servers.push(ours);
+		const bare = await serveChild([BASELINE, root], { cwd: root, env });
+		servers.push(bare);
 		const job = { files, clients: CLIENTS, reads: READS_PER_CLIENT };
 		const p50Ratio = (run: { load: LoadRun; naive: LoadRun }) =>
 			(percentile(run.load.latencies, 0.5) / percentile(run.naive.latencies, 0.5)).toFixed(2);
 		const round = async () => ({
-			load: await readersInWorker({ url: ours ?? "", ...job }),
-			naive: await readersInWorker({ url: bare ?? "", ...job }),
+			load: await readersInWorker({ url: ours.url, ...job }),
+			naive: await readersInWorker({ url: bare.url, ...job }),
 		});
 		const first = p50Ratio(await round());
 		const runs: { load: LoadRun; naive: LoadRun }[] = [];
